@@ -1,0 +1,31 @@
+# The two commands of dxcl:  make demo  (see it work)  and  make check  (run every test).
+BUILD ?= build
+TOOLCHAIN := cmake/mingw-w64-x86_64.cmake
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build demo check bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	@cmake -S . -B $(BUILD) -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: deps configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@cmake --build $(BUILD) --target run-demo
+
+check: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+
+bench: build
+	@cmake --build $(BUILD) --target run-bench
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dxcl builds and tests with, only when one is missing.
+# Idempotent and quiet: used by `make demo`, `make check` and .ci/run.
+set -euo pipefail
+
+packages=(
+  gcc-mingw-w64-x86-64 cmake make
+  wine wine64 xvfb xauth libgl1-mesa-dri
+  pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Runs a Windows program on the real stack: Wine's Direct3D (wined3d on Mesa) and the
+# system OpenCL driver behind Wine's opencl.dll, with dxcl's OpenCL.dll beside the program.
+#
+#   wine-run.sh PROGRAM.exe [ARGS...]   run one program (starts and stops Xvfb if needed)
+#   wine-run.sh --start                 prepare prefix and a shared Xvfb (CTest fixture)
+#   wine-run.sh --stop                  stop the shared Xvfb and the wineserver
+#
+# Environment: DXCL_RIG_DIR (state: prefix, display; default build/rig next to this
+# script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all).
+set -euo pipefail
+
+rig_dir=${DXCL_RIG_DIR:-$(pwd)/rig}
+mkdir -p "$rig_dir"
+rig_dir=$(cd "$rig_dir" && pwd)
+export WINEPREFIX="$rig_dir/prefix"
+export WINEDEBUG="${DXCL_WINEDEBUG:--all}"
+export WINEARCH=win64
+display_file="$rig_dir/display"
+
+prefix_ready() { [ -f "$WINEPREFIX/system.reg" ] && [ -f "$rig_dir/prefix.ok" ]; }
+
+make_prefix() {
+  # One prefix per build tree, created once; flock keeps parallel tests from racing.
+  exec 9>"$rig_dir/prefix.lock"
+  flock 9
+  if ! prefix_ready; then
+    WINEDLLOVERRIDES="mscoree=;mshtml=" wineboot -i >/dev/null 2>&1
+    wineserver -w
+    touch "$rig_dir/prefix.ok"
+  fi
+  flock -u 9
+}
+
+display_alive() {
+  [ -f "$display_file" ] || return 1
+  local num pid
+  read -r num pid <"$display_file"
+  kill -0 "$pid" 2>/dev/null && [ -e "/tmp/.X11-unix/X${num#:}" ]
+}
+
+start_xvfb() {
+  # Xvfb picks a free display itself and reports it on a pipe (-displayfd).
+  local fifo="$rig_dir/displayfd" num
+  rm -f "$fifo"; mkfifo "$fifo"
+  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$fifo" >/dev/null 2>&1 &
+  local pid=$!
+  read -r -t 20 num <"$fifo" || { echo "wine-run: Xvfb did not start" >&2; kill "$pid" 2>/dev/null; exit 1; }
+  rm -f "$fifo"
+  echo ":$num $pid" >"$display_file"
+}
+
+stop_xvfb() {
+  if [ -f "$display_file" ]; then
+    local num pid
+    read -r num pid <"$display_file"
+    kill "$pid" 2>/dev/null || true
+    rm -f "$display_file"
+  fi
+}
+
+shared_display() {
+  exec 8>"$rig_dir/display.lock"
+  flock 8
+  display_alive || start_xvfb
+  flock -u 8
+  read -r num _ <"$display_file"
+  export DISPLAY="$num"
+}
+
+case "${1:-}" in
+  --start)
+    make_prefix
+    [ -n "${DISPLAY:-}" ] || shared_display
+    exit 0 ;;
+  --stop)
+    wineserver -k 2>/dev/null || true
+    stop_xvfb
+    exit 0 ;;
+  "" )
+    echo "usage: wine-run.sh PROGRAM.exe [ARGS...] | --start | --stop" >&2; exit 2 ;;
+esac
+
+make_prefix
+own_display=0
+if [ -z "${DISPLAY:-}" ]; then
+  if display_alive; then
+    read -r num _ <"$display_file"; export DISPLAY="$num"
+  else
+    shared_display; own_display=1
+  fi
+fi
+export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
+
+status=0
+wine "$@" || status=$?
+if [ "$own_display" = 1 ]; then
+  wineserver -k 2>/dev/null || true
+  stop_xvfb
+fi
+exit "$status"

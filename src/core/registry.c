@@ -1,0 +1,70 @@
+#include "core/registry.h"
+
+#include <stdlib.h>
+
+#define DXCL_MAX_EXTENSIONS 32
+
+/* Written only by constructors while the DLL loads, read-only afterwards: no lock needed. */
+static const struct dxcl_extension *extensions[DXCL_MAX_EXTENSIONS];
+static size_t num_extensions;
+
+void dxcl_register_extension(const struct dxcl_extension *extension)
+{
+    if (num_extensions < DXCL_MAX_EXTENSIONS)
+        extensions[num_extensions++] = extension;
+}
+
+size_t dxcl_extension_count(void)
+{
+    return num_extensions;
+}
+
+const struct dxcl_extension *dxcl_extension_at(size_t index)
+{
+    return index < num_extensions ? extensions[index] : NULL;
+}
+
+void *dxcl_find_ext_function(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < num_extensions; i++)
+        for (const struct dxcl_ext_function *fn = extensions[i]->functions; fn && fn->name; fn++)
+            if (!strcmp(fn->name, name))
+                return fn->address;
+    return NULL;
+}
+
+static bool list_contains(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *p = list; (p = strstr(p, name)); p += len) {
+        bool starts = p == list || p[-1] == ' ';
+        bool ends = p[len] == 0 || p[len] == ' ';
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+char *dxcl_extend_extension_string(const char *driver_list)
+{
+    size_t size = strlen(driver_list) + 2;
+    char *result;
+
+    for (size_t i = 0; i < num_extensions; i++)
+        size += strlen(extensions[i]->name) + 1;
+    if (!(result = malloc(size)))
+        return NULL;
+    strcpy(result, driver_list);
+    for (size_t i = 0; i < num_extensions; i++) {
+        size_t len = strlen(result);
+        if (list_contains(driver_list, extensions[i]->name))
+            continue;
+        if (len && result[len - 1] != ' ')
+            strcat(result, " ");
+        strcat(result, extensions[i]->name);
+    }
+    return result;
+}

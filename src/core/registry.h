@@ -1,0 +1,35 @@
+/* The extensions dxcl provides. Each sharing backend adds itself with DXCL_REGISTER_EXTENSION;
+ * the extension strings and clGetExtensionFunctionAddress* are answered from here. */
+#ifndef DXCL_REGISTRY_H
+#define DXCL_REGISTRY_H
+
+#include "core/common.h"
+
+struct dxcl_ext_function {
+    const char *name;
+    void *address;
+};
+
+struct dxcl_extension {
+    const char *name;
+    cl_version version;
+    const struct dxcl_ext_function *functions; /* terminated by {NULL, NULL} */
+};
+
+void dxcl_register_extension(const struct dxcl_extension *extension);
+size_t dxcl_extension_count(void);
+const struct dxcl_extension *dxcl_extension_at(size_t index);
+void *dxcl_find_ext_function(const char *name);
+
+/* Appends the registered names missing from `driver_list` (space separated); returns a
+ * malloc'ed string. */
+char *dxcl_extend_extension_string(const char *driver_list);
+
+/* Registration at DLL load: backends need no central list to appear in. */
+#define DXCL_REGISTER_EXTENSION(var)                                                               \
+    __attribute__((constructor)) static void dxcl_register_##var(void)                             \
+    {                                                                                              \
+        dxcl_register_extension(&var);                                                             \
+    }
+
+#endif

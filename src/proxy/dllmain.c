@@ -1,0 +1,13 @@
+#include "core/common.h"
+
+BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
+{
+    (void)reserved;
+    if (reason == DLL_PROCESS_ATTACH) {
+        DisableThreadLibraryCalls(instance);
+        dxcl_log_init();
+    } else if (reason == DLL_PROCESS_DETACH) {
+        dxcl_log_shutdown();
+    }
+    return TRUE;
+}

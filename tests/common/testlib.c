@@ -1,0 +1,98 @@
+#include "testlib.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+int test_failures;
+int test_checks;
+
+void test_report(bool ok, const char *file, int line, const char *fmt, ...)
+{
+    va_list args;
+
+    test_checks++;
+    if (ok)
+        return;
+    test_failures++;
+    fprintf(stderr, "FAIL %s:%d: ", file, line);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void test_abort(void)
+{
+    fprintf(stderr, "aborting after %d failed of %d checks\n", test_failures, test_checks);
+    fflush(stderr);
+    exit(1);
+}
+
+int test_finish(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, test_checks - test_failures, test_failures);
+    fflush(stdout);
+    if (test_checks == 0) {
+        fprintf(stderr, "%s checked nothing\n", name);
+        return 1;
+    }
+    return test_failures ? 1 : 0;
+}
+
+cl_platform_id test_platform(void)
+{
+    cl_platform_id platform = NULL;
+    cl_uint count = 0;
+    cl_int err = clGetPlatformIDs(1, &platform, &count);
+
+    REQUIRE(err == CL_SUCCESS && count > 0, "no OpenCL platform (err %d, count %u)", err, count);
+    return platform;
+}
+
+cl_device_id test_device(cl_platform_id platform)
+{
+    cl_device_id device = NULL;
+    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
+
+    REQUIRE(err == CL_SUCCESS && device, "no OpenCL device (err %d)", err);
+    return device;
+}
+
+cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source,
+                      const char *name)
+{
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+    cl_kernel kernel;
+
+    REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    err = clBuildProgram(program, 1, &device, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+        fprintf(stderr, "build log:\n%s\n", log);
+    }
+    REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
+    kernel = clCreateKernel(program, name, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
+    clReleaseProgram(program); /* the kernel keeps the program alive */
+    return kernel;
+}
+
+ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate)
+{
+    static const D3D_FEATURE_LEVEL level = D3D_FEATURE_LEVEL_11_0;
+    ID3D11Device *device = NULL;
+    HRESULT hr = D3D11CreateDevice(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, &level, 1,
+                                   D3D11_SDK_VERSION, &device, NULL, immediate);
+
+    REQUIRE(SUCCEEDED(hr) && device, "D3D11CreateDevice failed: 0x%08lx", (unsigned long)hr);
+    return device;
+}
+
+ULONG test_refcount(IUnknown *object)
+{
+    IUnknown_AddRef(object);
+    return IUnknown_Release(object);
+}

@@ -1,0 +1,59 @@
+/* Shared helpers for dxcl's test programs. A test that cannot get what it needs (a D3D
+ * device, an OpenCL platform) fails loudly: it never passes or skips silently. */
+#ifndef DXCL_TESTLIB_H
+#define DXCL_TESTLIB_H
+
+#define COBJMACROS
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#include <windows.h>
+#include <d3d11.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <CL/cl.h>
+
+extern int test_failures;
+extern int test_checks;
+
+void test_report(bool ok, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(gnu_printf, 4, 5)));
+
+/* CHECK(cond, fmt, ...): records one assertion; prints the failure with its location. */
+#define CHECK(cond, ...) test_report(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+/* CHECK_ERR(got, want): an OpenCL error code equals the expected one. */
+#define CHECK_ERR(got, want)                                                                       \
+    do {                                                                                           \
+        cl_int got_ = (got), want_ = (want);                                                       \
+        test_report(got_ == want_, __FILE__, __LINE__, "%s: got %d, want %s (%d)", #got, got_,     \
+                    #want, want_);                                                                 \
+    } while (0)
+/* REQUIRE: like CHECK but stops the test (exit 1) when it fails. */
+#define REQUIRE(cond, ...)                                                                         \
+    do {                                                                                           \
+        CHECK(cond, __VA_ARGS__);                                                                  \
+        if (!(cond))                                                                               \
+            test_abort();                                                                          \
+    } while (0)
+
+void test_abort(void) __attribute__((noreturn));
+/* Prints "N passed, N failed" and returns the process exit code. */
+int test_finish(const char *name);
+
+/* OpenCL: the first platform and its first device; abort if there is none. */
+cl_platform_id test_platform(void);
+cl_device_id test_device(cl_platform_id platform);
+/* Builds `source` for the device and returns the kernel `name`; aborts with the log on error. */
+cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source,
+                      const char *name);
+
+/* Direct3D 11: a hardware device at feature level 11_0 (wined3d); aborts on failure. */
+ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate);
+/* COM reference count probe: AddRef then Release, returning the count before the probe. */
+ULONG test_refcount(IUnknown *object);
+
+#endif
