@@ -15,6 +15,7 @@
 #define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 
 #include <windows.h>
+#include <unknwn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -68,3 +68,35 @@ char *dxcl_extend_extension_string(const char *driver_list)
     }
     return result;
 }
+
+#include "core/backend.h"
+
+#define DXCL_MAX_BACKENDS 8
+
+static const struct dxcl_backend *backends[DXCL_MAX_BACKENDS];
+static size_t num_backends;
+
+void dxcl_register_backend(const struct dxcl_backend *backend)
+{
+    if (num_backends < DXCL_MAX_BACKENDS)
+        backends[num_backends++] = backend;
+}
+
+size_t dxcl_backend_count(void)
+{
+    return num_backends;
+}
+
+const struct dxcl_backend *dxcl_backend_at(size_t index)
+{
+    return index < num_backends ? backends[index] : NULL;
+}
+
+const struct dxcl_backend *dxcl_backend_for_property(cl_context_properties property)
+{
+    for (size_t i = 0; i < num_backends; i++)
+        for (const cl_context_properties *p = backends[i]->context_properties; p && *p; p++)
+            if (*p == property)
+                return backends[i];
+    return NULL;
+}

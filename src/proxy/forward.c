@@ -20,6 +20,7 @@
 #define DXCL_CALL_NONE(fn, args) fn args;
 
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
+#define DXCL_STUB_GRD(kind, ret, name, params, args)
 #define DXCL_STUB_FWD(kind, ret, name, params, args)                                               \
     DXCL_EXPORT ret CL_API_CALL name params                                                        \
     {                                                                                              \

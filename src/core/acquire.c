@@ -1,0 +1,409 @@
+/* The copy engine. Acquire: Direct3D contents -> staging (mapped) -> a non-blocking write into
+ * the driver object, in queue order after the wait list; the staging stays mapped until
+ * release. Release: every earlier command and the wait list finish, a read brings the data
+ * back into the mapping, and the backend copies it into the resource before the call
+ * returns. One host copy per direction (two for formats the driver lacks: the conversion). */
+#include "core/acquire.h"
+#include "core/event.h"
+#include "core/memobj.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+SRWLOCK dxcl_device_lock = SRWLOCK_INIT;
+
+#define MAX_TRANSFER 64 /* objects in one acquire/release call handled without allocation */
+
+struct transfer {
+    const struct dxcl_backend *backend;
+    cl_command_type command;
+    const char *name; /* for diagnostics */
+    bool acquire;
+    cl_command_queue queue;
+    cl_context context;
+    struct dxcl_context *ctx;
+    cl_uint count;
+    struct dxcl_memobj **mems;
+    struct dxcl_memobj *inline_mems[MAX_TRANSFER];
+    cl_event *events; /* one per object */
+    cl_event inline_events[MAX_TRANSFER];
+};
+
+static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_event *wait_list)
+{
+    if ((num_events == 0) != (wait_list == NULL))
+        return DXCL_FAIL(CL_INVALID_EVENT_WAIT_LIST, "%s: %u events with list %p", t->name,
+                         num_events, (const void *)wait_list);
+    for (cl_uint i = 0; i < num_events; i++) {
+        cl_context context;
+        if (DXCL_DRIVER_CALL_INT(clGetEventInfo, (wait_list[i], CL_EVENT_CONTEXT,
+                                                  sizeof(context), &context, NULL)) != CL_SUCCESS)
+            return DXCL_FAIL(CL_INVALID_EVENT_WAIT_LIST, "%s: wait list entry %u is not an event",
+                             t->name, i);
+        if (context != t->context)
+            return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: wait list event %u is of another context",
+                             t->name, i);
+    }
+    return CL_SUCCESS;
+}
+
+static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+
+    if (!mem || mem->context->backend != t->backend)
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "%s: object %u (%p) was not created from a %s "
+                         "resource", t->name, index, (void *)handle, t->backend->name);
+    if (mem->context->handle != t->context)
+        return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: object %u belongs to another context",
+                         t->name, index);
+    for (cl_uint i = 0; i < index; i++)
+        if (t->mems[i] == mem)
+            return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
+                                        : t->backend->errors.not_acquired,
+                             "%s: object %u is listed twice", t->name, index);
+    if (t->acquire && mem->acquired)
+        return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is acquired",
+                         t->name, index);
+    if (!t->acquire && !mem->acquired)
+        return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is not acquired",
+                         t->name, index);
+    t->mems[index] = mem;
+    return CL_SUCCESS;
+}
+
+static void finish_transfer(struct transfer *t)
+{
+    if (t->mems != t->inline_mems)
+        free(t->mems);
+    if (t->events != t->inline_events)
+        free(t->events);
+    if (t->ctx)
+        dxcl_context_unref(t->ctx);
+}
+
+/* Every check of the spec, before anything changes. */
+static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_mem *mem_objects,
+                             cl_uint num_events, const cl_event *wait_list)
+{
+    cl_int err;
+
+    if ((num_objects == 0) != (mem_objects == NULL))
+        return DXCL_FAIL(CL_INVALID_VALUE, "%s: %u objects with list %p", t->name, num_objects,
+                         (const void *)mem_objects);
+    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT,
+                                                     sizeof(t->context), &t->context, NULL)) !=
+        CL_SUCCESS)
+        return DXCL_FAIL(CL_INVALID_COMMAND_QUEUE, "%s: %p is not a command queue", t->name,
+                         (void *)t->queue);
+    if ((err = dxcl_context_get(t->context, t->backend, &t->ctx)) != CL_SUCCESS)
+        return err;
+    if ((err = check_wait_list(t, num_events, wait_list)) != CL_SUCCESS)
+        return err;
+    t->count = num_objects;
+    t->mems = t->inline_mems;
+    t->events = t->inline_events;
+    if (num_objects > MAX_TRANSFER && (!(t->mems = calloc(num_objects, sizeof(*t->mems))) ||
+                                       !(t->events = calloc(num_objects, sizeof(cl_event)))))
+        return CL_OUT_OF_HOST_MEMORY;
+    AcquireSRWLockShared(&dxcl_lock);
+    for (cl_uint i = 0; i < num_objects && err == CL_SUCCESS; i++)
+        err = check_object(t, i, mem_objects[i]);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return err;
+}
+
+static bool is_image(const struct dxcl_memobj *mem)
+{
+    return mem->desc.type != CL_MEM_OBJECT_BUFFER;
+}
+
+/* Where the object's bytes are on the host: the locked surface (or its plane), or the
+ * conversion buffer for emulated formats. */
+static void surface_view(const struct dxcl_memobj *mem, struct dxcl_mapping *view)
+{
+    const struct dxcl_surface *surface = mem->surface;
+
+    if (surface->backend->plane_mapping)
+        surface->backend->plane_mapping(mem, &surface->mapping, view);
+    else
+        *view = surface->mapping;
+}
+
+static size_t depth_of(const struct dxcl_memobj *mem)
+{
+    return mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
+}
+
+/* The backing-layout buffer the driver reads from and writes to for emulated formats. */
+static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box)
+{
+    size_t element = dxcl_element_size(&mem->backing.driver);
+
+    box->row_pitch = element * mem->desc.width;
+    box->slice_pitch = box->row_pitch * mem->desc.height;
+    if (!mem->convert_buffer && !(mem->convert_buffer = malloc(box->slice_pitch * depth_of(mem))))
+        return CL_OUT_OF_HOST_MEMORY;
+    box->data = mem->convert_buffer;
+    return CL_SUCCESS;
+}
+
+static cl_int lock_surfaces(struct transfer *t)
+{
+    cl_int err = CL_SUCCESS;
+    cl_uint i;
+
+    AcquireSRWLockExclusive(&dxcl_device_lock);
+    for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
+        struct dxcl_surface *surface = t->mems[i]->surface;
+        if (surface->lock_count == 0 && (err = surface->backend->lock_surface(surface)) == 0)
+            surface->written = false;
+        if (err == CL_SUCCESS)
+            surface->lock_count++;
+    }
+    /* On failure, unlock what this call locked: nothing was written. */
+    for (cl_uint j = 0; err != CL_SUCCESS && j + 1 < i; j++) {
+        struct dxcl_surface *surface = t->mems[j]->surface;
+        if (--surface->lock_count == 0)
+            surface->backend->unlock_surface(surface, false);
+    }
+    ReleaseSRWLockExclusive(&dxcl_device_lock);
+    if (err != CL_SUCCESS)
+        DXCL_LOG("%s: the %s resource could not be read", t->name, t->backend->name);
+    return err;
+}
+
+static void unlock_surfaces(struct transfer *t, bool write_back)
+{
+    AcquireSRWLockExclusive(&dxcl_device_lock);
+    for (cl_uint i = 0; i < t->count; i++) {
+        struct dxcl_surface *surface = t->mems[i]->surface;
+        surface->written |= write_back;
+        if (--surface->lock_count == 0)
+            surface->backend->unlock_surface(surface, surface->written);
+    }
+    ReleaseSRWLockExclusive(&dxcl_device_lock);
+}
+
+static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_mapping view;
+    size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
+    cl_int err;
+
+    surface_view(mem, &view);
+    if (!is_image(mem))
+        return drv->clEnqueueWriteBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
+                                         view.data, num_events, wait_list, event);
+    if (mem->backing.emulated) {
+        struct dxcl_pixel_box src = {view.data, view.row_pitch, view.slice_pitch}, dst;
+        if ((err = convert_buffer(mem, &dst)) != CL_SUCCESS)
+            return err;
+        dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, region[0], region[1],
+                               region[2]);
+        view.data = dst.data;
+        view.row_pitch = dst.row_pitch;
+        view.slice_pitch = dst.slice_pitch;
+    }
+    return drv->clEnqueueWriteImage(t->queue, mem->handle, CL_FALSE, origin, region,
+                                    view.row_pitch, is_image(mem) && region[2] > 1 ?
+                                    view.slice_pitch : 0, view.data, num_events, wait_list,
+                                    event);
+}
+
+static cl_int enqueue_download(struct transfer *t, struct dxcl_memobj *mem, cl_event after,
+                               cl_event *event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_mapping view;
+    size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
+    struct dxcl_pixel_box box;
+    cl_int err;
+
+    surface_view(mem, &view);
+    if (!is_image(mem))
+        return drv->clEnqueueReadBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
+                                        view.data, 1, &after, event);
+    if (mem->backing.emulated) {
+        if ((err = convert_buffer(mem, &box)) != CL_SUCCESS)
+            return err;
+        view.data = box.data;
+        view.row_pitch = box.row_pitch;
+        view.slice_pitch = box.slice_pitch;
+    }
+    return drv->clEnqueueReadImage(t->queue, mem->handle, CL_FALSE, origin, region,
+                                   view.row_pitch, region[2] > 1 ? view.slice_pitch : 0,
+                                   view.data, 1, &after, event);
+}
+
+/* Emulated formats: the downloaded backing pixels go into the surface in the spec layout. */
+static void convert_downloads(struct transfer *t)
+{
+    for (cl_uint i = 0; i < t->count; i++) {
+        struct dxcl_memobj *mem = t->mems[i];
+        struct dxcl_mapping view;
+        struct dxcl_pixel_box src, dst;
+
+        if (!is_image(mem) || !mem->backing.emulated)
+            continue;
+        surface_view(mem, &view);
+        convert_buffer(mem, &src); /* allocated by enqueue_download */
+        dst = (struct dxcl_pixel_box){view.data, view.row_pitch, view.slice_pitch};
+        dxcl_pixels_from_backing(&mem->backing.layout, &src, &dst, mem->desc.width,
+                                 mem->desc.height, depth_of(mem));
+    }
+}
+
+static void release_events(cl_event *events, cl_uint count)
+{
+    for (cl_uint i = 0; i < count; i++)
+        if (events[i])
+            dxcl_driver()->clReleaseEvent(events[i]);
+}
+
+/* The event the program gets: the final marker or barrier, reporting the spec's type. */
+static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event)
+{
+    cl_int err;
+
+    if (!event) {
+        dxcl_driver()->clReleaseEvent(final);
+        return CL_SUCCESS;
+    }
+    if ((err = dxcl_event_register(final, t->command)) != CL_SUCCESS) {
+        dxcl_driver()->clReleaseEvent(final);
+        return err;
+    }
+    *event = final;
+    return CL_SUCCESS;
+}
+
+static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event)
+{
+    cl_event final = NULL;
+    cl_int err = lock_surfaces(t);
+    cl_uint i;
+
+    if (err != CL_SUCCESS)
+        return err;
+    memset(t->events, 0, t->count * sizeof(cl_event));
+    for (i = 0; i < t->count && err == CL_SUCCESS; i++)
+        err = enqueue_upload(t, t->mems[i], num_events, wait_list, &t->events[i]);
+    /* A barrier, not a marker: later commands of an out-of-order queue wait for the data. */
+    if (err == CL_SUCCESS)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                                   (t->queue, t->count, t->events, &final));
+    if (err != CL_SUCCESS) {
+        /* Nothing is acquired; the uploads that were queued only read the mapping. */
+        dxcl_driver()->clWaitForEvents(i, t->events);
+        release_events(t->events, t->count);
+        unlock_surfaces(t, false);
+        return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
+    }
+    AcquireSRWLockExclusive(&dxcl_lock);
+    for (i = 0; i < t->count; i++) {
+        t->mems[i]->acquired = true;
+        t->mems[i]->pending_write = t->events[i];
+    }
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    return hand_out_event(t, final, event);
+}
+
+static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_event after = NULL, final = NULL;
+    cl_int status = CL_COMPLETE;
+    cl_int err;
+    cl_uint i;
+
+    /* Everything queued before the release, and the wait list, precede the downloads. */
+    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                               (t->queue, num_events, wait_list, &after));
+    memset(t->events, 0, t->count * sizeof(cl_event));
+    for (i = 0; i < t->count && err == CL_SUCCESS; i++)
+        err = enqueue_download(t, t->mems[i], after, &t->events[i]);
+    if (err == CL_SUCCESS)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
+                                   (t->queue, t->count, t->events, &final));
+    if (after)
+        drv->clReleaseEvent(after);
+    if (err != CL_SUCCESS) {
+        drv->clWaitForEvents(i, t->events);
+        release_events(t->events, t->count);
+        return DXCL_FAIL(err, "%s: the download could not be queued; objects stay acquired",
+                         t->name);
+    }
+    drv->clFlush(t->queue);
+    if (drv->clWaitForEvents(1, &final) != CL_SUCCESS)
+        drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                            NULL);
+    release_events(t->events, t->count);
+    if (status == CL_COMPLETE)
+        convert_downloads(t);
+    else
+        DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
+                 "contents", t->name, status, t->backend->name);
+    AcquireSRWLockExclusive(&dxcl_lock);
+    for (i = 0; i < t->count; i++) {
+        t->mems[i]->acquired = false;
+        if (t->mems[i]->pending_write)
+            drv->clReleaseEvent(t->mems[i]->pending_write);
+        t->mems[i]->pending_write = NULL;
+    }
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    unlock_surfaces(t, status == CL_COMPLETE);
+    return hand_out_event(t, final, event);
+}
+
+/* num_objects == 0: nothing to move, but the call still orders the queue and gives an event. */
+static cl_int empty_transfer(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
+                             cl_event *event)
+{
+    cl_event final = NULL;
+    cl_int err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
+                                      (t->queue, num_events, wait_list, event ? &final : NULL));
+
+    if (err != CL_SUCCESS || !event)
+        return err;
+    return hand_out_event(t, final, event);
+}
+
+static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *mem_objects,
+                       cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    cl_int err = begin_transfer(t, num_objects, mem_objects, num_events, wait_list);
+
+    if (err == CL_SUCCESS && num_objects == 0)
+        err = empty_transfer(t, num_events, wait_list, event);
+    else if (err == CL_SUCCESS)
+        err = t->acquire ? do_acquire(t, num_events, wait_list, event)
+                         : do_release(t, num_events, wait_list, event);
+    finish_transfer(t);
+    return dxcl_log_result(t->name, err);
+}
+
+cl_int dxcl_enqueue_acquire(const struct dxcl_backend *backend, cl_command_type command,
+                            cl_command_queue queue, cl_uint num_objects, const cl_mem *mem_objects,
+                            cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    struct transfer t = {.backend = backend, .command = command, .acquire = true,
+                         .queue = queue, .name = "acquire"};
+
+    return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
+}
+
+cl_int dxcl_enqueue_release(const struct dxcl_backend *backend, cl_command_type command,
+                            cl_command_queue queue, cl_uint num_objects, const cl_mem *mem_objects,
+                            cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    struct transfer t = {.backend = backend, .command = command, .acquire = false,
+                         .queue = queue, .name = "release"};
+
+    return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
+}

@@ -1,0 +1,81 @@
+/* What a sharing backend (D3D11, D3D10, DX9 media) provides to the core. The core does
+ * validation, the acquire/release state machine, events, reference counts, the enqueue guard
+ * and the copy engine; a backend only describes its API's objects and moves bytes between a
+ * Direct3D resource and host memory. */
+#ifndef DXCL_BACKEND_H
+#define DXCL_BACKEND_H
+
+#include "core/common.h"
+#include "core/formats.h"
+
+struct dxcl_context;
+struct dxcl_surface;
+struct dxcl_memobj;
+
+/* Host view of a locked surface (a mapped staging resource or a locked D3D9 surface). */
+struct dxcl_mapping {
+    void *data;
+    size_t row_pitch;
+    size_t slice_pitch;
+};
+
+/* The family's error codes (the KHR, NV and Intel names of a family share the values). */
+struct dxcl_backend_errors {
+    cl_int invalid_device;
+    cl_int invalid_resource;
+    cl_int already_acquired;
+    cl_int not_acquired;
+};
+
+struct dxcl_backend {
+    const char *name; /* "D3D11": for logs */
+    /* Context properties naming this API's device, 0-terminated. */
+    const cl_context_properties *context_properties;
+    /* clGetContextInfo token for PREFER_SHARED_RESOURCES, or 0. */
+    cl_context_info prefer_shared_query;
+    struct dxcl_backend_errors errors;
+
+    /* Checks that `object` (the value of context property `property`) is a device of this API
+     * and takes a reference on it into ctx->device; the family's invalid-device error
+     * otherwise. */
+    cl_int (*open_device)(struct dxcl_context *ctx, cl_context_properties property,
+                          void *object);
+    void (*close_device)(struct dxcl_context *ctx);
+
+    /* Copies the surface's resource into host-visible memory and maps it
+     * (surface->mapping); called without dxcl_lock. */
+    cl_int (*lock_surface)(struct dxcl_surface *surface);
+    /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
+    void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
+    /* Frees the backend's per-surface state (the core releases the resource reference). */
+    void (*destroy_surface)(struct dxcl_surface *surface);
+    /* Optional: the view of plane mem->plane inside a locked multi-planar surface. */
+    void (*plane_mapping)(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
+                          struct dxcl_mapping *plane);
+
+    /* Answers the family's own clGetMemObjectInfo (image == false) or clGetImageInfo
+     * (image == true) tokens. `mem` is NULL when the object was not shared through this
+     * backend. Returns DXCL_NOT_MY_QUERY when `param` is not one of the family's tokens. */
+    cl_int (*query)(const struct dxcl_memobj *mem, bool image, cl_uint param, size_t size,
+                    void *value, size_t *size_ret);
+};
+
+#define DXCL_NOT_MY_QUERY 1
+
+/* Serialises dxcl's own use of Direct3D (immediate contexts are not thread-safe); taken
+ * around lock_surface and unlock_surface. */
+extern SRWLOCK dxcl_device_lock;
+
+void dxcl_register_backend(const struct dxcl_backend *backend);
+size_t dxcl_backend_count(void);
+const struct dxcl_backend *dxcl_backend_at(size_t index);
+/* The backend whose context_properties contain `property`, or NULL. */
+const struct dxcl_backend *dxcl_backend_for_property(cl_context_properties property);
+
+#define DXCL_REGISTER_BACKEND(var)                                                                 \
+    __attribute__((constructor)) static void dxcl_register_backend_##var(void)                     \
+    {                                                                                              \
+        dxcl_register_backend(&var);                                                               \
+    }
+
+#endif

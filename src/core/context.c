@@ -1,0 +1,356 @@
+/* Context creation with interop properties: dxcl validates and removes the properties it
+ * owns, forwards the rest, and keeps the program's list for CL_CONTEXT_PROPERTIES. */
+#include "core/context.h"
+#include "core/info.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static struct dxcl_table contexts;
+
+struct parsed_properties {
+    cl_context_properties *forward; /* the list without dxcl's properties (NULL if none given) */
+    size_t size;                    /* of the program's list, in bytes */
+    const struct dxcl_backend *backend;
+    cl_context_properties device_property;
+    void *device;
+    bool user_sync;
+    bool has_user_sync;
+};
+
+static bool is_other_interop_property(cl_context_properties name)
+{
+    return name == CL_GL_CONTEXT_KHR || name == CL_EGL_DISPLAY_KHR ||
+           name == CL_GLX_DISPLAY_KHR || name == CL_WGL_HDC_KHR || name == CL_CGL_SHAREGROUP_KHR;
+}
+
+static cl_int parse_one(struct parsed_properties *out, cl_context_properties name,
+                        cl_context_properties value, bool *other_interop, bool *keep)
+{
+    const struct dxcl_backend *backend = dxcl_backend_for_property(name);
+
+    *keep = false;
+    if (name == CL_CONTEXT_INTEROP_USER_SYNC) {
+        if (value != CL_TRUE && value != CL_FALSE)
+            return DXCL_FAIL(CL_INVALID_PROPERTY, "CL_CONTEXT_INTEROP_USER_SYNC value %lld",
+                             (long long)value);
+        out->has_user_sync = true;
+        out->user_sync = value == CL_TRUE;
+        return CL_SUCCESS;
+    }
+    if (backend) {
+        if (!value)
+            return CL_SUCCESS; /* NULL is the default: no interop with this API */
+        if (out->backend)
+            return DXCL_FAIL(CL_INVALID_OPERATION, "two interop devices given (%s and %s)",
+                             out->backend->name, backend->name);
+        out->backend = backend;
+        out->device_property = name;
+        out->device = (void *)value;
+        return CL_SUCCESS;
+    }
+    if (is_other_interop_property(name) && value)
+        *other_interop = true;
+    *keep = true;
+    return CL_SUCCESS;
+}
+
+static cl_int parse_properties(const cl_context_properties *props, struct parsed_properties *out)
+{
+    size_t count = 0, kept = 0;
+    bool other_interop = false;
+
+    memset(out, 0, sizeof(*out));
+    if (!props)
+        return CL_SUCCESS;
+    while (props[count * 2])
+        count++;
+    out->size = (count * 2 + 1) * sizeof(*props);
+    if (!(out->forward = calloc(count * 2 + 1, sizeof(*props))))
+        return CL_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; i < count; i++) {
+        cl_context_properties name = props[i * 2], value = props[i * 2 + 1];
+        bool keep;
+        cl_int err;
+
+        for (size_t j = 0; j < i; j++)
+            if (props[j * 2] == name)
+                return DXCL_FAIL(CL_INVALID_PROPERTY, "context property 0x%llx given twice",
+                                 (unsigned long long)name);
+        if ((err = parse_one(out, name, value, &other_interop, &keep)) != CL_SUCCESS)
+            return err;
+        if (keep) {
+            out->forward[kept * 2] = name;
+            out->forward[kept * 2 + 1] = value;
+            kept++;
+        }
+    }
+    if (out->backend && other_interop)
+        return DXCL_FAIL(CL_INVALID_OPERATION, "%s interop combined with GL/EGL interop",
+                         out->backend->name);
+    return CL_SUCCESS;
+}
+
+static void free_record(struct dxcl_context *ctx)
+{
+    if (ctx->backend && ctx->device)
+        ctx->backend->close_device(ctx);
+    free(ctx->properties);
+    free(ctx);
+}
+
+/* Builds the record and validates the interop device before the driver context exists. */
+static cl_int new_record(const cl_context_properties *props, struct parsed_properties *parsed,
+                         struct dxcl_context **out)
+{
+    struct dxcl_context *ctx = calloc(1, sizeof(*ctx));
+    cl_int err;
+
+    if (!ctx)
+        return CL_OUT_OF_HOST_MEMORY;
+    ctx->app_refs = 1;
+    ctx->record_refs = 1; /* the table's */
+    ctx->user_sync = parsed->user_sync;
+    if (props && !(ctx->properties = malloc(parsed->size))) {
+        free(ctx);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    if (props)
+        memcpy(ctx->properties, props, parsed->size);
+    ctx->properties_size = props ? parsed->size : 0;
+    if (parsed->backend) {
+        err = parsed->backend->open_device(ctx, parsed->device_property, parsed->device);
+        if (err != CL_SUCCESS) {
+            free_record(ctx);
+            return err;
+        }
+        ctx->backend = parsed->backend;
+        ctx->device_property = parsed->device_property;
+    }
+    *out = ctx;
+    return CL_SUCCESS;
+}
+
+static cl_context finish_create(cl_context handle, struct dxcl_context *ctx, cl_int err,
+                                cl_int *errcode_ret)
+{
+    if (handle) {
+        ctx->handle = handle;
+        AcquireSRWLockExclusive(&dxcl_lock);
+        if (!dxcl_table_put(&contexts, handle, ctx))
+            err = CL_OUT_OF_HOST_MEMORY;
+        ReleaseSRWLockExclusive(&dxcl_lock);
+        if (err != CL_SUCCESS) {
+            dxcl_driver()->clReleaseContext(handle);
+            handle = NULL;
+        }
+    }
+    if (!handle)
+        free_record(ctx);
+    if (errcode_ret)
+        *errcode_ret = err;
+    dxcl_log_result("clCreateContext", err);
+    return handle;
+}
+
+static bool needs_record(const struct parsed_properties *parsed)
+{
+    return parsed->backend || parsed->has_user_sync;
+}
+
+static cl_context fail_create(struct parsed_properties *parsed, cl_int err, cl_int *errcode_ret)
+{
+    free(parsed->forward);
+    if (errcode_ret)
+        *errcode_ret = err;
+    dxcl_log_result("clCreateContext", err);
+    return NULL;
+}
+
+DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
+    const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices,
+    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
+    cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct parsed_properties parsed = {0};
+    struct dxcl_context *ctx;
+    cl_context handle;
+    cl_int err;
+
+    if (!drv->clCreateContext)
+        return fail_create(&parsed, dxcl_driver_missing("clCreateContext"), errcode_ret);
+    if ((err = parse_properties(properties, &parsed)) != CL_SUCCESS)
+        return fail_create(&parsed, err, errcode_ret);
+    if (!needs_record(&parsed)) {
+        free(parsed.forward);
+        return drv->clCreateContext(properties, num_devices, devices, pfn_notify, user_data,
+                                    errcode_ret);
+    }
+    if ((err = new_record(properties, &parsed, &ctx)) != CL_SUCCESS)
+        return fail_create(&parsed, err, errcode_ret);
+    handle = drv->clCreateContext(parsed.forward, num_devices, devices, pfn_notify, user_data,
+                                  &err);
+    free(parsed.forward);
+    return finish_create(handle, ctx, err, errcode_ret);
+}
+
+DXCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(
+    const cl_context_properties *properties, cl_device_type device_type,
+    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
+    cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct parsed_properties parsed = {0};
+    struct dxcl_context *ctx;
+    cl_context handle;
+    cl_int err;
+
+    if (!drv->clCreateContextFromType)
+        return fail_create(&parsed, dxcl_driver_missing("clCreateContextFromType"),
+                           errcode_ret);
+    if ((err = parse_properties(properties, &parsed)) != CL_SUCCESS)
+        return fail_create(&parsed, err, errcode_ret);
+    if (!needs_record(&parsed)) {
+        free(parsed.forward);
+        return drv->clCreateContextFromType(properties, device_type, pfn_notify, user_data,
+                                            errcode_ret);
+    }
+    if ((err = new_record(properties, &parsed, &ctx)) != CL_SUCCESS)
+        return fail_create(&parsed, err, errcode_ret);
+    handle = drv->clCreateContextFromType(parsed.forward, device_type, pfn_notify, user_data,
+                                          &err);
+    free(parsed.forward);
+    return finish_create(handle, ctx, err, errcode_ret);
+}
+
+static struct dxcl_context *lookup(cl_context handle)
+{
+    struct dxcl_context *ctx;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    ctx = dxcl_table_get(&contexts, handle);
+    if (ctx)
+        InterlockedIncrement(&ctx->record_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return ctx;
+}
+
+cl_int dxcl_context_get(cl_context handle, const struct dxcl_backend *backend,
+                        struct dxcl_context **out)
+{
+    struct dxcl_context *ctx = lookup(handle);
+
+    *out = NULL;
+    if (!ctx)
+        return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
+                         (void *)handle, backend->name);
+    if (ctx->backend != backend) {
+        dxcl_context_unref(ctx);
+        return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
+                         (void *)handle, backend->name);
+    }
+    *out = ctx;
+    return CL_SUCCESS;
+}
+
+void dxcl_context_ref(struct dxcl_context *ctx)
+{
+    InterlockedIncrement(&ctx->record_refs);
+}
+
+void dxcl_context_unref(struct dxcl_context *ctx)
+{
+    bool last;
+
+    /* Dropping the last reference and leaving the table happen under the exclusive lock, so
+     * a concurrent lookup never sees a dying record. */
+    AcquireSRWLockExclusive(&dxcl_lock);
+    last = InterlockedDecrement(&ctx->record_refs) == 0;
+    if (last)
+        dxcl_table_remove(&contexts, ctx->handle);
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (last)
+        free_record(ctx);
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clRetainContext, (context));
+    struct dxcl_context *ctx;
+
+    if (err == CL_SUCCESS && (ctx = lookup(context))) {
+        InterlockedIncrement(&ctx->app_refs);
+        dxcl_context_unref(ctx);
+    }
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
+{
+    struct dxcl_context *ctx = lookup(context);
+    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
+
+    if (!ctx)
+        return err;
+    /* The program's last reference drops the table's; memobjs keep the record (and the
+     * device reference) until they are gone, as the driver keeps the context. */
+    if (err == CL_SUCCESS && InterlockedDecrement(&ctx->app_refs) == 0)
+        dxcl_context_unref(ctx);
+    dxcl_context_unref(ctx);
+    return dxcl_log_result("clReleaseContext", err);
+}
+
+static bool driver_knows_context(cl_context handle)
+{
+    cl_uint refs;
+
+    return DXCL_DRIVER_CALL_INT(clGetContextInfo, (handle, CL_CONTEXT_REFERENCE_COUNT,
+                                                   sizeof(refs), &refs, NULL)) == CL_SUCCESS;
+}
+
+static cl_int prefer_shared_answer(cl_context handle, struct dxcl_context *ctx,
+                                   cl_context_info param,
+                                   size_t size, void *value, size_t *size_ret, bool *answered)
+{
+    /* The copy engine is no faster with D3D1x_RESOURCE_MISC_SHARED resources. */
+    const cl_bool prefer = CL_FALSE;
+
+    *answered = false;
+    for (size_t i = 0; i < dxcl_backend_count(); i++) {
+        const struct dxcl_backend *backend = dxcl_backend_at(i);
+        if (!backend->prefer_shared_query || backend->prefer_shared_query != param)
+            continue;
+        *answered = true;
+        if (!ctx && !driver_knows_context(handle))
+            return DXCL_FAIL(CL_INVALID_CONTEXT, "%p is not a context", (void *)handle);
+        if (!ctx || ctx->backend != backend)
+            return DXCL_FAIL(CL_INVALID_VALUE, "context was not created with a %s device",
+                             backend->name);
+        return dxcl_info_return(&prefer, sizeof(prefer), size, value, size_ret);
+    }
+    return CL_SUCCESS;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,
+                                                size_t param_value_size, void *param_value,
+                                                size_t *param_value_size_ret)
+{
+    struct dxcl_context *ctx = lookup(context);
+    bool answered;
+    cl_int err = prefer_shared_answer(context, ctx, param_name, param_value_size, param_value,
+                                      param_value_size_ret, &answered);
+
+    if (!answered && ctx && param_name == CL_CONTEXT_PROPERTIES) {
+        answered = true;
+        err = dxcl_info_return(ctx->properties, ctx->properties_size, param_value_size,
+                               param_value, param_value_size_ret);
+    }
+    if (ctx)
+        dxcl_context_unref(ctx);
+    if (answered)
+        return dxcl_log_result("clGetContextInfo", err);
+    return DXCL_DRIVER_CALL_INT(clGetContextInfo, (context, param_name, param_value_size,
+                                                   param_value, param_value_size_ret));
+}

@@ -1,0 +1,80 @@
+#include "core/devices.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static bool is_platform(cl_platform_id platform)
+{
+    cl_platform_id list[16];
+    cl_uint count = 0;
+
+    if (!platform || DXCL_DRIVER_CALL_INT(clGetPlatformIDs, (16, list, &count)) != CL_SUCCESS)
+        return false;
+    for (cl_uint i = 0; i < count && i < 16; i++)
+        if (list[i] == platform)
+            return true;
+    return false;
+}
+
+cl_int dxcl_check_device_query(cl_platform_id platform, cl_uint num_entries,
+                               cl_device_id *devices, cl_uint *num_devices)
+{
+    if (!is_platform(platform))
+        return DXCL_FAIL(CL_INVALID_PLATFORM, "%p is not a platform", (void *)platform);
+    if (num_entries == 0 && devices)
+        return DXCL_FAIL(CL_INVALID_VALUE, "num_entries is 0 but devices is not NULL");
+    if (!devices && !num_devices)
+        return DXCL_FAIL(CL_INVALID_VALUE, "devices and num_devices are both NULL");
+    return CL_SUCCESS;
+}
+
+static bool has_luid(cl_device_id device, const LUID *luid)
+{
+    char extensions[4096] = "";
+    cl_bool valid = CL_FALSE;
+    cl_uchar value[CL_LUID_SIZE_KHR];
+
+    DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
+                                           extensions, NULL));
+    if (!strstr(extensions, "cl_khr_device_uuid"))
+        return false;
+    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_LUID_VALID_KHR, sizeof(valid),
+                                               &valid, NULL)) != CL_SUCCESS ||
+        !valid)
+        return false;
+    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_LUID_KHR, sizeof(value), value,
+                                               NULL)) != CL_SUCCESS)
+        return false;
+    return !memcmp(value, luid, sizeof(*luid));
+}
+
+cl_int dxcl_interop_devices(cl_platform_id platform, const LUID *luid, bool preferred,
+                            cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
+{
+    cl_device_id *all;
+    cl_uint count = 0, matched = 0;
+    cl_int err = DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, 0, NULL,
+                                                       &count));
+
+    if (err != CL_SUCCESS || count == 0)
+        return DXCL_FAIL(CL_DEVICE_NOT_FOUND, "the platform has no devices (%d)", err);
+    if (!(all = calloc(count, sizeof(*all))))
+        return CL_OUT_OF_HOST_MEMORY;
+    DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, count, all, NULL));
+    if (preferred && luid) {
+        for (cl_uint i = 0; i < count; i++)
+            if (has_luid(all[i], luid))
+                all[matched++] = all[i];
+        if (matched)
+            count = matched;
+        else /* no LUID matches: the copy engine serves every device alike */
+            DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, count, all,
+                                                  NULL));
+    }
+    for (cl_uint i = 0; devices && i < count && i < num_entries; i++)
+        devices[i] = all[i];
+    if (num_devices)
+        *num_devices = count;
+    free(all);
+    return CL_SUCCESS;
+}

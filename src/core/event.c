@@ -1,0 +1,82 @@
+#include "core/event.h"
+#include "core/info.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+struct dxcl_event {
+    cl_command_type type;
+    LONG app_refs;
+};
+
+static struct dxcl_table events;
+
+cl_int dxcl_event_register(cl_event event, cl_command_type type)
+{
+    struct dxcl_event *record = malloc(sizeof(*record));
+    bool ok;
+
+    if (!record)
+        return CL_OUT_OF_HOST_MEMORY;
+    record->type = type;
+    record->app_refs = 1;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    ok = dxcl_table_put(&events, event, record);
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (!ok)
+        free(record);
+    return ok ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
+                                              size_t param_value_size, void *param_value,
+                                              size_t *param_value_size_ret)
+{
+    struct dxcl_event *record = NULL;
+    cl_command_type type = 0;
+
+    if (param_name == CL_EVENT_COMMAND_TYPE) {
+        AcquireSRWLockShared(&dxcl_lock);
+        if ((record = dxcl_table_get(&events, event)))
+            type = record->type;
+        ReleaseSRWLockShared(&dxcl_lock);
+    }
+    if (record)
+        return dxcl_info_return(&type, sizeof(type), param_value_size, param_value,
+                                param_value_size_ret);
+    return DXCL_DRIVER_CALL_INT(clGetEventInfo, (event, param_name, param_value_size,
+                                                 param_value, param_value_size_ret));
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clRetainEvent, (event));
+    struct dxcl_event *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((record = dxcl_table_get(&events, event)))
+        InterlockedIncrement(&record->app_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
+    struct dxcl_event *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    record = dxcl_table_get(&events, event);
+    if (record && InterlockedDecrement(&record->app_refs) == 0)
+        dxcl_table_remove(&events, event);
+    else
+        record = NULL;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    free(record);
+    return err;
+}

@@ -1,0 +1,53 @@
+/* The spec's format tables (DXGI for D3D10/D3D11, D3D9 and FourCC for DX9 media) and the
+ * choice of a driver format that backs each one (src/core/formats.c). */
+#ifndef DXCL_FORMATS_H
+#define DXCL_FORMATS_H
+
+#include "core/common.h"
+#include "core/pixels.h"
+
+#include <d3d9.h>
+#include <dxgiformat.h>
+
+/* The CL image format the spec maps a DXGI format to (37 entries, CURRENT.md 1.11.7);
+ * false when the format is not in the table. */
+bool dxcl_format_from_dxgi(DXGI_FORMAT dxgi, cl_image_format *format);
+/* The DXGI table itself, for dxclinfo and tests. */
+size_t dxcl_dxgi_format_count(void);
+DXGI_FORMAT dxcl_dxgi_format_at(size_t index);
+
+/* A plane of a D3D9 surface format: CL format and size relative to the surface
+ * (width / width_divisor, height / height_divisor). */
+struct dxcl_d3d9_plane {
+    cl_image_format format;
+    unsigned width_divisor, height_divisor;
+};
+/* Number of planes of a D3D9 format in the DX9 media tables: 1 for the 16 D3D9 formats,
+ * 2 for NV12, 3 for YV12; 0 when the format is not in the tables. */
+unsigned dxcl_d3d9_plane_count(D3DFORMAT d3d9);
+/* Plane `plane` of `d3d9`; false when the format or plane is not in the tables. */
+bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plane *out);
+/* The D3D9 table (16 formats, then NV12 and YV12), for dxclinfo and tests. */
+size_t dxcl_d3d9_format_count(void);
+D3DFORMAT dxcl_d3d9_format_at(size_t index);
+
+/* How a spec-format image is created on the driver. */
+struct dxcl_backing {
+    cl_image_format spec;   /* what the program sees in queries */
+    cl_image_format driver; /* what the driver image really is */
+    struct dxcl_layout layout;
+    bool emulated;          /* driver != spec: the copy engine converts */
+};
+
+/* Picks the backing for `spec`: the spec format itself when the driver supports it for this
+ * context, image type and flags, otherwise the first supported format of the same channel
+ * type that can hold its channels (RGBA, then BGRA). CL_IMAGE_FORMAT_NOT_SUPPORTED when
+ * nothing can. */
+cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                           const cl_image_format *spec, struct dxcl_backing *backing);
+
+/* Names for logs and dxclinfo: "CL_RG", "CL_UNORM_INT8"; "?" when unknown. */
+const char *dxcl_channel_order_name(cl_channel_order order);
+const char *dxcl_channel_type_name(cl_channel_type type);
+
+#endif

@@ -1,0 +1,274 @@
+/* The enqueue guard: a command that uses a shared object which is not acquired fails with
+ * the family's NOT_ACQUIRED error (required by DX9 media and NV, allowed by the KHR D3D
+ * texts). Kernel arguments are tracked through clSetKernelArg. */
+#include "core/memobj.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        cl_int err = dxcl_memobj_check_acquired(mems[i], caller);
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    return CL_SUCCESS;
+}
+
+/* The cl_mem parameters of each GRD entry of cl_api.h. */
+#define DXCL_GUARD_clEnqueueReadBuffer buffer
+#define DXCL_GUARD_clEnqueueReadBufferRect buffer
+#define DXCL_GUARD_clEnqueueWriteBuffer buffer
+#define DXCL_GUARD_clEnqueueWriteBufferRect buffer
+#define DXCL_GUARD_clEnqueueFillBuffer buffer
+#define DXCL_GUARD_clEnqueueCopyBuffer src_buffer, dst_buffer
+#define DXCL_GUARD_clEnqueueCopyBufferRect src_buffer, dst_buffer
+#define DXCL_GUARD_clEnqueueReadImage image
+#define DXCL_GUARD_clEnqueueWriteImage image
+#define DXCL_GUARD_clEnqueueFillImage image
+#define DXCL_GUARD_clEnqueueCopyImage src_image, dst_image
+#define DXCL_GUARD_clEnqueueCopyImageToBuffer src_image, dst_buffer
+#define DXCL_GUARD_clEnqueueCopyBufferToImage src_buffer, dst_image
+#define DXCL_GUARD_clEnqueueUnmapMemObject memobj
+
+#define DXCL_STUB_FWD(kind, ret, name, params, args)
+#define DXCL_STUB_OWN(kind, ret, name, params, args)
+#define DXCL_STUB_GRD(kind, ret, name, params, args)                                               \
+    DXCL_EXPORT ret CL_API_CALL name params                                                        \
+    {                                                                                              \
+        const cl_mem mems[] = {DXCL_GUARD_##name};                                                 \
+        cl_int err = check_mems(#name, mems, DXCL_ARRAY_SIZE(mems));                               \
+        if (err != CL_SUCCESS)                                                                     \
+            return err;                                                                            \
+        return DXCL_DRIVER_CALL_INT(name, args);                                                   \
+    }
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCL_STUB_##route(kind, ret, name, params, args)
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+
+static void *fail_map(const char *caller, cl_int err, cl_int *errcode_ret)
+{
+    if (errcode_ret)
+        *errcode_ret = err;
+    (void)caller;
+    return NULL;
+}
+
+DXCL_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                                 cl_bool blocking_map, cl_map_flags map_flags,
+                                                 size_t offset, size_t size,
+                                                 cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list,
+                                                 cl_event *event, cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int err = dxcl_memobj_check_acquired(buffer, "clEnqueueMapBuffer");
+
+    if (err != CL_SUCCESS)
+        return fail_map("clEnqueueMapBuffer", err, errcode_ret);
+    if (!drv->clEnqueueMapBuffer)
+        return fail_map("clEnqueueMapBuffer", dxcl_driver_missing("clEnqueueMapBuffer"),
+                        errcode_ret);
+    return drv->clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size,
+                                   num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+
+DXCL_EXPORT void *CL_API_CALL clEnqueueMapImage(
+    cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags,
+    const size_t *origin, const size_t *region, size_t *image_row_pitch,
+    size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+    cl_event *event, cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueMapImage");
+
+    if (err != CL_SUCCESS)
+        return fail_map("clEnqueueMapImage", err, errcode_ret);
+    if (!drv->clEnqueueMapImage)
+        return fail_map("clEnqueueMapImage", dxcl_driver_missing("clEnqueueMapImage"),
+                        errcode_ret);
+    return drv->clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region,
+                                  image_row_pitch, image_slice_pitch, num_events_in_wait_list,
+                                  event_wait_list, event, errcode_ret);
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(
+    cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects,
+    cl_mem_migration_flags flags, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event)
+{
+    cl_int err = mem_objects ? check_mems("clEnqueueMigrateMemObjects", mem_objects,
+                                          num_mem_objects)
+                             : CL_SUCCESS;
+
+    if (err != CL_SUCCESS)
+        return err;
+    return DXCL_DRIVER_CALL_INT(clEnqueueMigrateMemObjects,
+                                (command_queue, num_mem_objects, mem_objects, flags,
+                                 num_events_in_wait_list, event_wait_list, event));
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(
+    cl_command_queue command_queue, void(CL_CALLBACK *user_func)(void *), void *args,
+    size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    cl_int err = mem_list ? check_mems("clEnqueueNativeKernel", mem_list, num_mem_objects)
+                          : CL_SUCCESS;
+
+    if (err != CL_SUCCESS)
+        return err;
+    return DXCL_DRIVER_CALL_INT(clEnqueueNativeKernel,
+                                (command_queue, user_func, args, cb_args, num_mem_objects,
+                                 mem_list, args_mem_loc, num_events_in_wait_list,
+                                 event_wait_list, event));
+}
+
+/* Kernels with a shared object among their arguments. */
+struct dxcl_kernel {
+    LONG app_refs;
+    cl_uint num_args;
+    cl_mem *args; /* the shared objects set as arguments, NULL elsewhere */
+};
+
+static struct dxcl_table kernels;
+
+static struct dxcl_kernel *new_kernel_record(cl_kernel kernel)
+{
+    struct dxcl_kernel *record = calloc(1, sizeof(*record));
+    cl_uint refs = 1;
+
+    if (!record)
+        return NULL;
+    /* The program may have retained the kernel before its first shared argument. */
+    DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_REFERENCE_COUNT, sizeof(refs),
+                                           &refs, NULL));
+    DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
+                                           &record->num_args, NULL));
+    record->app_refs = refs;
+    if (!record->num_args || !(record->args = calloc(record->num_args, sizeof(cl_mem)))) {
+        free(record);
+        return NULL;
+    }
+    return record;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
+                                              size_t arg_size, const void *arg_value)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clSetKernelArg, (kernel, arg_index, arg_size, arg_value));
+    cl_mem mem = NULL;
+    struct dxcl_kernel *record, *fresh = NULL;
+
+    if (err != CL_SUCCESS)
+        return err;
+    if (arg_size == sizeof(cl_mem) && arg_value) {
+        memcpy(&mem, arg_value, sizeof(mem));
+        if (!dxcl_memobj_get(mem))
+            mem = NULL;
+    }
+    AcquireSRWLockShared(&dxcl_lock);
+    record = dxcl_table_get(&kernels, kernel);
+    ReleaseSRWLockShared(&dxcl_lock);
+    if (!record && !mem)
+        return err;
+    if (!record && !(fresh = new_kernel_record(kernel)))
+        return err;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    if (!(record = dxcl_table_get(&kernels, kernel)) && dxcl_table_put(&kernels, kernel, fresh)) {
+        record = fresh;
+        fresh = NULL;
+    }
+    if (record && arg_index < record->num_args)
+        record->args[arg_index] = mem;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (fresh) {
+        free(fresh->args);
+        free(fresh);
+    }
+    return err;
+}
+
+static cl_int check_kernel(cl_kernel kernel, const char *caller)
+{
+    struct dxcl_kernel *record;
+    cl_mem args[64];
+    size_t count = 0;
+    cl_int err = CL_SUCCESS;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((record = dxcl_table_get(&kernels, kernel)))
+        for (cl_uint i = 0; i < record->num_args; i++)
+            if (record->args[i] && count < DXCL_ARRAY_SIZE(args))
+                args[count++] = record->args[i];
+    ReleaseSRWLockShared(&dxcl_lock);
+    for (size_t i = 0; i < count && err == CL_SUCCESS; i++)
+        err = dxcl_memobj_check_acquired(args[i], caller);
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(
+    cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+    const size_t *global_work_offset, const size_t *global_work_size,
+    const size_t *local_work_size, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event)
+{
+    cl_int err = check_kernel(kernel, "clEnqueueNDRangeKernel");
+
+    if (err != CL_SUCCESS)
+        return err;
+    return DXCL_DRIVER_CALL_INT(clEnqueueNDRangeKernel,
+                                (command_queue, kernel, work_dim, global_work_offset,
+                                 global_work_size, local_work_size, num_events_in_wait_list,
+                                 event_wait_list, event));
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
+                                             cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list, cl_event *event)
+{
+    cl_int err = check_kernel(kernel, "clEnqueueTask");
+
+    if (err != CL_SUCCESS)
+        return err;
+    return DXCL_DRIVER_CALL_INT(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list,
+                                                event_wait_list, event));
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clRetainKernel, (kernel));
+    struct dxcl_kernel *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((record = dxcl_table_get(&kernels, kernel)))
+        InterlockedIncrement(&record->app_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseKernel, (kernel));
+    struct dxcl_kernel *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    record = dxcl_table_get(&kernels, kernel);
+    if (record && InterlockedDecrement(&record->app_refs) == 0)
+        dxcl_table_remove(&kernels, kernel);
+    else
+        record = NULL;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (record) {
+        free(record->args);
+        free(record);
+    }
+    return err;
+}

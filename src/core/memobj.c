@@ -1,0 +1,376 @@
+/* Shared memory objects: the driver object that holds the data while CL uses it, the surface
+ * the copy engine moves it through, and the spec's view of both in queries. */
+#include "core/memobj.h"
+#include "core/info.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static struct dxcl_table memobjs;
+
+cl_int dxcl_check_shared_flags(cl_mem_flags flags)
+{
+    const cl_mem_flags access = CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE;
+
+    if ((flags & ~access) || (flags && (flags & (flags - 1))))
+        return DXCL_FAIL(CL_INVALID_VALUE,
+                         "flags 0x%llx: only one of READ_ONLY, WRITE_ONLY, READ_WRITE",
+                         (unsigned long long)flags);
+    return CL_SUCCESS;
+}
+
+struct find_args {
+    const struct dxcl_context *ctx;
+    const struct dxcl_shared_desc *desc;
+    bool same_subresource; /* match (resource, subresource, plane), else the resource */
+    struct dxcl_memobj *found;
+};
+
+static void find_in_context(void *value, void *arg)
+{
+    struct dxcl_memobj *mem = value;
+    struct find_args *find = arg;
+
+    if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource)
+        return;
+    if (find->same_subresource && (mem->desc.subresource != find->desc->subresource ||
+                                   mem->desc.plane != find->desc->plane))
+        return;
+    find->found = mem;
+}
+
+static struct dxcl_memobj *find_memobj(const struct dxcl_context *ctx,
+                                       const struct dxcl_shared_desc *desc, bool same_subresource)
+{
+    struct find_args find = {ctx, desc, same_subresource, NULL};
+
+    dxcl_table_each(&memobjs, find_in_context, &find);
+    return find.found;
+}
+
+static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
+                                        const struct dxcl_shared_desc *desc)
+{
+    struct dxcl_surface *surface = calloc(1, sizeof(*surface));
+
+    if (!surface)
+        return NULL;
+    surface->backend = ctx->backend;
+    surface->context = ctx;
+    surface->resource = desc->resource;
+    surface->subresource = desc->subresource;
+    surface->backend_data = desc->surface_data;
+    surface->refs = 1;
+    IUnknown_AddRef(surface->resource);
+    return surface;
+}
+
+static void surface_unref(struct dxcl_surface *surface)
+{
+    /* refs is changed under dxcl_lock only. */
+    if (--surface->refs > 0)
+        return;
+    surface->backend->destroy_surface(surface);
+    IUnknown_Release(surface->resource);
+    free(surface);
+}
+
+static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
+                                   struct dxcl_memobj *mem, cl_int *err)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    const struct dxcl_shared_desc *desc = &mem->desc;
+    cl_image_desc image = {0};
+
+    if (desc->type == CL_MEM_OBJECT_BUFFER)
+        return drv->clCreateBuffer(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->size,
+                                   NULL, err);
+    *err = dxcl_choose_backing(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->type,
+                               &desc->format, &mem->backing);
+    if (*err != CL_SUCCESS) {
+        *err = DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                         "the driver has no image format that can hold %s/%s",
+                         dxcl_channel_order_name(desc->format.image_channel_order),
+                         dxcl_channel_type_name(desc->format.image_channel_data_type));
+        return NULL;
+    }
+    image.image_type = desc->type;
+    image.image_width = desc->width;
+    image.image_height = desc->height;
+    image.image_depth = desc->type == CL_MEM_OBJECT_IMAGE3D ? desc->depth : 1;
+    return drv->clCreateImage(ctx->handle, flags ? flags : CL_MEM_READ_WRITE,
+                              &mem->backing.driver, &image, NULL, err);
+}
+
+static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_desc *desc,
+                          struct dxcl_memobj *mem, cl_int err, cl_int *errcode_ret)
+{
+    if (desc->surface_data) {
+        struct dxcl_surface temp = {.backend = ctx->backend, .context = ctx,
+                                    .resource = desc->resource,
+                                    .backend_data = desc->surface_data};
+        ctx->backend->destroy_surface(&temp);
+    }
+    free(mem);
+    if (errcode_ret)
+        *errcode_ret = err;
+    return NULL;
+}
+
+/* Attaches the record to a surface (shared with other planes or new) and the table. */
+static cl_int attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *surface_taken)
+{
+    struct dxcl_memobj *sibling;
+    cl_int err = CL_SUCCESS;
+
+    AcquireSRWLockExclusive(&dxcl_lock);
+    sibling = mem->desc.share_surface ? find_memobj(ctx, &mem->desc, false) : NULL;
+    if (sibling) {
+        mem->surface = sibling->surface;
+        mem->surface->refs++;
+    } else if ((mem->surface = new_surface(ctx, &mem->desc))) {
+        *surface_taken = true;
+    } else {
+        err = CL_OUT_OF_HOST_MEMORY;
+    }
+    if (err == CL_SUCCESS && !dxcl_table_put(&memobjs, mem->handle, mem)) {
+        surface_unref(mem->surface);
+        err = CL_OUT_OF_HOST_MEMORY;
+    }
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    return err;
+}
+
+cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
+                          const struct dxcl_shared_desc *desc, cl_int *errcode_ret)
+{
+    struct dxcl_memobj *mem = calloc(1, sizeof(*mem));
+    bool surface_taken = false;
+    bool duplicate;
+    cl_int err;
+
+    if (!mem)
+        return fail_memobj(ctx, desc, NULL, CL_OUT_OF_HOST_MEMORY, errcode_ret);
+    AcquireSRWLockShared(&dxcl_lock);
+    duplicate = desc->unique && find_memobj(ctx, desc, true);
+    ReleaseSRWLockShared(&dxcl_lock);
+    if (duplicate)
+        return fail_memobj(ctx, desc, mem,
+                           DXCL_FAIL(ctx->backend->errors.invalid_resource,
+                                     "a cl_mem of resource %p subresource %u plane %u exists",
+                                     (void *)desc->resource, desc->subresource, desc->plane),
+                           errcode_ret);
+    mem->desc = *desc;
+    mem->flags = flags;
+    mem->context = ctx;
+    mem->app_refs = 1;
+    mem->backing.spec = desc->format;
+    if (!(mem->handle = create_driver_object(ctx, flags, mem, &err)))
+        return fail_memobj(ctx, desc, mem, err, errcode_ret);
+    if ((err = attach(ctx, mem, &surface_taken)) != CL_SUCCESS) {
+        dxcl_driver()->clReleaseMemObject(mem->handle);
+        return fail_memobj(ctx, desc, mem, err, errcode_ret);
+    }
+    if (!surface_taken && desc->surface_data) {
+        struct dxcl_surface temp = {.backend = ctx->backend, .context = ctx,
+                                    .resource = desc->resource,
+                                    .backend_data = desc->surface_data};
+        ctx->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
+    }
+    dxcl_context_ref(ctx);
+    if (errcode_ret)
+        *errcode_ret = CL_SUCCESS;
+    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s",
+             ctx->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
+             desc->plane, mem->backing.emulated ? " (emulated format)" : "");
+    return mem->handle;
+}
+
+struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
+{
+    struct dxcl_memobj *mem;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    mem = dxcl_table_get(&memobjs, handle);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return mem;
+}
+
+cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
+{
+    cl_int err = CL_SUCCESS;
+    struct dxcl_memobj *mem;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    mem = dxcl_table_get(&memobjs, handle);
+    if (mem && !mem->acquired)
+        err = mem->context->backend->errors.not_acquired;
+    ReleaseSRWLockShared(&dxcl_lock);
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller,
+                         mem->context->backend->name, (void *)handle);
+    return CL_SUCCESS;
+}
+
+/* Called when the program's last reference is gone: the driver object is released already. */
+static void destroy_memobj(struct dxcl_memobj *mem)
+{
+    struct dxcl_surface *surface = mem->surface;
+    struct dxcl_context *ctx = mem->context;
+
+    if (mem->pending_write) {
+        /* Released while acquired: the upload may still read the mapping. */
+        dxcl_driver()->clWaitForEvents(1, &mem->pending_write);
+        dxcl_driver()->clReleaseEvent(mem->pending_write);
+    }
+    if (mem->acquired) {
+        DXCL_LOG("memobj %p released while acquired: its CL contents are dropped",
+                 (void *)mem->handle);
+        AcquireSRWLockExclusive(&dxcl_device_lock);
+        if (--surface->lock_count == 0)
+            surface->backend->unlock_surface(surface, surface->written);
+        ReleaseSRWLockExclusive(&dxcl_device_lock);
+    }
+    AcquireSRWLockExclusive(&dxcl_lock);
+    surface_unref(surface);
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    free(mem->convert_buffer);
+    free(mem);
+    dxcl_context_unref(ctx);
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clRetainMemObject, (memobj));
+    struct dxcl_memobj *mem;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((mem = dxcl_table_get(&memobjs, memobj)))
+        InterlockedIncrement(&mem->app_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
+{
+    struct dxcl_memobj *mem = NULL;
+    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
+
+    if (err != CL_SUCCESS)
+        return err;
+    /* The record leaves the table with the program's last reference, before the driver
+     * can hand the same handle value out again. */
+    AcquireSRWLockExclusive(&dxcl_lock);
+    mem = dxcl_table_get(&memobjs, memobj);
+    if (mem && InterlockedDecrement(&mem->app_refs) == 0)
+        dxcl_table_remove(&memobjs, memobj);
+    else
+        mem = NULL;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (mem)
+        destroy_memobj(mem);
+    return err;
+}
+
+/* The backends' own tokens. `mem` is the record if it belongs to the backend asked. */
+static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t size, void *value,
+                            size_t *size_ret, bool *answered)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+
+    for (size_t i = 0; i < dxcl_backend_count(); i++) {
+        const struct dxcl_backend *backend = dxcl_backend_at(i);
+        const struct dxcl_memobj *own = mem && mem->context->backend == backend ? mem : NULL;
+        cl_int err = backend->query(own, image, param, size, value, size_ret);
+
+        if (err == DXCL_NOT_MY_QUERY)
+            continue;
+        *answered = true;
+        if (!mem && err != CL_SUCCESS) {
+            /* An invalid handle is CL_INVALID_MEM_OBJECT before it is a foreign object. */
+            cl_mem_object_type type;
+            if (DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_TYPE, sizeof(type),
+                                                          &type, NULL)) != CL_SUCCESS)
+                err = CL_INVALID_MEM_OBJECT;
+        }
+        return err;
+    }
+    *answered = false;
+    return CL_SUCCESS;
+}
+
+static size_t spec_element_size(const struct dxcl_memobj *mem)
+{
+    return dxcl_element_size(&mem->backing.spec);
+}
+
+/* Emulated formats: the spec's format and sizes, not the backing image's. */
+static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info param, size_t size,
+                                  void *value, size_t *size_ret, bool *answered)
+{
+    size_t element = spec_element_size(mem);
+    size_t row = element * mem->desc.width;
+    size_t slice = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? row * mem->desc.height : 0;
+
+    *answered = true;
+    switch (param) {
+    case CL_IMAGE_FORMAT:
+        return dxcl_info_return(&mem->backing.spec, sizeof(cl_image_format), size, value,
+                                size_ret);
+    case CL_IMAGE_ELEMENT_SIZE:
+        return dxcl_info_return(&element, sizeof(element), size, value, size_ret);
+    case CL_IMAGE_ROW_PITCH:
+        return dxcl_info_return(&row, sizeof(row), size, value, size_ret);
+    case CL_IMAGE_SLICE_PITCH:
+        return dxcl_info_return(&slice, sizeof(slice), size, value, size_ret);
+    }
+    *answered = false;
+    return CL_SUCCESS;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
+                                                  size_t param_value_size, void *param_value,
+                                                  size_t *param_value_size_ret)
+{
+    bool answered;
+    cl_int err = backend_query(memobj, false, param_name, param_value_size, param_value,
+                               param_value_size_ret, &answered);
+    struct dxcl_memobj *mem;
+
+    if (answered)
+        return dxcl_log_result("clGetMemObjectInfo", err);
+    mem = dxcl_memobj_get(memobj);
+    if (mem && mem->backing.emulated && param_name == CL_MEM_SIZE) {
+        size_t bytes = spec_element_size(mem) * mem->desc.width * mem->desc.height *
+                       (mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1);
+        return dxcl_info_return(&bytes, sizeof(bytes), param_value_size, param_value,
+                                param_value_size_ret);
+    }
+    return DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (memobj, param_name, param_value_size,
+                                                     param_value, param_value_size_ret));
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name,
+                                              size_t param_value_size, void *param_value,
+                                              size_t *param_value_size_ret)
+{
+    bool answered;
+    cl_int err = backend_query(image, true, param_name, param_value_size, param_value,
+                               param_value_size_ret, &answered);
+    struct dxcl_memobj *mem;
+
+    if (answered)
+        return dxcl_log_result("clGetImageInfo", err);
+    mem = dxcl_memobj_get(image);
+    if (mem && mem->backing.emulated) {
+        err = emulated_image_info(mem, param_name, param_value_size, param_value,
+                                  param_value_size_ret, &answered);
+        if (answered)
+            return err;
+    }
+    return DXCL_DRIVER_CALL_INT(clGetImageInfo, (image, param_name, param_value_size,
+                                                 param_value, param_value_size_ret));
+}

@@ -1,0 +1,68 @@
+/* Shared memory objects: cl_mem handles created from Direct3D resources, the surfaces they
+ * copy from and to, and their acquire state. */
+#ifndef DXCL_MEMOBJ_H
+#define DXCL_MEMOBJ_H
+
+#include "core/context.h"
+
+/* One Direct3D resource (or subresource) as the copy engine sees it. Several memobjs share a
+ * surface when they are planes of one DX9 surface. */
+struct dxcl_surface {
+    const struct dxcl_backend *backend;
+    struct dxcl_context *context;
+    IUnknown *resource; /* referenced by the surface */
+    UINT subresource;
+    LONG refs;          /* memobjs using the surface; guarded by dxcl_lock */
+    LONG lock_count;    /* acquired memobjs; the surface is mapped while > 0 */
+    bool written;       /* a release copied data into the mapping */
+    struct dxcl_mapping mapping;
+    void *backend_data; /* staging resource etc. */
+};
+
+/* What a backend tells the core about the object to create. */
+struct dxcl_shared_desc {
+    IUnknown *resource;
+    UINT subresource;
+    unsigned plane;
+    cl_mem_object_type type; /* CL_MEM_OBJECT_BUFFER, _IMAGE2D or _IMAGE3D */
+    size_t size;             /* buffers */
+    size_t width, height, depth;
+    cl_image_format format;  /* the spec's format (images) */
+    cl_uint adapter_type;    /* DX9 media: the adapter type given at creation */
+    void *shared_handle;     /* DX9 media: the shared handle given at creation */
+    /* Reject a second memobj of the same (resource, subresource, plane) in the context. */
+    bool unique;
+    /* Share the surface with other memobjs of the same resource (planes). */
+    bool share_surface;
+    /* The backend's per-surface state for a new surface (ownership passes to the core). */
+    void *surface_data;
+};
+
+struct dxcl_memobj {
+    cl_mem handle;
+    LONG app_refs;
+    struct dxcl_context *context;
+    struct dxcl_surface *surface;
+    struct dxcl_shared_desc desc;
+    cl_mem_flags flags;
+    struct dxcl_backing backing; /* images: spec and driver formats */
+    bool acquired;               /* guarded by dxcl_lock */
+    void *convert_buffer;        /* emulated formats: the spec-layout copy while acquired */
+    cl_event pending_write;      /* the acquire's upload, until release */
+};
+
+/* Creates the driver object and the record; the backend has validated the resource. */
+cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
+                          const struct dxcl_shared_desc *desc, cl_int *errcode_ret);
+/* The record of `handle`, NULL when it is not a shared object. Records live until the
+ * program releases the handle; a program racing a release against other use of the same
+ * handle is in error, as with any driver. */
+struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
+/* The enqueue guard: the family's not-acquired error when `handle` is a shared object that is
+ * not acquired, CL_SUCCESS otherwise. */
+cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller);
+
+/* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
+cl_int dxcl_check_shared_flags(cl_mem_flags flags);
+
+#endif
