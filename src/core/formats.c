@@ -1,0 +1,263 @@
+/* The spec's format tables (CURRENT.md 1.11.7) and the choice of the driver format that backs
+ * each spec format. */
+#include "core/formats.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static const struct {
+    DXGI_FORMAT dxgi;
+    cl_image_format format;
+} dxgi_formats[] = {
+    {DXGI_FORMAT_R32G32B32A32_FLOAT, {CL_RGBA, CL_FLOAT}},
+    {DXGI_FORMAT_R32G32B32A32_UINT, {CL_RGBA, CL_UNSIGNED_INT32}},
+    {DXGI_FORMAT_R32G32B32A32_SINT, {CL_RGBA, CL_SIGNED_INT32}},
+    {DXGI_FORMAT_R16G16B16A16_FLOAT, {CL_RGBA, CL_HALF_FLOAT}},
+    {DXGI_FORMAT_R16G16B16A16_UNORM, {CL_RGBA, CL_UNORM_INT16}},
+    {DXGI_FORMAT_R16G16B16A16_UINT, {CL_RGBA, CL_UNSIGNED_INT16}},
+    {DXGI_FORMAT_R16G16B16A16_SNORM, {CL_RGBA, CL_SNORM_INT16}},
+    {DXGI_FORMAT_R16G16B16A16_SINT, {CL_RGBA, CL_SIGNED_INT16}},
+    {DXGI_FORMAT_B8G8R8A8_UNORM, {CL_BGRA, CL_UNORM_INT8}},
+    {DXGI_FORMAT_R8G8B8A8_UNORM, {CL_RGBA, CL_UNORM_INT8}},
+    {DXGI_FORMAT_R8G8B8A8_UINT, {CL_RGBA, CL_UNSIGNED_INT8}},
+    {DXGI_FORMAT_R8G8B8A8_SNORM, {CL_RGBA, CL_SNORM_INT8}},
+    {DXGI_FORMAT_R8G8B8A8_SINT, {CL_RGBA, CL_SIGNED_INT8}},
+    {DXGI_FORMAT_R32G32_FLOAT, {CL_RG, CL_FLOAT}},
+    {DXGI_FORMAT_R32G32_UINT, {CL_RG, CL_UNSIGNED_INT32}},
+    {DXGI_FORMAT_R32G32_SINT, {CL_RG, CL_SIGNED_INT32}},
+    {DXGI_FORMAT_R16G16_FLOAT, {CL_RG, CL_HALF_FLOAT}},
+    {DXGI_FORMAT_R16G16_UNORM, {CL_RG, CL_UNORM_INT16}},
+    {DXGI_FORMAT_R16G16_UINT, {CL_RG, CL_UNSIGNED_INT16}},
+    {DXGI_FORMAT_R16G16_SNORM, {CL_RG, CL_SNORM_INT16}},
+    {DXGI_FORMAT_R16G16_SINT, {CL_RG, CL_SIGNED_INT16}},
+    {DXGI_FORMAT_R8G8_UNORM, {CL_RG, CL_UNORM_INT8}},
+    {DXGI_FORMAT_R8G8_UINT, {CL_RG, CL_UNSIGNED_INT8}},
+    {DXGI_FORMAT_R8G8_SNORM, {CL_RG, CL_SNORM_INT8}},
+    {DXGI_FORMAT_R8G8_SINT, {CL_RG, CL_SIGNED_INT8}},
+    {DXGI_FORMAT_R32_FLOAT, {CL_R, CL_FLOAT}},
+    {DXGI_FORMAT_R32_UINT, {CL_R, CL_UNSIGNED_INT32}},
+    {DXGI_FORMAT_R32_SINT, {CL_R, CL_SIGNED_INT32}},
+    {DXGI_FORMAT_R16_FLOAT, {CL_R, CL_HALF_FLOAT}},
+    {DXGI_FORMAT_R16_UNORM, {CL_R, CL_UNORM_INT16}},
+    {DXGI_FORMAT_R16_UINT, {CL_R, CL_UNSIGNED_INT16}},
+    {DXGI_FORMAT_R16_SNORM, {CL_R, CL_SNORM_INT16}},
+    {DXGI_FORMAT_R16_SINT, {CL_R, CL_SIGNED_INT16}},
+    {DXGI_FORMAT_R8_UNORM, {CL_R, CL_UNORM_INT8}},
+    {DXGI_FORMAT_R8_UINT, {CL_R, CL_UNSIGNED_INT8}},
+    {DXGI_FORMAT_R8_SNORM, {CL_R, CL_SNORM_INT8}},
+    {DXGI_FORMAT_R8_SINT, {CL_R, CL_SIGNED_INT8}},
+};
+
+bool dxcl_format_from_dxgi(DXGI_FORMAT dxgi, cl_image_format *format)
+{
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(dxgi_formats); i++) {
+        if (dxgi_formats[i].dxgi == dxgi) {
+            *format = dxgi_formats[i].format;
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t dxcl_dxgi_format_count(void)
+{
+    return DXCL_ARRAY_SIZE(dxgi_formats);
+}
+
+DXGI_FORMAT dxcl_dxgi_format_at(size_t index)
+{
+    return index < DXCL_ARRAY_SIZE(dxgi_formats) ? dxgi_formats[index].dxgi : DXGI_FORMAT_UNKNOWN;
+}
+
+/* d3d9types.h names no NV12 or YV12. */
+#define DXCL_D3DFMT_NV12 ((D3DFORMAT)MAKEFOURCC('N', 'V', '1', '2'))
+#define DXCL_D3DFMT_YV12 ((D3DFORMAT)MAKEFOURCC('Y', 'V', '1', '2'))
+
+#define FULL(order, type) {order, type}, 1, 1
+#define HALF(order, type) {order, type}, 2, 2
+
+static const struct {
+    D3DFORMAT d3d9;
+    unsigned planes;
+    struct dxcl_d3d9_plane plane[3];
+} d3d9_formats[] = {
+    {D3DFMT_R32F, 1, {{FULL(CL_R, CL_FLOAT)}}},
+    {D3DFMT_R16F, 1, {{FULL(CL_R, CL_HALF_FLOAT)}}},
+    {D3DFMT_L16, 1, {{FULL(CL_R, CL_UNORM_INT16)}}},
+    {D3DFMT_A8, 1, {{FULL(CL_A, CL_UNORM_INT8)}}},
+    {D3DFMT_L8, 1, {{FULL(CL_R, CL_UNORM_INT8)}}},
+    {D3DFMT_G32R32F, 1, {{FULL(CL_RG, CL_FLOAT)}}},
+    {D3DFMT_G16R16F, 1, {{FULL(CL_RG, CL_HALF_FLOAT)}}},
+    {D3DFMT_G16R16, 1, {{FULL(CL_RG, CL_UNORM_INT16)}}},
+    {D3DFMT_A8L8, 1, {{FULL(CL_RG, CL_UNORM_INT8)}}},
+    {D3DFMT_A32B32G32R32F, 1, {{FULL(CL_RGBA, CL_FLOAT)}}},
+    {D3DFMT_A16B16G16R16F, 1, {{FULL(CL_RGBA, CL_HALF_FLOAT)}}},
+    {D3DFMT_A16B16G16R16, 1, {{FULL(CL_RGBA, CL_UNORM_INT16)}}},
+    {D3DFMT_A8B8G8R8, 1, {{FULL(CL_RGBA, CL_UNORM_INT8)}}},
+    {D3DFMT_X8B8G8R8, 1, {{FULL(CL_RGBA, CL_UNORM_INT8)}}},
+    {D3DFMT_A8R8G8B8, 1, {{FULL(CL_BGRA, CL_UNORM_INT8)}}},
+    {D3DFMT_X8R8G8B8, 1, {{FULL(CL_BGRA, CL_UNORM_INT8)}}},
+    /* Y, then interleaved UV at half resolution. */
+    {DXCL_D3DFMT_NV12, 2, {{FULL(CL_R, CL_UNORM_INT8)}, {HALF(CL_RG, CL_UNORM_INT8)}}},
+    /* Y, then V, then U (memory order), each chroma plane at half resolution. */
+    {DXCL_D3DFMT_YV12,
+     3,
+     {{FULL(CL_R, CL_UNORM_INT8)}, {HALF(CL_R, CL_UNORM_INT8)}, {HALF(CL_R, CL_UNORM_INT8)}}},
+};
+
+#undef FULL
+#undef HALF
+
+static int d3d9_index(D3DFORMAT d3d9)
+{
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(d3d9_formats); i++)
+        if (d3d9_formats[i].d3d9 == d3d9)
+            return (int)i;
+    return -1;
+}
+
+unsigned dxcl_d3d9_plane_count(D3DFORMAT d3d9)
+{
+    int i = d3d9_index(d3d9);
+
+    return i < 0 ? 0 : d3d9_formats[i].planes;
+}
+
+bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plane *out)
+{
+    int i = d3d9_index(d3d9);
+
+    if (i < 0 || plane >= d3d9_formats[i].planes)
+        return false;
+    *out = d3d9_formats[i].plane[plane];
+    return true;
+}
+
+size_t dxcl_d3d9_format_count(void)
+{
+    return DXCL_ARRAY_SIZE(d3d9_formats);
+}
+
+D3DFORMAT dxcl_d3d9_format_at(size_t index)
+{
+    return index < DXCL_ARRAY_SIZE(d3d9_formats) ? d3d9_formats[index].d3d9 : D3DFMT_UNKNOWN;
+}
+
+static bool format_listed(const cl_image_format *list, cl_uint count, cl_channel_order order,
+                          cl_channel_type type)
+{
+    for (cl_uint i = 0; i < count; i++)
+        if (list[i].image_channel_order == order && list[i].image_channel_data_type == type)
+            return true;
+    return false;
+}
+
+cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                           const cl_image_format *spec, struct dxcl_backing *backing)
+{
+    static const cl_channel_order hosts[] = {CL_RGBA, CL_BGRA};
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_image_format *list;
+    cl_uint count = 0;
+    cl_int err;
+
+    if (!drv->clGetSupportedImageFormats)
+        return dxcl_driver_missing("clGetSupportedImageFormats");
+    err = drv->clGetSupportedImageFormats(context, flags, type, 0, NULL, &count);
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
+    /* One spare entry so that an empty list still gets a valid buffer. */
+    if (!(list = calloc(count + 1, sizeof(*list))))
+        return CL_OUT_OF_HOST_MEMORY;
+    err = drv->clGetSupportedImageFormats(context, flags, type, count, list, NULL);
+    if (err != CL_SUCCESS) {
+        free(list);
+        return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
+    }
+
+    backing->spec = *spec;
+    if (format_listed(list, count, spec->image_channel_order, spec->image_channel_data_type) &&
+        dxcl_layout_for(spec, spec, &backing->layout)) {
+        backing->driver = *spec;
+        backing->emulated = false;
+        free(list);
+        return CL_SUCCESS;
+    }
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(hosts); i++) {
+        cl_image_format host = {hosts[i], spec->image_channel_data_type};
+
+        if (format_listed(list, count, host.image_channel_order, host.image_channel_data_type) &&
+            dxcl_layout_for(spec, &host, &backing->layout)) {
+            backing->driver = host;
+            backing->emulated = true;
+            free(list);
+            DXCL_LOG("format %s/%s emulated with %s",
+                     dxcl_channel_order_name(spec->image_channel_order),
+                     dxcl_channel_type_name(spec->image_channel_data_type),
+                     dxcl_channel_order_name(host.image_channel_order));
+            return CL_SUCCESS;
+        }
+    }
+    free(list);
+    return DXCL_FAIL(CL_IMAGE_FORMAT_NOT_SUPPORTED,
+                     "the driver has no image format that can hold %s/%s",
+                     dxcl_channel_order_name(spec->image_channel_order),
+                     dxcl_channel_type_name(spec->image_channel_data_type));
+}
+
+const char *dxcl_channel_order_name(cl_channel_order order)
+{
+#define NAME(x)                                                                                    \
+    case x:                                                                                        \
+        return #x;
+    switch (order) {
+        NAME(CL_R)
+        NAME(CL_A)
+        NAME(CL_RG)
+        NAME(CL_RA)
+        NAME(CL_RGB)
+        NAME(CL_RGBA)
+        NAME(CL_BGRA)
+        NAME(CL_ARGB)
+        NAME(CL_INTENSITY)
+        NAME(CL_LUMINANCE)
+        NAME(CL_Rx)
+        NAME(CL_RGx)
+        NAME(CL_RGBx)
+        NAME(CL_DEPTH)
+        NAME(CL_DEPTH_STENCIL)
+        NAME(CL_sRGB)
+        NAME(CL_sRGBx)
+        NAME(CL_sRGBA)
+        NAME(CL_sBGRA)
+        NAME(CL_ABGR)
+    default:
+        return "?";
+    }
+}
+
+const char *dxcl_channel_type_name(cl_channel_type type)
+{
+    switch (type) {
+        NAME(CL_SNORM_INT8)
+        NAME(CL_SNORM_INT16)
+        NAME(CL_UNORM_INT8)
+        NAME(CL_UNORM_INT16)
+        NAME(CL_UNORM_SHORT_565)
+        NAME(CL_UNORM_SHORT_555)
+        NAME(CL_UNORM_INT_101010)
+        NAME(CL_SIGNED_INT8)
+        NAME(CL_SIGNED_INT16)
+        NAME(CL_SIGNED_INT32)
+        NAME(CL_UNSIGNED_INT8)
+        NAME(CL_UNSIGNED_INT16)
+        NAME(CL_UNSIGNED_INT32)
+        NAME(CL_HALF_FLOAT)
+        NAME(CL_FLOAT)
+        NAME(CL_UNORM_INT24)
+        NAME(CL_UNORM_INT_101010_2)
+    default:
+        return "?";
+    }
+#undef NAME
+}

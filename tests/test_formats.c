@@ -1,0 +1,339 @@
+/* The format tables of src/core/formats.c against the spec (CURRENT.md 1.11.7), written out
+ * again here, and the choice of driver formats on the real driver. formats.c and what it
+ * needs are linked into this program (tests/CMakeLists.txt): they are internal to the DLL. */
+#include "testlib.h"
+
+#include "core/formats.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+static const struct {
+    DXGI_FORMAT dxgi;
+    cl_channel_order order;
+    cl_channel_type type;
+} want_dxgi[] = {
+    {DXGI_FORMAT_R32G32B32A32_FLOAT, CL_RGBA, CL_FLOAT},
+    {DXGI_FORMAT_R32G32B32A32_UINT, CL_RGBA, CL_UNSIGNED_INT32},
+    {DXGI_FORMAT_R32G32B32A32_SINT, CL_RGBA, CL_SIGNED_INT32},
+    {DXGI_FORMAT_R16G16B16A16_FLOAT, CL_RGBA, CL_HALF_FLOAT},
+    {DXGI_FORMAT_R16G16B16A16_UNORM, CL_RGBA, CL_UNORM_INT16},
+    {DXGI_FORMAT_R16G16B16A16_UINT, CL_RGBA, CL_UNSIGNED_INT16},
+    {DXGI_FORMAT_R16G16B16A16_SNORM, CL_RGBA, CL_SNORM_INT16},
+    {DXGI_FORMAT_R16G16B16A16_SINT, CL_RGBA, CL_SIGNED_INT16},
+    {DXGI_FORMAT_B8G8R8A8_UNORM, CL_BGRA, CL_UNORM_INT8},
+    {DXGI_FORMAT_R8G8B8A8_UNORM, CL_RGBA, CL_UNORM_INT8},
+    {DXGI_FORMAT_R8G8B8A8_UINT, CL_RGBA, CL_UNSIGNED_INT8},
+    {DXGI_FORMAT_R8G8B8A8_SNORM, CL_RGBA, CL_SNORM_INT8},
+    {DXGI_FORMAT_R8G8B8A8_SINT, CL_RGBA, CL_SIGNED_INT8},
+    {DXGI_FORMAT_R32G32_FLOAT, CL_RG, CL_FLOAT},
+    {DXGI_FORMAT_R32G32_UINT, CL_RG, CL_UNSIGNED_INT32},
+    {DXGI_FORMAT_R32G32_SINT, CL_RG, CL_SIGNED_INT32},
+    {DXGI_FORMAT_R16G16_FLOAT, CL_RG, CL_HALF_FLOAT},
+    {DXGI_FORMAT_R16G16_UNORM, CL_RG, CL_UNORM_INT16},
+    {DXGI_FORMAT_R16G16_UINT, CL_RG, CL_UNSIGNED_INT16},
+    {DXGI_FORMAT_R16G16_SNORM, CL_RG, CL_SNORM_INT16},
+    {DXGI_FORMAT_R16G16_SINT, CL_RG, CL_SIGNED_INT16},
+    {DXGI_FORMAT_R8G8_UNORM, CL_RG, CL_UNORM_INT8},
+    {DXGI_FORMAT_R8G8_UINT, CL_RG, CL_UNSIGNED_INT8},
+    {DXGI_FORMAT_R8G8_SNORM, CL_RG, CL_SNORM_INT8},
+    {DXGI_FORMAT_R8G8_SINT, CL_RG, CL_SIGNED_INT8},
+    {DXGI_FORMAT_R32_FLOAT, CL_R, CL_FLOAT},
+    {DXGI_FORMAT_R32_UINT, CL_R, CL_UNSIGNED_INT32},
+    {DXGI_FORMAT_R32_SINT, CL_R, CL_SIGNED_INT32},
+    {DXGI_FORMAT_R16_FLOAT, CL_R, CL_HALF_FLOAT},
+    {DXGI_FORMAT_R16_UNORM, CL_R, CL_UNORM_INT16},
+    {DXGI_FORMAT_R16_UINT, CL_R, CL_UNSIGNED_INT16},
+    {DXGI_FORMAT_R16_SNORM, CL_R, CL_SNORM_INT16},
+    {DXGI_FORMAT_R16_SINT, CL_R, CL_SIGNED_INT16},
+    {DXGI_FORMAT_R8_UNORM, CL_R, CL_UNORM_INT8},
+    {DXGI_FORMAT_R8_UINT, CL_R, CL_UNSIGNED_INT8},
+    {DXGI_FORMAT_R8_SNORM, CL_R, CL_SNORM_INT8},
+    {DXGI_FORMAT_R8_SINT, CL_R, CL_SIGNED_INT8},
+};
+
+#define NV12 ((D3DFORMAT)MAKEFOURCC('N', 'V', '1', '2'))
+#define YV12 ((D3DFORMAT)MAKEFOURCC('Y', 'V', '1', '2'))
+
+static const struct {
+    D3DFORMAT d3d9;
+    unsigned planes;
+    struct {
+        cl_channel_order order;
+        cl_channel_type type;
+        unsigned divisor; /* of width and height */
+    } plane[3];
+} want_d3d9[] = {
+    {D3DFMT_R32F, 1, {{CL_R, CL_FLOAT, 1}}},
+    {D3DFMT_R16F, 1, {{CL_R, CL_HALF_FLOAT, 1}}},
+    {D3DFMT_L16, 1, {{CL_R, CL_UNORM_INT16, 1}}},
+    {D3DFMT_A8, 1, {{CL_A, CL_UNORM_INT8, 1}}},
+    {D3DFMT_L8, 1, {{CL_R, CL_UNORM_INT8, 1}}},
+    {D3DFMT_G32R32F, 1, {{CL_RG, CL_FLOAT, 1}}},
+    {D3DFMT_G16R16F, 1, {{CL_RG, CL_HALF_FLOAT, 1}}},
+    {D3DFMT_G16R16, 1, {{CL_RG, CL_UNORM_INT16, 1}}},
+    {D3DFMT_A8L8, 1, {{CL_RG, CL_UNORM_INT8, 1}}},
+    {D3DFMT_A32B32G32R32F, 1, {{CL_RGBA, CL_FLOAT, 1}}},
+    {D3DFMT_A16B16G16R16F, 1, {{CL_RGBA, CL_HALF_FLOAT, 1}}},
+    {D3DFMT_A16B16G16R16, 1, {{CL_RGBA, CL_UNORM_INT16, 1}}},
+    {D3DFMT_A8B8G8R8, 1, {{CL_RGBA, CL_UNORM_INT8, 1}}},
+    {D3DFMT_X8B8G8R8, 1, {{CL_RGBA, CL_UNORM_INT8, 1}}},
+    {D3DFMT_A8R8G8B8, 1, {{CL_BGRA, CL_UNORM_INT8, 1}}},
+    {D3DFMT_X8R8G8B8, 1, {{CL_BGRA, CL_UNORM_INT8, 1}}},
+    {NV12, 2, {{CL_R, CL_UNORM_INT8, 1}, {CL_RG, CL_UNORM_INT8, 2}}},
+    {YV12, 3, {{CL_R, CL_UNORM_INT8, 1}, {CL_R, CL_UNORM_INT8, 2}, {CL_R, CL_UNORM_INT8, 2}}},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_dxgi_table(void)
+{
+    static const DXGI_FORMAT outside[] = {
+        DXGI_FORMAT_UNKNOWN,
+        DXGI_FORMAT_R8G8B8A8_UNORM_SRGB,
+        DXGI_FORMAT_B8G8R8X8_UNORM,
+        DXGI_FORMAT_B8G8R8A8_UNORM_SRGB,
+        DXGI_FORMAT_R10G10B10A2_UNORM,
+        DXGI_FORMAT_A8_UNORM,
+        DXGI_FORMAT_NV12,
+        DXGI_FORMAT_D32_FLOAT,
+        DXGI_FORMAT_R8G8B8A8_TYPELESS,
+        DXGI_FORMAT_BC1_UNORM,
+        DXGI_FORMAT_R32G32B32_FLOAT,
+        DXGI_FORMAT_R11G11B10_FLOAT,
+    };
+    cl_image_format format;
+
+    CHECK(dxcl_dxgi_format_count() == 37, "DXGI table has %zu entries, want 37",
+          dxcl_dxgi_format_count());
+    CHECK(COUNT(want_dxgi) == 37, "the expected table has %zu entries", COUNT(want_dxgi));
+    for (size_t i = 0; i < COUNT(want_dxgi); i++) {
+        bool found = dxcl_format_from_dxgi(want_dxgi[i].dxgi, &format);
+
+        CHECK(found && format.image_channel_order == want_dxgi[i].order &&
+                  format.image_channel_data_type == want_dxgi[i].type,
+              "DXGI format %d: found %d, %s/%s", (int)want_dxgi[i].dxgi, found,
+              found ? dxcl_channel_order_name(format.image_channel_order) : "-",
+              found ? dxcl_channel_type_name(format.image_channel_data_type) : "-");
+    }
+    /* The list holds each expected format exactly once. */
+    for (size_t i = 0; i < dxcl_dxgi_format_count(); i++) {
+        DXGI_FORMAT dxgi = dxcl_dxgi_format_at(i);
+        int seen = 0, listed = 0;
+
+        for (size_t j = 0; j < dxcl_dxgi_format_count(); j++)
+            seen += dxcl_dxgi_format_at(j) == dxgi;
+        for (size_t j = 0; j < COUNT(want_dxgi); j++)
+            listed += want_dxgi[j].dxgi == dxgi;
+        CHECK(seen == 1 && listed == 1, "DXGI table entry %zu (%d): %d times, expected %d", i,
+              (int)dxgi, seen, listed);
+    }
+    CHECK(dxcl_dxgi_format_at(dxcl_dxgi_format_count()) == DXGI_FORMAT_UNKNOWN,
+          "past the end is DXGI_FORMAT_UNKNOWN");
+    for (size_t i = 0; i < COUNT(outside); i++)
+        CHECK(!dxcl_format_from_dxgi(outside[i], &format), "DXGI format %d is not in the table",
+              (int)outside[i]);
+}
+
+static void test_d3d9_table(void)
+{
+    static const D3DFORMAT outside[] = {
+        D3DFMT_UNKNOWN, D3DFMT_R8G8B8, D3DFMT_R5G6B5, D3DFMT_A2R10G10B10, D3DFMT_D24S8,
+        D3DFMT_YUY2,    D3DFMT_UYVY,   D3DFMT_DXT1,   D3DFMT_A4L4,        D3DFMT_A8P8,
+    };
+    struct dxcl_d3d9_plane plane;
+
+    CHECK(dxcl_d3d9_format_count() == 18, "D3D9 table has %zu entries, want 16 + NV12 + YV12",
+          dxcl_d3d9_format_count());
+    /* The 16 plain formats (any order), then NV12 and YV12. */
+    for (size_t i = 0; i < dxcl_d3d9_format_count() && i < 18; i++) {
+        D3DFORMAT d3d9 = dxcl_d3d9_format_at(i);
+        int listed = 0, seen = 0;
+
+        for (size_t j = 0; j < 16; j++)
+            listed += want_d3d9[j].d3d9 == d3d9;
+        for (size_t j = 0; j < dxcl_d3d9_format_count(); j++)
+            seen += dxcl_d3d9_format_at(j) == d3d9;
+        if (i < 16)
+            CHECK(listed == 1 && seen == 1, "D3D9 entry %zu (%d) is one of the 16, once", i,
+                  (int)d3d9);
+        else
+            CHECK(d3d9 == (i == 16 ? NV12 : YV12), "D3D9 entry %zu is %s", i,
+                  i == 16 ? "NV12" : "YV12");
+    }
+    CHECK(dxcl_d3d9_format_at(dxcl_d3d9_format_count()) == D3DFMT_UNKNOWN,
+          "past the end is D3DFMT_UNKNOWN");
+    for (size_t i = 0; i < COUNT(want_d3d9); i++) {
+        D3DFORMAT d3d9 = want_d3d9[i].d3d9;
+
+        CHECK(dxcl_d3d9_plane_count(d3d9) == want_d3d9[i].planes,
+              "D3D9 format %#x: %u planes, want %u", (unsigned)d3d9, dxcl_d3d9_plane_count(d3d9),
+              want_d3d9[i].planes);
+        for (unsigned p = 0; p < want_d3d9[i].planes; p++) {
+            bool found = dxcl_format_from_d3d9(d3d9, p, &plane);
+
+            CHECK(found && plane.format.image_channel_order == want_d3d9[i].plane[p].order &&
+                      plane.format.image_channel_data_type == want_d3d9[i].plane[p].type &&
+                      plane.width_divisor == want_d3d9[i].plane[p].divisor &&
+                      plane.height_divisor == want_d3d9[i].plane[p].divisor,
+                  "D3D9 format %#x plane %u: found %d, %s/%s, 1/%u x 1/%u", (unsigned)d3d9, p,
+                  found, found ? dxcl_channel_order_name(plane.format.image_channel_order) : "-",
+                  found ? dxcl_channel_type_name(plane.format.image_channel_data_type) : "-",
+                  found ? plane.width_divisor : 0, found ? plane.height_divisor : 0);
+        }
+        CHECK(!dxcl_format_from_d3d9(d3d9, want_d3d9[i].planes, &plane),
+              "D3D9 format %#x has no plane %u", (unsigned)d3d9, want_d3d9[i].planes);
+    }
+    for (size_t i = 0; i < COUNT(outside); i++) {
+        CHECK(dxcl_d3d9_plane_count(outside[i]) == 0 &&
+                  !dxcl_format_from_d3d9(outside[i], 0, &plane),
+              "D3D9 format %#x is not in the table", (unsigned)outside[i]);
+    }
+}
+
+static void test_names(void)
+{
+    CHECK(!strcmp(dxcl_channel_order_name(CL_RG), "CL_RG"), "CL_RG");
+    CHECK(!strcmp(dxcl_channel_order_name(CL_BGRA), "CL_BGRA"), "CL_BGRA");
+    CHECK(!strcmp(dxcl_channel_order_name(CL_DEPTH_STENCIL), "CL_DEPTH_STENCIL"),
+          "CL_DEPTH_STENCIL");
+    CHECK(!strcmp(dxcl_channel_order_name(0x1234), "?"), "unknown order");
+    CHECK(!strcmp(dxcl_channel_type_name(CL_UNORM_INT8), "CL_UNORM_INT8"), "CL_UNORM_INT8");
+    CHECK(!strcmp(dxcl_channel_type_name(CL_HALF_FLOAT), "CL_HALF_FLOAT"), "CL_HALF_FLOAT");
+    CHECK(!strcmp(dxcl_channel_type_name(CL_UNORM_INT24), "CL_UNORM_INT24"), "CL_UNORM_INT24");
+    CHECK(!strcmp(dxcl_channel_type_name(0x1234), "?"), "unknown type");
+    /* Every order and type of CL 1.2 has a name. */
+    for (cl_channel_order order = CL_R; order <= CL_DEPTH_STENCIL; order++)
+        CHECK(strcmp(dxcl_channel_order_name(order), "?"), "order %#x has a name", (unsigned)order);
+    for (cl_channel_type type = CL_SNORM_INT8; type <= CL_UNORM_INT24; type++)
+        CHECK(strcmp(dxcl_channel_type_name(type), "?"), "type %#x has a name", (unsigned)type);
+}
+
+/* Whether the driver itself lists `format` (asked here, independently of formats.c). */
+static bool driver_lists(const struct dxcl_driver *drv, cl_context context,
+                         const cl_image_format *format)
+{
+    cl_image_format list[512];
+    cl_uint count = 0;
+    bool found = false;
+
+    CHECK_ERR(drv->clGetSupportedImageFormats(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+                                              COUNT(list), list, &count),
+              CL_SUCCESS);
+    for (cl_uint i = 0; i < count && i < COUNT(list); i++)
+        found |= list[i].image_channel_order == format->image_channel_order &&
+                 list[i].image_channel_data_type == format->image_channel_data_type;
+    return found;
+}
+
+/* choose_backing for one spec format: the spec format itself when the driver lists it,
+ * otherwise an emulation whose layout matches. */
+static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_channel_order order,
+                          cl_channel_type type)
+{
+    cl_image_format spec = {order, type};
+    struct dxcl_backing backing;
+    struct dxcl_layout layout;
+    bool native = driver_lists(drv, context, &spec);
+    cl_int err =
+        dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
+    const char *o = dxcl_channel_order_name(order), *t = dxcl_channel_type_name(type);
+
+    CHECK_ERR(err, CL_SUCCESS);
+    if (err != CL_SUCCESS)
+        return;
+    CHECK(backing.spec.image_channel_order == order && backing.spec.image_channel_data_type == type,
+          "%s/%s: backing.spec kept", o, t);
+    CHECK(backing.emulated == !native, "%s/%s: emulated %d, driver lists it %d", o, t,
+          backing.emulated, native);
+    if (native) {
+        CHECK(backing.driver.image_channel_order == order &&
+                  backing.driver.image_channel_data_type == type &&
+                  dxcl_layout_is_identity(&backing.layout),
+              "%s/%s: native backing is the format itself", o, t);
+        return;
+    }
+    CHECK(driver_lists(drv, context, &backing.driver), "%s/%s: backed by a listed format", o, t);
+    CHECK(backing.driver.image_channel_data_type == type &&
+              (backing.driver.image_channel_order == CL_RGBA ||
+               backing.driver.image_channel_order == CL_BGRA),
+          "%s/%s: backed by %s/%s", o, t,
+          dxcl_channel_order_name(backing.driver.image_channel_order),
+          dxcl_channel_type_name(backing.driver.image_channel_data_type));
+    CHECK(dxcl_layout_for(&spec, &backing.driver, &layout) &&
+              !memcmp(&layout, &backing.layout, sizeof(layout)) &&
+              !dxcl_layout_is_identity(&backing.layout),
+          "%s/%s: the layout is the one of its backing", o, t);
+}
+
+static void test_choose_backing(void)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_image_format spec;
+    struct dxcl_backing backing;
+    cl_int err;
+
+    printf("driver: %s\n", dxcl_driver_path());
+    REQUIRE(drv->clGetPlatformIDs && drv->clCreateContext && drv->clGetSupportedImageFormats,
+            "the system OpenCL driver could not be loaded");
+    /* The driver's own handles: choose_backing runs on what dxcl hands the driver. */
+    REQUIRE(drv->clGetPlatformIDs(1, &platform, NULL) == CL_SUCCESS, "no driver platform");
+    REQUIRE(drv->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) == CL_SUCCESS,
+            "no driver device");
+    context = drv->clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateContext in the driver: %d", err);
+
+    /* PoCL 3.1 has no CL_RG: RG is emulated in RGBA with (r, g, 0, 1). */
+    spec.image_channel_order = CL_RG;
+    spec.image_channel_data_type = CL_UNORM_INT8;
+    if (!driver_lists(drv, context, &spec)) {
+        err =
+            dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
+        CHECK_ERR(err, CL_SUCCESS);
+        CHECK(err == CL_SUCCESS && backing.emulated &&
+                  backing.driver.image_channel_order == CL_RGBA &&
+                  backing.driver.image_channel_data_type == CL_UNORM_INT8 &&
+                  backing.layout.spec_channels == 2 && backing.layout.backing_channels == 4 &&
+                  backing.layout.source[0] == 0 && backing.layout.source[1] == 1 &&
+                  backing.layout.source[2] == DXCL_FILL_ZERO &&
+                  backing.layout.source[3] == DXCL_FILL_ONE && backing.layout.one == 0xff,
+              "CL_RG/CL_UNORM_INT8 is emulated in CL_RGBA");
+    } else {
+        printf("the driver lists CL_RG/CL_UNORM_INT8: no emulation to check\n");
+    }
+    check_backing(drv, context, CL_R, CL_UNORM_INT8);
+    check_backing(drv, context, CL_BGRA, CL_UNORM_INT8);
+    check_backing(drv, context, CL_A, CL_UNORM_INT8);
+    check_backing(drv, context, CL_RG, CL_FLOAT);
+    /* Every format of the tables can be backed. */
+    for (size_t i = 0; i < COUNT(want_dxgi); i++)
+        check_backing(drv, context, want_dxgi[i].order, want_dxgi[i].type);
+    for (size_t i = 0; i < COUNT(want_d3d9); i++)
+        for (unsigned p = 0; p < want_d3d9[i].planes; p++)
+            check_backing(drv, context, want_d3d9[i].plane[p].order, want_d3d9[i].plane[p].type);
+
+    /* Nothing holds a packed RG, and driver errors come back unchanged. */
+    spec.image_channel_order = CL_RG;
+    spec.image_channel_data_type = CL_UNORM_SHORT_565;
+    CHECK_ERR(
+        dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
+        CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    spec.image_channel_order = CL_RGBA;
+    spec.image_channel_data_type = CL_UNORM_INT8;
+    CHECK_ERR(dxcl_choose_backing(NULL, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
+              CL_INVALID_CONTEXT);
+    drv->clReleaseContext(context);
+}
+
+int main(void)
+{
+    dxcl_log_init(); /* DXCL_LOG=1 shows the choices */
+    test_dxgi_table();
+    test_d3d9_table();
+    test_names();
+    test_choose_backing();
+    return test_finish("formats");
+}
