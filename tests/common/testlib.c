@@ -1,6 +1,7 @@
 #include "testlib.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 int test_failures;
@@ -95,4 +96,111 @@ ULONG test_refcount(IUnknown *object)
 {
     IUnknown_AddRef(object);
     return IUnknown_Release(object);
+}
+
+static struct test_driver driver_table;
+static HMODULE driver_module;
+
+const struct test_driver *test_driver(void)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } entries[] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    {#name, offsetof(struct test_driver, name)},
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+    };
+    char path[MAX_PATH];
+    UINT len;
+
+    if (driver_module)
+        return &driver_table;
+    len = GetSystemDirectoryA(path, sizeof(path));
+    REQUIRE(len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path), "GetSystemDirectory: %u",
+            len);
+    strcat(path, "\\OpenCL.dll");
+    driver_module = LoadLibraryA(path);
+    REQUIRE(driver_module != NULL, "cannot load the system driver %s (error %lu)", path,
+            GetLastError());
+    REQUIRE(driver_module != test_dxcl_module(), "the system driver %s is dxcl itself", path);
+    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+        FARPROC proc = GetProcAddress(driver_module, entries[i].name);
+        memcpy((char *)&driver_table + entries[i].offset, &proc, sizeof(proc));
+    }
+    return &driver_table;
+}
+
+HMODULE test_driver_module(void)
+{
+    test_driver();
+    return driver_module;
+}
+
+HMODULE test_dxcl_module(void)
+{
+    /* The program's import table slot of an OpenCL function points into the OpenCL.dll it
+     * imports. (A lookup by name would be ambiguous once the driver, also "OpenCL.dll", loads.) */
+    extern void *__imp_clGetPlatformIDs;
+    HMODULE module = NULL;
+    void *address = __imp_clGetPlatformIDs;
+
+    REQUIRE(address != NULL, "clGetPlatformIDs is not imported");
+    REQUIRE(GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                   GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                               (const char *)address, &module),
+            "GetModuleHandleEx: error %lu", GetLastError());
+    return module;
+}
+
+bool test_address_in(HMODULE module, const void *address)
+{
+    HMODULE owner = NULL;
+
+    if (!address || !GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                                        (const char *)address, &owner))
+        return false;
+    return owner == module;
+}
+
+bool test_has_word(const char *list, const char *word)
+{
+    size_t len = strlen(word);
+
+    if (!list || !len)
+        return false;
+    for (const char *p = list; (p = strstr(p, word)); p++) {
+        bool starts = p == list || p[-1] == ' ';
+        bool ends = p[len] == 0 || p[len] == ' ';
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+char *test_read_file(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    char *data = NULL;
+    size_t used = 0, cap = 0, got;
+
+    if (!file)
+        return NULL;
+    do {
+        if (used + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *grown = realloc(data, cap);
+            REQUIRE(grown != NULL, "out of memory reading %s", path);
+            data = grown;
+        }
+        got = fread(data + used, 1, cap - used - 1, file);
+        used += got;
+    } while (got > 0);
+    fclose(file);
+    data[used] = 0;
+    if (size)
+        *size = used;
+    return data;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <CL/cl.h>
+#include <CL/cl_gl.h>
 
 extern int test_failures;
 extern int test_checks;
@@ -55,5 +56,26 @@ cl_kernel test_kernel(cl_context context, cl_device_id device, const char *sourc
 ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate);
 /* COM reference count probe: AddRef then Release, returning the count before the probe. */
 ULONG test_refcount(IUnknown *object);
+
+/* The system OpenCL driver, loaded by its full path (%SystemRoot%\system32\OpenCL.dll: Wine's
+ * builtin under Wine) next to dxcl, so that a test can ask the driver itself what it provides.
+ * One pointer per entry of src/proxy/cl_api.h, NULL where the driver lacks the function. */
+struct test_driver {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) ret(CL_API_CALL *name) params;
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+};
+/* Loads the system driver once; aborts if it cannot be loaded or if it is dxcl itself. */
+const struct test_driver *test_driver(void);
+HMODULE test_driver_module(void);
+/* The OpenCL.dll this program imports (dxcl); aborts if it is not loaded. */
+HMODULE test_dxcl_module(void);
+/* True when `address` lies inside the image of `module`. */
+bool test_address_in(HMODULE module, const void *address);
+
+/* True when the space-separated `list` holds `word` as a whole entry. */
+bool test_has_word(const char *list, const char *word);
+/* Reads a whole file into a NUL-terminated malloc'ed buffer; NULL if it cannot be opened. */
+char *test_read_file(const char *path, size_t *size);
 
 #endif

@@ -1,0 +1,684 @@
+/* The exported API: the OpenCL.dll the program loads is dxcl's (beside the program); every
+ * name of src/proxy/cl_api.h is exported by it and nothing is exported twice; the emulated
+ * OpenCL 2.0/3.0 creation functions follow the rules of docs/proxy.md; a function the driver
+ * lacks fails with CL_INVALID_OPERATION / NULL, and one it has is forwarded. */
+#include "testlib.h"
+
+#include <stdlib.h>
+
+static const struct api_entry {
+    const char *name;
+    const char *route; /* "OWN" or "FWD" */
+    const char *kind;  /* "INT", "OBJ", "PTR", "NONE" */
+    int version;
+} api[] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    {#name, #route, #kind, version},
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+};
+enum { API_COUNT = sizeof(api) / sizeof(api[0]) };
+
+static HMODULE dxcl;
+
+/* The directory part of a module path, lower-cased (Windows paths compare case-insensitively). */
+static void module_dir(HMODULE module, char *dir, size_t size)
+{
+    DWORD len = GetModuleFileNameA(module, dir, (DWORD)size);
+    char *slash;
+
+    REQUIRE(len > 0 && len < size, "GetModuleFileName: error %lu", GetLastError());
+    slash = strrchr(dir, '\\');
+    REQUIRE(slash != NULL, "module path without a directory: %s", dir);
+    *slash = 0;
+    CharLowerA(dir);
+}
+
+static void check_module(void)
+{
+    char exe_dir[MAX_PATH], dll_dir[MAX_PATH], path[MAX_PATH];
+
+    /* Before any OpenCL call the driver is not loaded yet (dxcl loads it lazily), so this
+     * name lookup can only find the OpenCL.dll the program imports. */
+    HMODULE by_name = GetModuleHandleA("OpenCL.dll");
+    REQUIRE(by_name != NULL, "OpenCL.dll is not loaded");
+    dxcl = test_dxcl_module();
+    CHECK(by_name == dxcl, "GetModuleHandle(OpenCL.dll) %p is not the imported module %p",
+          (void *)by_name, (void *)dxcl);
+    CHECK(LoadLibraryA("OpenCL.dll") == dxcl, "LoadLibrary(OpenCL.dll) gives another module");
+    FreeLibrary(dxcl);
+
+    module_dir(NULL, exe_dir, sizeof(exe_dir));
+    module_dir(dxcl, dll_dir, sizeof(dll_dir));
+    GetModuleFileNameA(dxcl, path, sizeof(path));
+    printf("dxcl: %s\n", path);
+    CHECK(!strcmp(exe_dir, dll_dir), "OpenCL.dll is loaded from %s, not the program's folder %s",
+          dll_dir, exe_dir);
+    /* dxcl-only exports prove it is dxcl and not the driver under the same name. */
+    CHECK(GetProcAddress(dxcl, "clCreateCommandQueueWithProperties") != NULL,
+          "the loaded OpenCL.dll lacks the emulated 2.0 entry points: not dxcl");
+
+    HMODULE driver = test_driver_module();
+    GetModuleFileNameA(driver, path, sizeof(path));
+    printf("driver: %s\n", path);
+    CHECK(driver != dxcl, "the system driver is dxcl itself");
+}
+
+/* Names exported by `module`, from its PE export directory. */
+static const char **export_names(HMODULE module, DWORD *count)
+{
+    const BYTE *base = (const BYTE *)module;
+    const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)base;
+    const IMAGE_NT_HEADERS *nt = (const IMAGE_NT_HEADERS *)(base + dos->e_lfanew);
+    const IMAGE_DATA_DIRECTORY *dir =
+        &nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_EXPORT];
+    const IMAGE_EXPORT_DIRECTORY *exports;
+    const DWORD *names;
+    const char **out;
+
+    REQUIRE(dos->e_magic == IMAGE_DOS_SIGNATURE && nt->Signature == IMAGE_NT_SIGNATURE,
+            "OpenCL.dll is not a PE image in memory");
+    REQUIRE(dir->VirtualAddress && dir->Size, "OpenCL.dll has no export directory");
+    exports = (const IMAGE_EXPORT_DIRECTORY *)(base + dir->VirtualAddress);
+    names = (const DWORD *)(base + exports->AddressOfNames);
+    out = calloc(exports->NumberOfNames + 1, sizeof(*out));
+    REQUIRE(out != NULL, "out of memory");
+    for (DWORD i = 0; i < exports->NumberOfNames; i++)
+        out[i] = (const char *)(base + names[i]);
+    *count = exports->NumberOfNames;
+    return out;
+}
+
+static void check_exports(void)
+{
+    DWORD num_exports;
+    const char **exports = export_names(dxcl, &num_exports);
+    int resolved = 0, own = 0, in_table = 0;
+
+    for (int i = 0; i < API_COUNT; i++) {
+        FARPROC proc = GetProcAddress(dxcl, api[i].name);
+        CHECK(proc != NULL, "%s is not exported", api[i].name);
+        if (!proc)
+            continue;
+        resolved++;
+        /* Implemented inside dxcl: no export forwards straight into the driver. */
+        CHECK(test_address_in(dxcl, (void *)proc), "%s resolves outside dxcl", api[i].name);
+        own += !strcmp(api[i].route, "OWN");
+        int earlier = 0;
+        for (int j = 0; j < i; j++)
+            earlier += !strcmp(api[i].name, api[j].name);
+        CHECK(earlier == 0, "%s is listed twice in cl_api.h", api[i].name);
+        int hits = 0;
+        for (DWORD e = 0; e < num_exports; e++)
+            hits += !strcmp(exports[e], api[i].name);
+        CHECK(hits == 1, "%s appears %d times in the export table", api[i].name, hits);
+        in_table += hits == 1;
+    }
+    printf("%d of %d listed functions exported (%d OWN), export table holds %lu names\n",
+           resolved, API_COUNT, own, (unsigned long)num_exports);
+    CHECK(resolved == API_COUNT, "%d of %d listed names resolve", resolved, API_COUNT);
+    CHECK(in_table == API_COUNT, "%d of %d listed names are in the export table", in_table,
+          API_COUNT);
+    CHECK(num_exports >= (DWORD)API_COUNT, "export table has %lu names, list has %d",
+          (unsigned long)num_exports, API_COUNT);
+    /* Sanity of the list itself: the loader's API (1.0 to 3.0 and cl_gl.h), all named cl*. */
+    CHECK(API_COUNT >= 120, "cl_api.h lists only %d functions", API_COUNT);
+    for (int i = 0; i < API_COUNT; i++)
+        CHECK(!strncmp(api[i].name, "cl", 2) && api[i].version >= 10 && api[i].version <= 30,
+              "odd list entry %s (version %d)", api[i].name, api[i].version);
+    /* Anything exported beyond the list (a backend's entry points) is reported, not judged. */
+    for (DWORD e = 0; e < num_exports; e++) {
+        bool listed = false;
+        for (int i = 0; i < API_COUNT && !listed; i++)
+            listed = !strcmp(exports[e], api[i].name);
+        if (!listed)
+            printf("also exported: %s\n", exports[e]);
+    }
+    free(exports);
+}
+
+static cl_context context;
+static cl_device_id device;
+
+static cl_command_queue_properties queue_properties(cl_command_queue queue)
+{
+    cl_command_queue_properties props = ~(cl_command_queue_properties)0;
+    CHECK_ERR(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(props), &props, NULL),
+              CL_SUCCESS);
+    return props;
+}
+
+/* Enqueues a small write and returns its (completed) event. */
+static cl_event timed_write(cl_command_queue queue, cl_mem buffer)
+{
+    static const int data[64];
+    cl_event event = NULL;
+
+    CHECK_ERR(clEnqueueWriteBuffer(queue, buffer, CL_FALSE, 0, sizeof(data), data, 0, NULL,
+                                   &event),
+              CL_SUCCESS);
+    CHECK(event != NULL, "no event");
+    CHECK_ERR(clWaitForEvents(1, &event), CL_SUCCESS);
+    return event;
+}
+
+static void check_queue_with_properties(void)
+{
+    const bool emulated = test_driver()->clCreateCommandQueueWithProperties == NULL;
+    cl_int err = 1;
+    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    cl_ulong start = 0, end = 0;
+    cl_device_id queue_device = NULL;
+    cl_context queue_context = NULL;
+
+    printf("clCreateCommandQueueWithProperties: %s\n",
+           emulated ? "emulated (driver lacks it)" : "forwarded");
+    CHECK_ERR(err, CL_SUCCESS);
+
+    /* NULL properties: an in-order queue without profiling. */
+    err = 1;
+    cl_command_queue plain = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    REQUIRE(plain != NULL, "clCreateCommandQueueWithProperties(NULL) gave no queue");
+    CHECK(queue_properties(plain) == 0, "NULL properties gave queue properties 0x%llx",
+          (unsigned long long)queue_properties(plain));
+    CHECK_ERR(clGetCommandQueueInfo(plain, CL_QUEUE_DEVICE, sizeof(queue_device), &queue_device,
+                                    NULL),
+              CL_SUCCESS);
+    CHECK(queue_device == device, "queue device %p, want %p", (void *)queue_device,
+          (void *)device);
+    CHECK_ERR(clGetCommandQueueInfo(plain, CL_QUEUE_CONTEXT, sizeof(queue_context),
+                                    &queue_context, NULL),
+              CL_SUCCESS);
+    CHECK(queue_context == context, "queue context %p, want %p", (void *)queue_context,
+          (void *)context);
+    cl_event event = timed_write(plain, buffer);
+    CHECK_ERR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL),
+              CL_PROFILING_INFO_NOT_AVAILABLE);
+    clReleaseEvent(event);
+    CHECK_ERR(clReleaseCommandQueue(plain), CL_SUCCESS);
+
+    /* An empty list is the same as NULL. */
+    const cl_queue_properties empty[] = {0};
+    err = 1;
+    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, empty, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    if (queue) {
+        CHECK(queue_properties(queue) == 0, "empty list gave properties 0x%llx",
+              (unsigned long long)queue_properties(queue));
+        clReleaseCommandQueue(queue);
+    }
+
+    /* Profiling: reaches the driver and works. */
+    const cl_queue_properties profiling[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    err = 1;
+    queue = clCreateCommandQueueWithProperties(context, device, profiling, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    REQUIRE(queue != NULL, "clCreateCommandQueueWithProperties(PROFILING) gave no queue");
+    CHECK(queue_properties(queue) == CL_QUEUE_PROFILING_ENABLE,
+          "profiling queue has properties 0x%llx", (unsigned long long)queue_properties(queue));
+    event = timed_write(queue, buffer);
+    CHECK_ERR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                                      NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL),
+              CL_SUCCESS);
+    CHECK(start != 0 && end >= start, "profiling times start %llu end %llu",
+          (unsigned long long)start, (unsigned long long)end);
+    clReleaseEvent(event);
+    clReleaseCommandQueue(queue);
+
+    /* Out-of-order execution, when the device offers it, reaches the driver too. */
+    cl_command_queue_properties supported = 0;
+    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported,
+                              NULL),
+              CL_SUCCESS);
+    if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        const cl_queue_properties ooo[] = {
+            CL_QUEUE_PROPERTIES,
+            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, ooo, &err);
+        CHECK_ERR(err, CL_SUCCESS);
+        if (queue) {
+            CHECK(queue_properties(queue) == ooo[1], "out-of-order queue has properties 0x%llx",
+                  (unsigned long long)queue_properties(queue));
+            clReleaseCommandQueue(queue);
+        }
+    } else {
+        printf("device has no out-of-order queues\n");
+    }
+
+    /* On-device queues: valid OpenCL 2.0 properties that a 1.2 driver cannot provide. */
+    const cl_queue_properties on_device[] = {
+        CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE, 0};
+    /* An unknown property name. */
+    const cl_queue_properties unknown[] = {0x7fff1234, 1, 0};
+    if (emulated) {
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, on_device, &err);
+        CHECK(queue == NULL, "CL_QUEUE_ON_DEVICE gave a queue");
+        CHECK_ERR(err, CL_INVALID_QUEUE_PROPERTIES);
+    } else {
+        /* A 2.0 driver decides about on-device queues itself. */
+        cl_int drv_err = 1;
+        cl_command_queue drv_queue = test_driver()->clCreateCommandQueueWithProperties(
+            context, device, on_device, &drv_err);
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, on_device, &err);
+        CHECK_ERR(err, drv_err);
+        if (drv_queue)
+            clReleaseCommandQueue(drv_queue);
+        if (queue)
+            clReleaseCommandQueue(queue);
+    }
+    err = 1;
+    queue = clCreateCommandQueueWithProperties(context, device, unknown, &err);
+    CHECK(queue == NULL, "an unknown property gave a queue");
+    CHECK_ERR(err, CL_INVALID_VALUE);
+    /* Without errcode_ret the failure must not crash. */
+    CHECK(clCreateCommandQueueWithProperties(context, device, unknown, NULL) == NULL,
+          "an unknown property gave a queue (errcode_ret NULL)");
+
+    if (emulated) {
+        /* The emulation's own rules (docs/proxy.md). */
+        const cl_queue_properties bad_bits[] = {CL_QUEUE_PROPERTIES, (cl_queue_properties)1 << 40,
+                                                0};
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, bad_bits, &err);
+        CHECK(queue == NULL, "unknown property bits gave a queue");
+        CHECK_ERR(err, CL_INVALID_VALUE);
+
+        const cl_queue_properties repeated[] = {CL_QUEUE_PROPERTIES, 0, CL_QUEUE_PROPERTIES,
+                                                CL_QUEUE_PROFILING_ENABLE, 0};
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, repeated, &err);
+        CHECK(queue == NULL, "a repeated property gave a queue");
+        CHECK_ERR(err, CL_INVALID_VALUE);
+
+        const cl_queue_properties size[] = {CL_QUEUE_SIZE, 4096, 0};
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, size, &err);
+        CHECK(queue == NULL, "CL_QUEUE_SIZE gave a queue");
+        CHECK_ERR(err, CL_INVALID_QUEUE_PROPERTIES);
+
+        /* Errors of the 1.2 call come back unchanged: a bad context. */
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(NULL, device, NULL, &err);
+        CHECK(queue == NULL, "a NULL context gave a queue");
+        CHECK_ERR(err, CL_INVALID_CONTEXT);
+    }
+    clReleaseMemObject(buffer);
+}
+
+static void check_sampler(const cl_sampler_properties *props, cl_bool normalized,
+                          cl_addressing_mode addressing, cl_filter_mode filter, const char *what)
+{
+    cl_int err = 1;
+    cl_sampler sampler = clCreateSamplerWithProperties(context, props, &err);
+    cl_bool got_normalized = 7;
+    cl_addressing_mode got_addressing = 0;
+    cl_filter_mode got_filter = 0;
+    cl_context got_context = NULL;
+
+    CHECK_ERR(err, CL_SUCCESS);
+    CHECK(sampler != NULL, "%s: no sampler", what);
+    if (!sampler)
+        return;
+    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_NORMALIZED_COORDS, sizeof(got_normalized),
+                               &got_normalized, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_ADDRESSING_MODE, sizeof(got_addressing),
+                               &got_addressing, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_FILTER_MODE, sizeof(got_filter), &got_filter,
+                               NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_CONTEXT, sizeof(got_context), &got_context,
+                               NULL),
+              CL_SUCCESS);
+    CHECK(got_normalized == normalized, "%s: normalized %u, want %u", what, got_normalized,
+          normalized);
+    CHECK(got_addressing == addressing, "%s: addressing 0x%x, want 0x%x", what, got_addressing,
+          addressing);
+    CHECK(got_filter == filter, "%s: filter 0x%x, want 0x%x", what, got_filter, filter);
+    CHECK(got_context == context, "%s: sampler context %p", what, (void *)got_context);
+    CHECK_ERR(clReleaseSampler(sampler), CL_SUCCESS);
+}
+
+static void check_sampler_with_properties(void)
+{
+    cl_bool images = CL_FALSE;
+    cl_int err;
+
+    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL),
+              CL_SUCCESS);
+    REQUIRE(images, "the device has no image support: samplers cannot be tested");
+
+    const cl_sampler_properties empty[] = {0};
+    check_sampler(NULL, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, "NULL list");
+    check_sampler(empty, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, "empty list");
+    const cl_sampler_properties unnormalized[] = {
+        CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE, CL_SAMPLER_ADDRESSING_MODE,
+        CL_ADDRESS_CLAMP_TO_EDGE,     CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR, 0};
+    check_sampler(unnormalized, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_LINEAR,
+                  "unnormalized/clamp-to-edge/linear");
+    /* Any order; unnamed properties keep their defaults. */
+    const cl_sampler_properties repeat[] = {CL_SAMPLER_ADDRESSING_MODE, CL_ADDRESS_REPEAT, 0};
+    check_sampler(repeat, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_NEAREST, "repeat only");
+    const cl_sampler_properties filter_first[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR,
+                                                  CL_SAMPLER_ADDRESSING_MODE,
+                                                  CL_ADDRESS_MIRRORED_REPEAT, 0};
+    check_sampler(filter_first, CL_TRUE, CL_ADDRESS_MIRRORED_REPEAT, CL_FILTER_LINEAR,
+                  "linear/mirrored repeat");
+
+    const cl_sampler_properties unknown[] = {0x7fff1234, 1, 0};
+    err = 1;
+    CHECK(clCreateSamplerWithProperties(context, unknown, &err) == NULL,
+          "an unknown sampler property gave a sampler");
+    CHECK_ERR(err, CL_INVALID_VALUE);
+    const cl_sampler_properties twice[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR,
+                                           CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, 0};
+    err = 1;
+    CHECK(clCreateSamplerWithProperties(context, twice, &err) == NULL,
+          "a repeated sampler property gave a sampler");
+    CHECK_ERR(err, CL_INVALID_VALUE);
+    CHECK(clCreateSamplerWithProperties(context, twice, NULL) == NULL,
+          "a repeated sampler property gave a sampler (errcode_ret NULL)");
+    /* Values are not judged by dxcl: a bad one gets the driver's own answer. */
+    const cl_sampler_properties bad_mode[] = {CL_SAMPLER_ADDRESSING_MODE, 0x7777, 0};
+    const struct test_driver *drv = test_driver();
+    cl_int drv_err = 1;
+    cl_sampler drv_sampler =
+        drv->clCreateSamplerWithProperties
+            ? drv->clCreateSamplerWithProperties(context, bad_mode, &drv_err)
+            : drv->clCreateSampler(context, CL_TRUE, 0x7777, CL_FILTER_NEAREST, &drv_err);
+    err = 1;
+    cl_sampler sampler = clCreateSamplerWithProperties(context, bad_mode, &err);
+    CHECK_ERR(err, drv_err);
+    CHECK((sampler == NULL) == (drv_sampler == NULL), "bad mode: dxcl %p, driver %p",
+          (void *)sampler, (void *)drv_sampler);
+    if (sampler)
+        clReleaseSampler(sampler);
+    if (drv_sampler)
+        clReleaseSampler(drv_sampler);
+}
+
+static size_t mem_size(cl_mem mem)
+{
+    size_t size = 0;
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(size), &size, NULL), CL_SUCCESS);
+    return size;
+}
+
+static void check_mem_with_properties(cl_command_queue queue)
+{
+    const cl_mem_properties empty[] = {0};
+    const cl_mem_properties unknown[] = {0x7fff1234, 1, 0};
+    const cl_mem_properties *lists[] = {NULL, empty};
+    int data[256], back[256];
+    cl_int err;
+
+    for (int i = 0; i < 256; i++)
+        data[i] = i * 7 - 3;
+    for (int l = 0; l < 2; l++) {
+        const char *what = lists[l] ? "empty list" : "NULL list";
+        err = 1;
+        cl_mem buffer = clCreateBufferWithProperties(
+            context, lists[l], CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(data), data, &err);
+        CHECK_ERR(err, CL_SUCCESS);
+        CHECK(buffer != NULL, "clCreateBufferWithProperties(%s) gave no buffer", what);
+        if (buffer) {
+            cl_mem_flags flags = 0;
+            CHECK(mem_size(buffer) == sizeof(data), "%s: buffer size %zu", what,
+                  mem_size(buffer));
+            CHECK_ERR(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof(flags), &flags, NULL),
+                      CL_SUCCESS);
+            CHECK(flags == (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR), "%s: flags 0x%llx", what,
+                  (unsigned long long)flags);
+            memset(back, 0, sizeof(back));
+            CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(back), back, 0, NULL,
+                                          NULL),
+                      CL_SUCCESS);
+            CHECK(!memcmp(back, data, sizeof(data)), "%s: buffer contents differ", what);
+            clReleaseMemObject(buffer);
+        }
+
+        const cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+        cl_image_desc desc = {0};
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = 64;
+        desc.image_height = 32;
+        err = 1;
+        cl_mem image = clCreateImageWithProperties(context, lists[l], CL_MEM_READ_WRITE, &format,
+                                                   &desc, NULL, &err);
+        CHECK_ERR(err, CL_SUCCESS);
+        CHECK(image != NULL, "clCreateImageWithProperties(%s) gave no image", what);
+        if (image) {
+            size_t width = 0, height = 0;
+            cl_mem_object_type type = 0;
+            CHECK(mem_size(image) >= 64 * 32 * 4, "%s: image size %zu", what, mem_size(image));
+            CHECK_ERR(clGetMemObjectInfo(image, CL_MEM_TYPE, sizeof(type), &type, NULL),
+                      CL_SUCCESS);
+            CHECK(type == CL_MEM_OBJECT_IMAGE2D, "%s: image type 0x%x", what, type);
+            CHECK_ERR(clGetImageInfo(image, CL_IMAGE_WIDTH, sizeof(width), &width, NULL),
+                      CL_SUCCESS);
+            CHECK_ERR(clGetImageInfo(image, CL_IMAGE_HEIGHT, sizeof(height), &height, NULL),
+                      CL_SUCCESS);
+            CHECK(width == 64 && height == 32, "%s: image %zux%zu", what, width, height);
+            clReleaseMemObject(image);
+        }
+    }
+
+    err = 1;
+    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, &err) ==
+              NULL,
+          "a memory property gave a buffer");
+    CHECK_ERR(err, CL_INVALID_PROPERTY);
+    const cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc desc = {0};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = 16;
+    desc.image_height = 16;
+    err = 1;
+    CHECK(clCreateImageWithProperties(context, unknown, CL_MEM_READ_WRITE, &format, &desc, NULL,
+                                      &err) == NULL,
+          "a memory property gave an image");
+    CHECK_ERR(err, CL_INVALID_PROPERTY);
+    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, NULL) ==
+              NULL,
+          "a memory property gave a buffer (errcode_ret NULL)");
+    /* Errors of the driver's own call pass through: size 0 is invalid. */
+    err = 1;
+    CHECK(clCreateBufferWithProperties(context, NULL, CL_MEM_READ_WRITE, 0, NULL, &err) == NULL,
+          "a zero-sized buffer was created");
+    CHECK_ERR(err, CL_INVALID_BUFFER_SIZE);
+}
+
+/* A function the driver may lack: `present` tells what the driver itself exports. When it is
+ * absent dxcl must fail with CL_INVALID_OPERATION; when present, give the driver's answer. */
+static int absent_count, present_count;
+
+static bool note(const char *name, bool present)
+{
+    printf("%-36s %s\n", name, present ? "driver has it: forwarded" : "driver lacks it");
+    if (present)
+        present_count++;
+    else
+        absent_count++;
+    return present;
+}
+
+static volatile LONG destroyed;
+
+static void CL_CALLBACK on_context_destroyed(cl_context ctx, void *user_data)
+{
+    (void)ctx;
+    InterlockedIncrement((volatile LONG *)user_data);
+}
+
+static const char *program_source = "__kernel void k(__global int *p) { p[0] = 1; }";
+
+static void check_missing_functions(cl_command_queue queue, cl_platform_id platform)
+{
+    const struct test_driver *drv = test_driver();
+    cl_int err, drv_err;
+    void *ptr;
+
+    /* Every FWD entry with no driver function: the kind column says how it fails. */
+    int missing = 0;
+    for (int i = 0; i < API_COUNT; i++)
+        if (!GetProcAddress(test_driver_module(), api[i].name)) {
+            printf("driver lacks %s (OpenCL %d.%d, %s)\n", api[i].name, api[i].version / 10,
+                   api[i].version % 10, api[i].route);
+            missing++;
+        }
+
+    /* clCreateProgramWithIL (OBJ). */
+    static const unsigned char junk_il[16] = {1, 2, 3, 4};
+    err = 1;
+    cl_program program = clCreateProgramWithIL(context, junk_il, sizeof(junk_il), &err);
+    if (note("clCreateProgramWithIL", drv->clCreateProgramWithIL)) {
+        drv_err = 1;
+        cl_program drv_program =
+            drv->clCreateProgramWithIL(context, junk_il, sizeof(junk_il), &drv_err);
+        CHECK_ERR(err, drv_err);
+        CHECK((program == NULL) == (drv_program == NULL),
+              "clCreateProgramWithIL: dxcl %p, driver %p", (void *)program, (void *)drv_program);
+        if (drv_program)
+            clReleaseProgram(drv_program);
+    } else {
+        CHECK(program == NULL, "clCreateProgramWithIL gave a program");
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+        CHECK(clCreateProgramWithIL(context, junk_il, sizeof(junk_il), NULL) == NULL,
+              "clCreateProgramWithIL gave a program (errcode_ret NULL)");
+    }
+    if (program)
+        clReleaseProgram(program);
+
+    /* clGetHostTimer (INT). */
+    cl_ulong host = 0, drv_host = 0, dev_time = 0;
+    err = clGetHostTimer(device, &host);
+    if (note("clGetHostTimer", drv->clGetHostTimer)) {
+        drv_err = drv->clGetHostTimer(device, &drv_host);
+        CHECK_ERR(err, drv_err);
+    } else {
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+        CHECK(host == 0, "clGetHostTimer wrote %llu", (unsigned long long)host);
+    }
+    err = clGetDeviceAndHostTimer(device, &dev_time, &host);
+    if (note("clGetDeviceAndHostTimer", drv->clGetDeviceAndHostTimer))
+        CHECK_ERR(err, drv->clGetDeviceAndHostTimer(device, &dev_time, &drv_host));
+    else
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+
+    /* clSetProgramSpecializationConstant (INT), on a program built from source. */
+    cl_program source_program =
+        clCreateProgramWithSource(context, 1, &program_source, NULL, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    cl_int value = 5;
+    err = clSetProgramSpecializationConstant(source_program, 0, sizeof(value), &value);
+    if (note("clSetProgramSpecializationConstant", drv->clSetProgramSpecializationConstant))
+        CHECK_ERR(err, drv->clSetProgramSpecializationConstant(source_program, 0, sizeof(value),
+                                                                &value));
+    else
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+
+    /* clCloneKernel (OBJ). */
+    CHECK_ERR(clBuildProgram(source_program, 1, &device, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel kernel = clCreateKernel(source_program, "k", &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    err = 1;
+    cl_kernel clone = clCloneKernel(kernel, &err);
+    if (note("clCloneKernel", drv->clCloneKernel)) {
+        drv_err = 1;
+        cl_kernel drv_clone = drv->clCloneKernel(kernel, &drv_err);
+        CHECK_ERR(err, drv_err);
+        CHECK((clone == NULL) == (drv_clone == NULL), "clCloneKernel: dxcl %p, driver %p",
+              (void *)clone, (void *)drv_clone);
+        if (drv_clone)
+            clReleaseKernel(drv_clone);
+    } else {
+        CHECK(clone == NULL, "clCloneKernel gave a kernel");
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+    }
+    if (clone)
+        clReleaseKernel(clone);
+    clReleaseKernel(kernel);
+    clReleaseProgram(source_program);
+
+    /* clSVMAlloc (PTR) and clSVMFree (NONE). */
+    ptr = clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0);
+    if (note("clSVMAlloc", drv->clSVMAlloc)) {
+        void *drv_ptr = drv->clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0);
+        CHECK((ptr == NULL) == (drv_ptr == NULL), "clSVMAlloc: dxcl %p, driver %p", ptr,
+              drv_ptr);
+        if (drv_ptr)
+            drv->clSVMFree(context, drv_ptr);
+    } else {
+        CHECK(ptr == NULL, "clSVMAlloc gave %p", ptr);
+    }
+    note("clSVMFree", drv->clSVMFree);
+    clSVMFree(context, ptr); /* void: present, it frees; absent, it returns (ptr is NULL) */
+
+    /* clEnqueueSVMMemcpy (INT). */
+    char src[16] = "svm", dst[16] = "";
+    err = clEnqueueSVMMemcpy(queue, CL_TRUE, dst, src, 0, 0, NULL, NULL);
+    if (note("clEnqueueSVMMemcpy", drv->clEnqueueSVMMemcpy))
+        CHECK_ERR(err, drv->clEnqueueSVMMemcpy(queue, CL_TRUE, dst, src, 0, 0, NULL, NULL));
+    else
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+    CHECK(dst[0] == 0, "clEnqueueSVMMemcpy of 0 bytes wrote to the destination");
+
+    /* clSetContextDestructorCallback (3.0, INT). */
+    cl_context scratch = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    destroyed = 0;
+    err = clSetContextDestructorCallback(scratch, on_context_destroyed, (void *)&destroyed);
+    if (note("clSetContextDestructorCallback", drv->clSetContextDestructorCallback)) {
+        CHECK_ERR(err, CL_SUCCESS);
+        clReleaseContext(scratch);
+        CHECK(destroyed == 1, "the context destructor callback ran %ld times", destroyed);
+    } else {
+        CHECK_ERR(err, CL_INVALID_OPERATION);
+        clReleaseContext(scratch);
+        CHECK(destroyed == 0, "a callback dxcl refused was called");
+    }
+
+    /* A 1.2 function every driver has is forwarded, never reported missing. */
+    CHECK(note("clUnloadPlatformCompiler", drv->clUnloadPlatformCompiler),
+          "the driver lacks clUnloadPlatformCompiler (a 1.2 function)");
+    CHECK_ERR(clUnloadPlatformCompiler(platform),
+              drv->clUnloadPlatformCompiler(platform));
+
+    printf("driver lacks %d of %d listed functions; checked %d absent, %d present\n", missing,
+           API_COUNT, absent_count, present_count);
+    /* This stack (Wine 8's opencl.dll) stops at OpenCL 1.2. */
+    CHECK(absent_count > 0, "the driver has every 2.x function checked: the absent path is "
+                            "untested on this stack");
+    CHECK(missing > 0, "the driver lacks nothing listed");
+}
+
+int main(void)
+{
+    cl_int err;
+
+    check_module();
+    check_exports();
+
+    cl_platform_id platform = test_platform();
+    device = test_device(platform);
+    context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateContext: %d", err);
+    cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
+
+    check_queue_with_properties();
+    check_sampler_with_properties();
+    check_mem_with_properties(queue);
+    check_missing_functions(queue, platform);
+
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+    return test_finish("exports");
+}
