@@ -35,11 +35,15 @@ struct dxcl_backend {
     cl_context_info prefer_shared_query;
     struct dxcl_backend_errors errors;
 
-    /* Checks that `object` (the value of context property `property`) is a device of this API
-     * and takes a reference on it into ctx->device; the family's invalid-device error
-     * otherwise. */
+    /* The interface a context's device must have: the core QueryInterfaces the property's
+     * value for it (the family's invalid-device error when it fails) and holds that
+     * reference as ctx->device. */
+    const IID *device_iid;
+    /* Optional, instead of device_iid: checks `object` (the value of context property
+     * `property`) and takes a reference on it into ctx->device. */
     cl_int (*open_device)(struct dxcl_context *ctx, cl_context_properties property,
                           void *object);
+    /* Optional: undoes open_device (default: Release ctx->device). */
     void (*close_device)(struct dxcl_context *ctx);
 
     /* Copies the surface's resource into host-visible memory and maps it
@@ -53,9 +57,13 @@ struct dxcl_backend {
     void (*plane_mapping)(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                           struct dxcl_mapping *plane);
 
-    /* Answers the family's own clGetMemObjectInfo (image == false) or clGetImageInfo
-     * (image == true) tokens. `mem` is NULL when the object was not shared through this
-     * backend. Returns DXCL_NOT_MY_QUERY when `param` is not one of the family's tokens. */
+    /* clGetMemObjectInfo token returning the resource given at creation, and clGetImageInfo
+     * token returning the subresource (0 when the family has none). */
+    cl_mem_info resource_query;
+    cl_image_info subresource_query;
+    /* Optional: answers the family's other clGetMemObjectInfo (image == false) or
+     * clGetImageInfo (image == true) tokens. `mem` is NULL when the object was not shared
+     * through this backend. Returns DXCL_NOT_MY_QUERY when `param` is not one of them. */
     cl_int (*query)(const struct dxcl_memobj *mem, bool image, cl_uint param, size_t size,
                     void *value, size_t *size_ret);
 };

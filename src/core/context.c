@@ -92,10 +92,25 @@ static cl_int parse_properties(const cl_context_properties *props, struct parsed
     return CL_SUCCESS;
 }
 
+#include "core/com.h"
+
+static cl_int open_device(struct dxcl_context *ctx, const struct dxcl_backend *backend,
+                          cl_context_properties property, void *object)
+{
+    if (backend->open_device)
+        return backend->open_device(ctx, property, object);
+    if (FAILED(dxcl_query_interface(object, backend->device_iid, &ctx->device)))
+        return DXCL_FAIL(backend->errors.invalid_device, "%p is not a %s device", object,
+                         backend->name);
+    return CL_SUCCESS;
+}
+
 static void free_record(struct dxcl_context *ctx)
 {
-    if (ctx->backend && ctx->device)
+    if (ctx->backend && ctx->device && ctx->backend->close_device)
         ctx->backend->close_device(ctx);
+    else if (ctx->backend && ctx->device)
+        IUnknown_Release((IUnknown *)ctx->device);
     free(ctx->properties);
     free(ctx);
 }
@@ -120,7 +135,7 @@ static cl_int new_record(const cl_context_properties *props, struct parsed_prope
         memcpy(ctx->properties, props, parsed->size);
     ctx->properties_size = props ? parsed->size : 0;
     if (parsed->backend) {
-        err = parsed->backend->open_device(ctx, parsed->device_property, parsed->device);
+        err = open_device(ctx, parsed->backend, parsed->device_property, parsed->device);
         if (err != CL_SUCCESS) {
             free_record(ctx);
             return err;

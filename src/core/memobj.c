@@ -187,6 +187,27 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     return mem->handle;
 }
 
+cl_mem dxcl_create_shared(const char *name, cl_context context,
+                          const struct dxcl_backend *backend, cl_mem_flags flags,
+                          dxcl_prepare_fn prepare, const void *args, cl_int *errcode_ret)
+{
+    struct dxcl_shared_desc desc = {0};
+    struct dxcl_context *ctx;
+    cl_mem mem = NULL;
+    cl_int err = dxcl_context_get(context, backend, &ctx);
+
+    if (err == CL_SUCCESS) {
+        if ((err = dxcl_check_shared_flags(flags)) == CL_SUCCESS &&
+            (err = prepare(ctx, args, &desc)) == CL_SUCCESS)
+            mem = dxcl_memobj_create(ctx, flags, &desc, &err);
+        dxcl_context_unref(ctx);
+    }
+    if (errcode_ret)
+        *errcode_ret = err;
+    dxcl_log_result(name, err);
+    return mem;
+}
+
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
 {
     struct dxcl_memobj *mem;
@@ -275,6 +296,30 @@ DXCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
     return err;
 }
 
+/* The resource and subresource queries every family has. */
+static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl_memobj *mem,
+                           bool image, cl_uint param, size_t size, void *value,
+                           size_t *size_ret)
+{
+    if (!image && backend->resource_query && param == backend->resource_query) {
+        IUnknown *resource = mem ? mem->desc.resource : NULL;
+        if (!mem)
+            return DXCL_FAIL(backend->errors.invalid_resource, "not a %s shared object",
+                             backend->name);
+        return dxcl_info_return(&resource, sizeof(resource), size, value, size_ret);
+    }
+    if (image && backend->subresource_query && param == backend->subresource_query) {
+        UINT subresource = mem ? mem->desc.subresource : 0;
+        if (!mem || mem->desc.type == CL_MEM_OBJECT_BUFFER)
+            return DXCL_FAIL(backend->errors.invalid_resource, "not a %s texture object",
+                             backend->name);
+        return dxcl_info_return(&subresource, sizeof(subresource), size, value, size_ret);
+    }
+    if (backend->query)
+        return backend->query(mem, image, param, size, value, size_ret);
+    return DXCL_NOT_MY_QUERY;
+}
+
 /* The backends' own tokens. `mem` is the record if it belongs to the backend asked. */
 static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t size, void *value,
                             size_t *size_ret, bool *answered)
@@ -284,7 +329,7 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
     for (size_t i = 0; i < dxcl_backend_count(); i++) {
         const struct dxcl_backend *backend = dxcl_backend_at(i);
         const struct dxcl_memobj *own = mem && mem->context->backend == backend ? mem : NULL;
-        cl_int err = backend->query(own, image, param, size, value, size_ret);
+        cl_int err = common_query(backend, own, image, param, size, value, size_ret);
 
         if (err == DXCL_NOT_MY_QUERY)
             continue;

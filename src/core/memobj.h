@@ -65,4 +65,14 @@ cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller);
 /* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
 cl_int dxcl_check_shared_flags(cl_mem_flags flags);
 
+/* A backend's part of a create function: validate the resource given in `args` against the
+ * context and fill `desc` (including surface_data). */
+typedef cl_int (*dxcl_prepare_fn)(struct dxcl_context *ctx, const void *args,
+                                  struct dxcl_shared_desc *desc);
+/* The whole create function: CL_INVALID_CONTEXT, the flags, the backend's checks, then the
+ * object. `name` is for the log. */
+cl_mem dxcl_create_shared(const char *name, cl_context context,
+                          const struct dxcl_backend *backend, cl_mem_flags flags,
+                          dxcl_prepare_fn prepare, const void *args, cl_int *errcode_ret);
+
 #endif

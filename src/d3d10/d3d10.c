@@ -1,0 +1,100 @@
+/* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
+ * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
+ * context and each resource type maps itself. */
+#include "core/dxgi_resources.h"
+
+#include <d3d10.h>
+#include <stdlib.h>
+#include <CL/cl_d3d10.h>
+
+DXCL_DXGI_RESOURCES(D3D10, d3d10)
+
+/* The program's ID3D10Multithread protection, when it turned that on. */
+static ID3D10Multithread *enter_device(ID3D10Device *device)
+{
+    ID3D10Multithread *mt;
+
+    if (FAILED(ID3D10Device_QueryInterface(device, &IID_ID3D10Multithread, (void **)&mt)))
+        return NULL;
+    if (ID3D10Multithread_GetMultithreadProtected(mt)) {
+        ID3D10Multithread_Enter(mt);
+        return mt;
+    }
+    ID3D10Multithread_Release(mt);
+    return NULL;
+}
+
+static void leave_device(ID3D10Multithread *mt)
+{
+    if (!mt)
+        return;
+    ID3D10Multithread_Leave(mt);
+    ID3D10Multithread_Release(mt);
+}
+
+static HRESULT map(struct dxcl_dxgi_surface *s, struct dxcl_mapping *mapping)
+{
+    D3D10_MAPPED_TEXTURE2D m2;
+    D3D10_MAPPED_TEXTURE3D m3;
+    HRESULT hr;
+
+    memset(mapping, 0, sizeof(*mapping));
+    switch (s->kind) {
+    case DXCL_DXGI_BUFFER:
+        return ID3D10Buffer_Map((ID3D10Buffer *)s->staging, D3D10_MAP_READ_WRITE, 0,
+                                &mapping->data);
+    case DXCL_DXGI_TEXTURE2D:
+        hr = ID3D10Texture2D_Map((ID3D10Texture2D *)s->staging, 0, D3D10_MAP_READ_WRITE, 0, &m2);
+        *mapping = (struct dxcl_mapping){m2.pData, m2.RowPitch, 0};
+        return hr;
+    default:
+        hr = ID3D10Texture3D_Map((ID3D10Texture3D *)s->staging, 0, D3D10_MAP_READ_WRITE, 0, &m3);
+        *mapping = (struct dxcl_mapping){m3.pData, m3.RowPitch, m3.DepthPitch};
+        return hr;
+    }
+}
+
+static void unmap(struct dxcl_dxgi_surface *s)
+{
+    if (s->kind == DXCL_DXGI_BUFFER)
+        ID3D10Buffer_Unmap((ID3D10Buffer *)s->staging);
+    else if (s->kind == DXCL_DXGI_TEXTURE2D)
+        ID3D10Texture2D_Unmap((ID3D10Texture2D *)s->staging, 0);
+    else
+        ID3D10Texture3D_Unmap((ID3D10Texture3D *)s->staging, 0);
+}
+
+static cl_int d3d10_lock_surface(struct dxcl_surface *surface)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    ID3D10Device *device = surface->context->device;
+    ID3D10Multithread *mt = enter_device(device);
+    HRESULT hr;
+
+    ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
+                                       (ID3D10Resource *)surface->resource,
+                                       surface->subresource, NULL);
+    hr = map(s, &surface->mapping);
+    leave_device(mt);
+    if (FAILED(hr))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
+                         (unsigned long)hr);
+    return CL_SUCCESS;
+}
+
+static void d3d10_unlock_surface(struct dxcl_surface *surface, bool write_back)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    ID3D10Device *device = surface->context->device;
+    ID3D10Multithread *mt = enter_device(device);
+
+    unmap(s);
+    if (write_back)
+        ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)surface->resource,
+                                           surface->subresource, 0, 0, 0,
+                                           (ID3D10Resource *)s->staging, 0, NULL);
+    leave_device(mt);
+    surface->mapping.data = NULL;
+}
+
+DXCL_DXGI_FAMILY(D3D10, d3d10)
