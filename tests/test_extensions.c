@@ -38,6 +38,10 @@ static const struct {
      {"clGetDeviceIDsFromD3D10KHR", "clCreateFromD3D10BufferKHR", "clCreateFromD3D10Texture2DKHR",
       "clCreateFromD3D10Texture3DKHR", "clEnqueueAcquireD3D10ObjectsKHR",
       "clEnqueueReleaseD3D10ObjectsKHR"}},
+    {"cl_nv_d3d10_sharing",
+     {"clGetDeviceIDsFromD3D10NV", "clCreateFromD3D10BufferNV", "clCreateFromD3D10Texture2DNV",
+      "clCreateFromD3D10Texture3DNV", "clEnqueueAcquireD3D10ObjectsNV",
+      "clEnqueueReleaseD3D10ObjectsNV"}},
     {"cl_khr_dx9_media_sharing",
      {"clGetDeviceIDsFromDX9MediaAdapterKHR", "clCreateFromDX9MediaSurfaceKHR",
       "clEnqueueAcquireDX9MediaSurfacesKHR", "clEnqueueReleaseDX9MediaSurfacesKHR"}},
@@ -153,8 +157,15 @@ static void check_extension_string(const struct target *t)
                   t->what, i, words[i], driver_words[i]);
         CHECK(count >= driver_count, "%s: %d names, the driver has %d", t->what, count,
               driver_count);
-        for (int i = driver_count; i < count; i++)
+        for (int i = driver_count; i < count; i++) {
             printf("%s: dxcl adds %s\n", t->what, words[i]);
+            /* Khronos names are "cl_<vendor>_<name>" in lower case; programs compare exactly. */
+            bool well_formed = !strncmp(words[i], "cl_", 3);
+            for (const char *c = words[i]; *c; c++)
+                well_formed &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+            CHECK(well_formed, "%s: dxcl adds \"%s\": not a lower-case cl_ extension name",
+                  t->what, words[i]);
+        }
         free(driver_copy);
         free(driver);
     }
