@@ -45,6 +45,9 @@ static const struct {
     {"cl_khr_dx9_media_sharing",
      {"clGetDeviceIDsFromDX9MediaAdapterKHR", "clCreateFromDX9MediaSurfaceKHR",
       "clEnqueueAcquireDX9MediaSurfacesKHR", "clEnqueueReleaseDX9MediaSurfacesKHR"}},
+    {"cl_intel_dx9_media_sharing",
+     {"clGetDeviceIDsFromDX9INTEL", "clCreateFromDX9MediaSurfaceINTEL",
+      "clEnqueueAcquireDX9ObjectsINTEL", "clEnqueueReleaseDX9ObjectsINTEL"}},
 };
 
 typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value,
