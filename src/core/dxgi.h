@@ -72,11 +72,12 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                          dxcl_dxgi_check_fn check, dxcl_dxgi_staging_fn create_staging,
                          struct dxcl_shared_desc *desc);
 
-/* Defines the six entry points of a D3D1x sharing family (API is D3D10 or D3D11) on a
+/* Defines the six entry points of a D3D1x sharing family (API is D3D10 or D3D11, api the
+ * same in lower case, as extension names are) on a
  * backend and its prepare function, and registers them under the KHR and NV names. The
  * resource parameters are typed void *: the same pointers as the spec's ID3D1x types. */
-#define DXCL_DXGI_EXTENSION(API, backend, prepare, tokens, acquire_command, release_command,      \
-                            khr_version)                                                          \
+#define DXCL_DXGI_EXTENSION(API, api, backend, prepare, tokens, acquire_command,                 \
+                            release_command, khr_version)                                         \
     static cl_int CL_API_CALL get_device_ids(cl_platform_id platform, cl_uint source,            \
                                              void *object, cl_uint set, cl_uint num_entries,      \
                                              cl_device_id *devices, cl_uint *num_devices)         \
@@ -128,10 +129,10 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     }                                                                                             \
     DXCL_DXGI_FUNCTION_TABLE(API, khr, "KHR")                                                     \
     DXCL_DXGI_FUNCTION_TABLE(API, nv, "NV")                                                       \
-    static const struct dxcl_extension khr_extension = {"cl_khr_" #API "_sharing", khr_version,  \
+    static const struct dxcl_extension khr_extension = {"cl_khr_" #api "_sharing", khr_version,  \
                                                         khr_functions};                           \
     /* NVIDIA assigned its variants no version. */                                               \
-    static const struct dxcl_extension nv_extension = {"cl_nv_" #API "_sharing",                 \
+    static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                 \
                                                        CL_MAKE_VERSION(0, 0, 0), nv_functions};   \
     DXCL_REGISTER_EXTENSION(khr_extension)                                                        \
     DXCL_REGISTER_EXTENSION(nv_extension)
@@ -167,7 +168,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     static const struct dxcl_dxgi_tokens prefix##_tokens = {                                      \
         CL_##API##_DEVICE_KHR, CL_##API##_DXGI_ADAPTER_KHR, CL_PREFERRED_DEVICES_FOR_##API##_KHR, \
         CL_ALL_DEVICES_FOR_##API##_KHR};                                                          \
-    DXCL_DXGI_EXTENSION(API, dxcl_##prefix##_backend, prefix##_prepare, prefix##_tokens,          \
+    DXCL_DXGI_EXTENSION(API, prefix, dxcl_##prefix##_backend, prefix##_prepare, prefix##_tokens,  \
                         CL_COMMAND_ACQUIRE_##API##_OBJECTS_KHR,                                   \
                         CL_COMMAND_RELEASE_##API##_OBJECTS_KHR, CL_MAKE_VERSION(1, 0, 0))
 

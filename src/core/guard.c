@@ -25,13 +25,7 @@ static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count)
 #define DXCL_GUARD_clEnqueueFillBuffer buffer
 #define DXCL_GUARD_clEnqueueCopyBuffer src_buffer, dst_buffer
 #define DXCL_GUARD_clEnqueueCopyBufferRect src_buffer, dst_buffer
-#define DXCL_GUARD_clEnqueueReadImage image
-#define DXCL_GUARD_clEnqueueWriteImage image
-#define DXCL_GUARD_clEnqueueFillImage image
 #define DXCL_GUARD_clEnqueueCopyImage src_image, dst_image
-#define DXCL_GUARD_clEnqueueCopyImageToBuffer src_image, dst_buffer
-#define DXCL_GUARD_clEnqueueCopyBufferToImage src_buffer, dst_image
-#define DXCL_GUARD_clEnqueueUnmapMemObject memobj
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
@@ -74,25 +68,6 @@ DXCL_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue,
                         errcode_ret);
     return drv->clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size,
                                    num_events_in_wait_list, event_wait_list, event, errcode_ret);
-}
-
-DXCL_EXPORT void *CL_API_CALL clEnqueueMapImage(
-    cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags,
-    const size_t *origin, const size_t *region, size_t *image_row_pitch,
-    size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-    cl_event *event, cl_int *errcode_ret)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueMapImage");
-
-    if (err != CL_SUCCESS)
-        return fail_map("clEnqueueMapImage", err, errcode_ret);
-    if (!drv->clEnqueueMapImage)
-        return fail_map("clEnqueueMapImage", dxcl_driver_missing("clEnqueueMapImage"),
-                        errcode_ret);
-    return drv->clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region,
-                                  image_row_pitch, image_slice_pitch, num_events_in_wait_list,
-                                  event_wait_list, event, errcode_ret);
 }
 
 DXCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(
