@@ -33,11 +33,12 @@ void test_report(bool ok, const char *file, int line, const char *fmt, ...)
         test_report(got_ == want_, __FILE__, __LINE__, "%s: got %d, want %s (%d)", #got, got_,     \
                     #want, want_);                                                                 \
     } while (0)
-/* REQUIRE: like CHECK but stops the test (exit 1) when it fails. */
+/* REQUIRE: like CHECK but stops the test (exit 1) when it fails; evaluates cond once. */
 #define REQUIRE(cond, ...)                                                                         \
     do {                                                                                           \
-        CHECK(cond, __VA_ARGS__);                                                                  \
-        if (!(cond))                                                                               \
+        bool ok_ = !!(cond);                                                                       \
+        CHECK(ok_, __VA_ARGS__);                                                                   \
+        if (!ok_)                                                                                  \
             test_abort();                                                                          \
     } while (0)
 
