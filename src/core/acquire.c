@@ -174,12 +174,13 @@ static cl_int lock_surfaces(struct transfer *t)
     return err;
 }
 
+/* A surface is written back when any of its objects may have changed while acquired. */
 static void unlock_surfaces(struct transfer *t, bool write_back)
 {
     AcquireSRWLockExclusive(&dxcl_device_lock);
     for (cl_uint i = 0; i < t->count; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
-        surface->written |= write_back;
+        surface->written |= write_back && t->mems[i]->written;
         if (--surface->lock_count == 0)
             surface->backend->unlock_surface(surface, surface->written);
     }
@@ -247,7 +248,7 @@ static void convert_downloads(struct transfer *t)
         struct dxcl_mapping view;
         struct dxcl_pixel_box src, dst;
 
-        if (!is_image(mem) || !mem->backing.emulated)
+        if (!is_image(mem) || !mem->backing.emulated || !mem->written)
             continue;
         surface_view(mem, &view);
         convert_buffer(mem, &src); /* allocated by enqueue_download */
@@ -307,6 +308,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
     AcquireSRWLockExclusive(&dxcl_lock);
     for (i = 0; i < t->count; i++) {
         t->mems[i]->acquired = true;
+        t->mems[i]->written = 0;
         t->mems[i]->pending_write = t->events[i];
     }
     ReleaseSRWLockExclusive(&dxcl_lock);
@@ -319,22 +321,27 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     const struct dxcl_driver *drv = dxcl_driver();
     cl_event after = NULL, final = NULL;
     cl_int status = CL_COMPLETE;
+    cl_uint i, downloads = 0;
     cl_int err;
-    cl_uint i;
 
-    /* Everything queued before the release, and the wait list, precede the downloads. */
+    /* Everything queued before the release, and the wait list, precede the downloads. Only
+     * objects that a command may have written come back. */
     err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                (t->queue, num_events, wait_list, &after));
     memset(t->events, 0, t->count * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
-        err = enqueue_download(t, t->mems[i], after, &t->events[i]);
-    if (err == CL_SUCCESS)
+        if (t->mems[i]->written)
+            err = enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
+    if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
-                                   (t->queue, t->count, t->events, &final));
+                                   (t->queue, downloads, t->events, &final));
+    else if (err == CL_SUCCESS)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList, (t->queue, 1, &after, &final));
     if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {
-        drv->clWaitForEvents(i, t->events);
+        if (downloads)
+            drv->clWaitForEvents(downloads, t->events);
         release_events(t->events, t->count);
         return DXCL_FAIL(err, "%s: the download could not be queued; objects stay acquired",
                          t->name);

@@ -131,7 +131,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(
 {
     struct dxcl_memobj *mem = emulated_image(image);
     struct dxcl_pixel_box spec;
-    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueWriteImage");
+    cl_int err = dxcl_memobj_use(image, true, "clEnqueueWriteImage");
 
     if (err != CL_SUCCESS)
         return err;
@@ -188,7 +188,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue
 {
     struct dxcl_memobj *mem = emulated_image(image);
     unsigned char color[16];
-    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueFillImage");
+    cl_int err = dxcl_memobj_use(image, true, "clEnqueueFillImage");
 
     if (err != CL_SUCCESS)
         return err;
@@ -214,7 +214,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_check_acquired(mems[i], "clEnqueueCopyImageToBuffer");
+        err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyImageToBuffer");
     if (err != CL_SUCCESS)
         return err;
     if (!mem || !src_origin || !region)
@@ -252,7 +252,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_check_acquired(mems[i], "clEnqueueCopyBufferToImage");
+        err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyBufferToImage");
     if (err != CL_SUCCESS)
         return err;
     if (!mem || !dst_origin || !region)
@@ -346,7 +346,8 @@ DXCL_EXPORT void *CL_API_CALL clEnqueueMapImage(
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_memobj *mem = emulated_image(image);
-    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueMapImage");
+    bool writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
+    cl_int err = dxcl_memobj_use(image, writes, "clEnqueueMapImage");
 
     if (err != CL_SUCCESS)
         return fail_map(err, errcode_ret);

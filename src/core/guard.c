@@ -7,33 +7,48 @@
 
 #include <stdlib.h>
 
-static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count)
+struct use {
+    cl_mem mem;
+    bool writes;
+};
+
+static cl_int check_uses(const char *caller, const struct use *uses, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        cl_int err = dxcl_memobj_check_acquired(mems[i], caller);
+        cl_int err = dxcl_memobj_use(uses[i].mem, uses[i].writes, caller);
         if (err != CL_SUCCESS)
             return err;
     }
     return CL_SUCCESS;
 }
 
-/* The cl_mem parameters of each GRD entry of cl_api.h. */
-#define DXCL_GUARD_clEnqueueReadBuffer buffer
-#define DXCL_GUARD_clEnqueueReadBufferRect buffer
-#define DXCL_GUARD_clEnqueueWriteBuffer buffer
-#define DXCL_GUARD_clEnqueueWriteBufferRect buffer
-#define DXCL_GUARD_clEnqueueFillBuffer buffer
-#define DXCL_GUARD_clEnqueueCopyBuffer src_buffer, dst_buffer
-#define DXCL_GUARD_clEnqueueCopyBufferRect src_buffer, dst_buffer
-#define DXCL_GUARD_clEnqueueCopyImage src_image, dst_image
+static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count, bool writes)
+{
+    for (size_t i = 0; i < count; i++) {
+        cl_int err = dxcl_memobj_use(mems[i], writes, caller);
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    return CL_SUCCESS;
+}
+
+/* The cl_mem parameters of each GRD entry of cl_api.h, and whether the command writes them. */
+#define DXCL_GUARD_clEnqueueReadBuffer {buffer, false}
+#define DXCL_GUARD_clEnqueueReadBufferRect {buffer, false}
+#define DXCL_GUARD_clEnqueueWriteBuffer {buffer, true}
+#define DXCL_GUARD_clEnqueueWriteBufferRect {buffer, true}
+#define DXCL_GUARD_clEnqueueFillBuffer {buffer, true}
+#define DXCL_GUARD_clEnqueueCopyBuffer {src_buffer, false}, {dst_buffer, true}
+#define DXCL_GUARD_clEnqueueCopyBufferRect {src_buffer, false}, {dst_buffer, true}
+#define DXCL_GUARD_clEnqueueCopyImage {src_image, false}, {dst_image, true}
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
 #define DXCL_STUB_GRD(kind, ret, name, params, args)                                               \
     DXCL_EXPORT ret CL_API_CALL name params                                                        \
     {                                                                                              \
-        const cl_mem mems[] = {DXCL_GUARD_##name};                                                 \
-        cl_int err = check_mems(#name, mems, DXCL_ARRAY_SIZE(mems));                               \
+        const struct use uses[] = {DXCL_GUARD_##name};                                             \
+        cl_int err = check_uses(#name, uses, DXCL_ARRAY_SIZE(uses));                               \
         if (err != CL_SUCCESS)                                                                     \
             return err;                                                                            \
         return DXCL_DRIVER_CALL_INT(name, args);                                                   \
@@ -59,7 +74,8 @@ DXCL_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue,
                                                  cl_event *event, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_int err = dxcl_memobj_check_acquired(buffer, "clEnqueueMapBuffer");
+    bool writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
+    cl_int err = dxcl_memobj_use(buffer, writes, "clEnqueueMapBuffer");
 
     if (err != CL_SUCCESS)
         return fail_map("clEnqueueMapBuffer", err, errcode_ret);
@@ -76,7 +92,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(
     const cl_event *event_wait_list, cl_event *event)
 {
     cl_int err = mem_objects ? check_mems("clEnqueueMigrateMemObjects", mem_objects,
-                                          num_mem_objects)
+                                          num_mem_objects, false)
                              : CL_SUCCESS;
 
     if (err != CL_SUCCESS)
@@ -91,7 +107,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(
     size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    cl_int err = mem_list ? check_mems("clEnqueueNativeKernel", mem_list, num_mem_objects)
+    cl_int err = mem_list ? check_mems("clEnqueueNativeKernel", mem_list, num_mem_objects, true)
                           : CL_SUCCESS;
 
     if (err != CL_SUCCESS)
@@ -180,8 +196,11 @@ static cl_int check_kernel(cl_kernel kernel, const char *caller)
             if (record->args[i] && count < DXCL_ARRAY_SIZE(args))
                 args[count++] = record->args[i];
     ReleaseSRWLockShared(&dxcl_lock);
-    for (size_t i = 0; i < count && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_check_acquired(args[i], caller);
+    for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
+        struct dxcl_memobj *mem = dxcl_memobj_get(args[i]);
+        bool writes = !mem || !(mem->flags & CL_MEM_READ_ONLY);
+        err = dxcl_memobj_use(args[i], writes, caller);
+    }
     return err;
 }
 

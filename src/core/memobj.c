@@ -218,7 +218,7 @@ struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
     return mem;
 }
 
-cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
+cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
 {
     cl_int err = CL_SUCCESS;
     struct dxcl_memobj *mem;
@@ -227,6 +227,8 @@ cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
     mem = dxcl_table_get(&memobjs, handle);
     if (mem && !mem->acquired)
         err = mem->context->backend->errors.not_acquired;
+    else if (mem && writes)
+        InterlockedExchange(&mem->written, 1);
     ReleaseSRWLockShared(&dxcl_lock);
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller,

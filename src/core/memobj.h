@@ -47,6 +47,9 @@ struct dxcl_memobj {
     cl_mem_flags flags;
     struct dxcl_backing backing; /* images: spec and driver formats */
     bool acquired;               /* guarded by dxcl_lock */
+    /* A command that can write the object was enqueued since the acquire: release downloads
+     * and writes back only such objects (the Direct3D data of others is unchanged). */
+    volatile LONG written;
     void *convert_buffer;        /* emulated formats: the spec-layout copy while acquired */
     cl_event pending_write;      /* the acquire's upload, until release */
 };
@@ -59,8 +62,12 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
  * handle is in error, as with any driver. */
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
 /* The enqueue guard: the family's not-acquired error when `handle` is a shared object that is
- * not acquired, CL_SUCCESS otherwise. */
-cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller);
+ * not acquired, CL_SUCCESS otherwise. With `writes`, records that the object may change. */
+cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller);
+static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
+{
+    return dxcl_memobj_use(handle, false, caller);
+}
 
 /* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
 cl_int dxcl_check_shared_flags(cl_mem_flags flags);
