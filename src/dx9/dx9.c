@@ -181,7 +181,8 @@ struct dx9_args {
     IDirect3DSurface9 *resource;
     HANDLE shared_handle;
     UINT plane;
-    bool unique; /* Intel: a second cl_mem of the same surface and plane is an error */
+    bool unique;          /* Intel: a second cl_mem of the same surface and plane is an error */
+    bool no_surface_info; /* KHR: surface_info was NULL */
 };
 
 static cl_int surface_invalid(const char *why, const void *resource)
@@ -258,6 +259,8 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
     struct dx9_surface *s;
     cl_int err;
 
+    if (args->no_surface_info)
+        return DXCL_FAIL(CL_INVALID_VALUE, "surface_info is NULL");
     if (adapter_by_type(args->adapter_type) < 0)
         return DXCL_FAIL(CL_INVALID_OPERATION, "no device supports adapter type 0x%x",
                          args->adapter_type);
@@ -293,7 +296,7 @@ static cl_mem CL_API_CALL create_khr(cl_context context, cl_mem_flags flags,
 {
     const cl_dx9_surface_info_khr *info = surface_info;
     struct dx9_args args = {adapter_type, info ? info->resource : NULL,
-                            info ? info->shared_handle : NULL, plane, false};
+                            info ? info->shared_handle : NULL, plane, false, !info};
 
     return dxcl_create_shared("clCreateFromDX9MediaSurfaceKHR", context, &dxcl_dx9_backend,
                               flags, dx9_prepare, &args, errcode_ret);
@@ -313,7 +316,7 @@ static cl_mem CL_API_CALL create_intel(cl_context context, cl_mem_flags flags,
                                        IDirect3DSurface9 *resource, HANDLE shared_handle,
                                        UINT plane, cl_int *errcode_ret)
 {
-    struct dx9_args args = {0, resource, shared_handle, plane, true};
+    struct dx9_args args = {0, resource, shared_handle, plane, true, false};
 
     return dxcl_create_shared("clCreateFromDX9MediaSurfaceINTEL", context, &dxcl_dx9_backend,
                               flags, intel_prepare, &args, errcode_ret);
