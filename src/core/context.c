@@ -17,6 +17,7 @@ struct parsed_properties {
     void *device;
     bool user_sync;
     bool has_user_sync;
+    bool dropped; /* a property of the list is not forwarded (e.g. a NULL interop device) */
 };
 
 static bool is_other_interop_property(cl_context_properties name)
@@ -84,6 +85,8 @@ static cl_int parse_properties(const cl_context_properties *props, struct parsed
             out->forward[kept * 2] = name;
             out->forward[kept * 2 + 1] = value;
             kept++;
+        } else {
+            out->dropped = true;
         }
     }
     if (out->backend && other_interop)
@@ -169,9 +172,11 @@ static cl_context finish_create(cl_context handle, struct dxcl_context *ctx, cl_
     return handle;
 }
 
+/* A record keeps the program's list for CL_CONTEXT_PROPERTIES whenever the driver gets
+ * another one. */
 static bool needs_record(const struct parsed_properties *parsed)
 {
-    return parsed->backend || parsed->has_user_sync;
+    return parsed->backend || parsed->has_user_sync || parsed->dropped;
 }
 
 static cl_context fail_create(struct parsed_properties *parsed, cl_int err, cl_int *errcode_ret)
