@@ -1,0 +1,465 @@
+/* Shared machinery of the sharing-API suites: entry point lookup, the DXGI format table,
+ * test data, textures with known contents, and an OpenCL context on an API device. */
+#include "interop.h"
+
+#include <stdlib.h>
+
+void interop_load(const struct test_api *api, cl_platform_id platform)
+{
+    struct {
+        const char *prefix;
+        void *slot;
+    } entries[] = {
+        {api->fn_get_device_ids, &api->cl->get_device_ids},
+        {api->fn_create_buffer, &api->cl->create_buffer},
+        {api->fn_create_texture2d, &api->cl->create_texture2d},
+        {api->fn_create_texture3d, &api->cl->create_texture3d},
+        {api->fn_acquire, &api->cl->acquire},
+        {api->fn_release, &api->cl->release},
+    };
+
+    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+        char name[128];
+        void *address;
+
+        snprintf(name, sizeof(name), "%s%s", entries[i].prefix, api->suffix);
+        address = clGetExtensionFunctionAddressForPlatform(platform, name);
+        REQUIRE(address != NULL, "%s: %s not found", api->name, name);
+        memcpy(entries[i].slot, &address, sizeof(address));
+    }
+}
+
+/* ---- Formats ---- */
+
+#define F(fmt, order, type, n, size, cls)                                                          \
+    {                                                                                              \
+        DXGI_FORMAT_##fmt, #fmt, order, type, n, size, cls                                         \
+    }
+
+const struct test_format test_formats[TEST_FORMAT_COUNT] = {
+    F(R32G32B32A32_FLOAT, CL_RGBA, CL_FLOAT, 4, 4, CLASS_FLOAT),
+    F(R32G32B32A32_UINT, CL_RGBA, CL_UNSIGNED_INT32, 4, 4, CLASS_UINT),
+    F(R32G32B32A32_SINT, CL_RGBA, CL_SIGNED_INT32, 4, 4, CLASS_SINT),
+    F(R16G16B16A16_FLOAT, CL_RGBA, CL_HALF_FLOAT, 4, 2, CLASS_HALF),
+    F(R16G16B16A16_UNORM, CL_RGBA, CL_UNORM_INT16, 4, 2, CLASS_UNORM),
+    F(R16G16B16A16_UINT, CL_RGBA, CL_UNSIGNED_INT16, 4, 2, CLASS_UINT),
+    F(R16G16B16A16_SNORM, CL_RGBA, CL_SNORM_INT16, 4, 2, CLASS_SNORM),
+    F(R16G16B16A16_SINT, CL_RGBA, CL_SIGNED_INT16, 4, 2, CLASS_SINT),
+    F(B8G8R8A8_UNORM, CL_BGRA, CL_UNORM_INT8, 4, 1, CLASS_UNORM),
+    F(R8G8B8A8_UNORM, CL_RGBA, CL_UNORM_INT8, 4, 1, CLASS_UNORM),
+    F(R8G8B8A8_UINT, CL_RGBA, CL_UNSIGNED_INT8, 4, 1, CLASS_UINT),
+    F(R8G8B8A8_SNORM, CL_RGBA, CL_SNORM_INT8, 4, 1, CLASS_SNORM),
+    F(R8G8B8A8_SINT, CL_RGBA, CL_SIGNED_INT8, 4, 1, CLASS_SINT),
+    F(R32G32_FLOAT, CL_RG, CL_FLOAT, 2, 4, CLASS_FLOAT),
+    F(R32G32_UINT, CL_RG, CL_UNSIGNED_INT32, 2, 4, CLASS_UINT),
+    F(R32G32_SINT, CL_RG, CL_SIGNED_INT32, 2, 4, CLASS_SINT),
+    F(R16G16_FLOAT, CL_RG, CL_HALF_FLOAT, 2, 2, CLASS_HALF),
+    F(R16G16_UNORM, CL_RG, CL_UNORM_INT16, 2, 2, CLASS_UNORM),
+    F(R16G16_UINT, CL_RG, CL_UNSIGNED_INT16, 2, 2, CLASS_UINT),
+    F(R16G16_SNORM, CL_RG, CL_SNORM_INT16, 2, 2, CLASS_SNORM),
+    F(R16G16_SINT, CL_RG, CL_SIGNED_INT16, 2, 2, CLASS_SINT),
+    F(R8G8_UNORM, CL_RG, CL_UNORM_INT8, 2, 1, CLASS_UNORM),
+    F(R8G8_UINT, CL_RG, CL_UNSIGNED_INT8, 2, 1, CLASS_UINT),
+    F(R8G8_SNORM, CL_RG, CL_SNORM_INT8, 2, 1, CLASS_SNORM),
+    F(R8G8_SINT, CL_RG, CL_SIGNED_INT8, 2, 1, CLASS_SINT),
+    F(R32_FLOAT, CL_R, CL_FLOAT, 1, 4, CLASS_FLOAT),
+    F(R32_UINT, CL_R, CL_UNSIGNED_INT32, 1, 4, CLASS_UINT),
+    F(R32_SINT, CL_R, CL_SIGNED_INT32, 1, 4, CLASS_SINT),
+    F(R16_FLOAT, CL_R, CL_HALF_FLOAT, 1, 2, CLASS_HALF),
+    F(R16_UNORM, CL_R, CL_UNORM_INT16, 1, 2, CLASS_UNORM),
+    F(R16_UINT, CL_R, CL_UNSIGNED_INT16, 1, 2, CLASS_UINT),
+    F(R16_SNORM, CL_R, CL_SNORM_INT16, 1, 2, CLASS_SNORM),
+    F(R16_SINT, CL_R, CL_SIGNED_INT16, 1, 2, CLASS_SINT),
+    F(R8_UNORM, CL_R, CL_UNORM_INT8, 1, 1, CLASS_UNORM),
+    F(R8_UINT, CL_R, CL_UNSIGNED_INT8, 1, 1, CLASS_UINT),
+    F(R8_SNORM, CL_R, CL_SNORM_INT8, 1, 1, CLASS_SNORM),
+    F(R8_SINT, CL_R, CL_SIGNED_INT8, 1, 1, CLASS_SINT),
+};
+
+#undef F
+
+const struct test_format *test_format_find(DXGI_FORMAT dxgi)
+{
+    for (size_t i = 0; i < TEST_FORMAT_COUNT; i++)
+        if (test_formats[i].dxgi == dxgi)
+            return &test_formats[i];
+    return NULL;
+}
+
+UINT test_format_bytes(DXGI_FORMAT dxgi)
+{
+    const struct test_format *format = test_format_find(dxgi);
+
+    if (format)
+        return format->channels * format->channel_size;
+    switch (dxgi) {
+    case DXGI_FORMAT_R10G10B10A2_UNORM:
+    case DXGI_FORMAT_R8G8B8A8_UNORM_SRGB:
+    case DXGI_FORMAT_B8G8R8X8_UNORM:
+    case DXGI_FORMAT_B8G8R8A8_UNORM_SRGB:
+    case DXGI_FORMAT_R11G11B10_FLOAT:
+        return 4;
+    case DXGI_FORMAT_A8_UNORM:
+        return 1;
+    default:
+        REQUIRE(0, "test_format_bytes: format %d unknown to the tests", (int)dxgi);
+    }
+    return 0;
+}
+
+const char *test_class_name(enum test_class cls)
+{
+    static const char *names[] = {"float", "half", "unorm", "snorm", "uint", "sint"};
+    return names[cls];
+}
+
+/* ---- Geometry ---- */
+
+UINT test_mip_size(UINT size, UINT mip)
+{
+    size >>= mip;
+    return size ? size : 1;
+}
+
+UINT test_subresource_count(const struct test_texture_desc *desc, bool is_3d)
+{
+    return is_3d ? desc->mips : desc->mips * desc->array_size;
+}
+
+void test_subresource_size(const struct test_texture_desc *desc, bool is_3d, UINT subresource,
+                           UINT *width, UINT *height, UINT *depth)
+{
+    UINT mip = subresource % desc->mips;
+
+    *width = test_mip_size(desc->width, mip);
+    *height = test_mip_size(desc->height, mip);
+    *depth = is_3d ? test_mip_size(desc->depth, mip) : 1;
+}
+
+size_t test_subresource_bytes(const struct test_texture_desc *desc, bool is_3d, UINT subresource)
+{
+    UINT w, h, d;
+
+    test_subresource_size(desc, is_3d, subresource, &w, &h, &d);
+    return (size_t)w * h * d * test_format_bytes(desc->format);
+}
+
+/* ---- Data ---- */
+
+static uint32_t next_random(uint32_t *state)
+{
+    uint32_t x = *state;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+void test_fill_bytes(void *data, size_t bytes, uint32_t seed)
+{
+    uint32_t state = seed * 2654435761u + 0x9e3779b9u;
+    unsigned char *p = data;
+
+    if (!state)
+        state = 1;
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(next_random(&state) >> 11);
+}
+
+void test_fill_random(void *data, size_t bytes, const struct test_format *format, uint32_t seed)
+{
+    uint32_t state = seed * 2654435761u + 0x85ebca6bu;
+
+    if (!state)
+        state = 1;
+    if (format && format->cls == CLASS_FLOAT) {
+        /* Finite normal floats: exponent 1..254, any sign and mantissa. */
+        uint32_t *p = data;
+        for (size_t i = 0; i < bytes / 4; i++) {
+            uint32_t r = next_random(&state);
+            uint32_t exponent = 1 + next_random(&state) % 254;
+            p[i] = (r & 0x807fffffu) | exponent << 23;
+        }
+    } else if (format && format->cls == CLASS_HALF) {
+        uint16_t *p = data;
+        for (size_t i = 0; i < bytes / 2; i++) {
+            uint32_t r = next_random(&state);
+            uint32_t exponent = 1 + next_random(&state) % 30;
+            p[i] = (uint16_t)((r & 0x83ffu) | exponent << 10);
+        }
+    } else {
+        test_fill_bytes(data, bytes, seed);
+    }
+}
+
+bool test_same_bytes(const void *got, const void *want, size_t bytes, const char *what)
+{
+    const unsigned char *g = got, *w = want;
+
+    for (size_t i = 0; i < bytes; i++) {
+        if (g[i] != w[i]) {
+            size_t diffs = 0;
+            for (size_t j = i; j < bytes; j++)
+                diffs += g[j] != w[j];
+            CHECK(0, "%s: %zu of %zu bytes differ, first at byte %zu: got 0x%02x, want 0x%02x",
+                  what, diffs, bytes, i, g[i], w[i]);
+            return false;
+        }
+    }
+    CHECK(1, "%s", what);
+    return true;
+}
+
+bool test_texture_create(const struct test_api *api, void *device, struct test_texture *tex,
+                         const struct test_texture_desc *desc, bool is_3d, uint32_t seed)
+{
+    const struct test_format *format = test_format_find(desc->format);
+
+    memset(tex, 0, sizeof(*tex));
+    tex->desc = *desc;
+    tex->is_3d = is_3d;
+    tex->count = test_subresource_count(desc, is_3d);
+    tex->data = calloc(tex->count, sizeof(void *));
+    REQUIRE(tex->data != NULL, "out of memory");
+    for (UINT i = 0; i < tex->count; i++) {
+        size_t bytes = test_subresource_bytes(desc, is_3d, i);
+        tex->data[i] = malloc(bytes);
+        REQUIRE(tex->data[i] != NULL, "out of memory");
+        test_fill_random(tex->data[i], bytes, format, seed * 131u + i);
+        /* X channels have no defined contents (wined3d reads 0xff back): keep them 0xff. */
+        if (desc->format == DXGI_FORMAT_B8G8R8X8_UNORM)
+            for (size_t b = 3; b < bytes; b += 4)
+                ((unsigned char *)tex->data[i])[b] = 0xff;
+    }
+    tex->resource = is_3d ? api->create_texture3d(device, desc, (const void *const *)tex->data)
+                          : api->create_texture2d(device, desc, (const void *const *)tex->data);
+    return tex->resource != NULL;
+}
+
+void test_texture_free(const struct test_api *api, struct test_texture *tex)
+{
+    if (tex->resource)
+        api->release(tex->resource);
+    for (UINT i = 0; tex->data && i < tex->count; i++)
+        free(tex->data[i]);
+    free(tex->data);
+    memset(tex, 0, sizeof(*tex));
+}
+
+bool test_texture_intact(const struct test_api *api, const struct test_texture *tex,
+                         const char *what)
+{
+    bool ok = true;
+
+    for (UINT i = 0; i < tex->count; i++) {
+        size_t bytes = test_subresource_bytes(&tex->desc, tex->is_3d, i);
+        void *got = malloc(bytes);
+        char label[256];
+
+        REQUIRE(got != NULL, "out of memory");
+        snprintf(label, sizeof(label), "%s: subresource %u intact", what, i);
+        if (!api->read_subresource(tex->resource, i, got)) {
+            CHECK(0, "%s: reading subresource %u failed", what, i);
+            ok = false;
+        } else {
+            ok &= test_same_bytes(got, tex->data[i], bytes, label);
+        }
+        free(got);
+    }
+    return ok;
+}
+
+/* ---- OpenCL ---- */
+
+static const char *program_source =
+    "#pragma OPENCL EXTENSION cl_khr_3d_image_writes : enable\n"
+    "#define P2 int2 p = (int2)(get_global_id(0), get_global_id(1))\n"
+    "#define P3 int4 p = (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0)\n"
+    "#define I2 __read_only image2d_t s, __write_only image2d_t d\n"
+    "#define I3 __read_only image3d_t s, __write_only image3d_t d\n"
+    "__kernel void neg2(I2) { P2; write_imagef(d, p, -read_imagef(s, p)); }\n"
+    "__kernel void neg3(I3) { P3; write_imagef(d, p, -read_imagef(s, p)); }\n"
+    "__kernel void omx2(I2) { P2; write_imagef(d, p, (float4)(1.0f) - read_imagef(s, p)); }\n"
+    "__kernel void omx3(I3) { P3; write_imagef(d, p, (float4)(1.0f) - read_imagef(s, p)); }\n"
+    "__kernel void xor2(I2, uint4 m) { P2; write_imageui(d, p, read_imageui(s, p) ^ m); }\n"
+    "__kernel void xor3(I3, uint4 m) { P3; write_imageui(d, p, read_imageui(s, p) ^ m); }\n"
+    "__kernel void not2(I2) { P2; write_imagei(d, p, ~read_imagei(s, p)); }\n"
+    "__kernel void not3(I3) { P3; write_imagei(d, p, ~read_imagei(s, p)); }\n"
+    "__kernel void sample2f(__read_only image2d_t s, __global float4 *out)\n"
+    "{ P2; out[p.y * get_global_size(0) + p.x] = read_imagef(s, p); }\n"
+    "__kernel void sample2ui(__read_only image2d_t s, __global uint4 *out)\n"
+    "{ P2; out[p.y * get_global_size(0) + p.x] = read_imageui(s, p); }\n"
+    "__kernel void sample2i(__read_only image2d_t s, __global int4 *out)\n"
+    "{ P2; out[p.y * get_global_size(0) + p.x] = read_imagei(s, p); }\n"
+    "__kernel void bufxf(__global const uint *s, __global uint *d)\n"
+    "{ size_t i = get_global_id(0); d[i] = s[i] * 3u + 7u; }\n"
+    "__kernel void inc(__global uint *b) { b[get_global_id(0)] += 1u; }\n";
+
+cl_kernel interop_kernel(struct interop_env *env, const char *name)
+{
+    cl_kernel kernel;
+    cl_int err;
+
+    if (!env->program) {
+        env->program = clCreateProgramWithSource(env->context, 1, &program_source, NULL, &err);
+        REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+        err = clBuildProgram(env->program, 1, &env->device, "", NULL, NULL);
+        if (err != CL_SUCCESS) {
+            char log[8192] = "";
+            clGetProgramBuildInfo(env->program, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1,
+                                  log, NULL);
+            fprintf(stderr, "build log:\n%s\n", log);
+        }
+        REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
+    }
+    kernel = clCreateKernel(env->program, name, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
+    return kernel;
+}
+
+cl_context interop_context(struct interop_env *env, const cl_context_properties *extra, cl_int *err)
+{
+    cl_context_properties props[32];
+    size_t n = 0;
+
+    props[n++] = CL_CONTEXT_PLATFORM;
+    props[n++] = (cl_context_properties)env->platform;
+    props[n++] = env->api->context_property;
+    props[n++] = (cl_context_properties)env->d3d;
+    for (size_t i = 0; extra && extra[i] && n + 3 < sizeof(props) / sizeof(props[0]); i += 2) {
+        props[n++] = extra[i];
+        props[n++] = extra[i + 1];
+    }
+    props[n] = 0;
+    return clCreateContext(props, 1, &env->device, NULL, NULL, err);
+}
+
+void interop_open(struct interop_env *env, const struct test_api *api, int user_sync,
+                  cl_command_queue_properties queue_properties)
+{
+    cl_context_properties extra[3] = {0};
+    cl_int err;
+
+    memset(env, 0, sizeof(*env));
+    env->api = api;
+    env->platform = test_platform();
+    env->device = test_device(env->platform);
+    interop_load(api, env->platform);
+    env->cl = api->cl;
+    env->d3d = api->create_device();
+    REQUIRE(env->d3d != NULL, "%s: no Direct3D device", api->name);
+    if (user_sync != INTEROP_NO_USER_SYNC) {
+        extra[0] = CL_CONTEXT_INTEROP_USER_SYNC;
+        extra[1] = user_sync ? CL_TRUE : CL_FALSE;
+    }
+    env->context = interop_context(env, extra, &err);
+    REQUIRE(err == CL_SUCCESS && env->context, "%s: context with the device: %d", api->name, err);
+    env->queue = clCreateCommandQueue(env->context, env->device, queue_properties, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
+}
+
+void interop_close(struct interop_env *env)
+{
+    if (env->program)
+        clReleaseProgram(env->program);
+    if (env->queue)
+        clReleaseCommandQueue(env->queue);
+    if (env->context)
+        clReleaseContext(env->context);
+    if (env->d3d)
+        env->api->release(env->d3d);
+    memset(env, 0, sizeof(*env));
+}
+
+void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
+                          cl_mem_flags flags, void *resource, const char *what)
+{
+    const struct test_api *api = env->api;
+    cl_mem_object_type type = 0;
+    cl_mem_flags got_flags = 0;
+    cl_context context = NULL;
+    size_t got_size = 0, ret = 0;
+    void *got_resource = NULL;
+    cl_uint sub = 0;
+
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof(type), &type, NULL), CL_SUCCESS);
+    CHECK(type == CL_MEM_OBJECT_BUFFER, "%s: CL_MEM_TYPE 0x%x", what, type);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof(got_flags), &got_flags, NULL),
+              CL_SUCCESS);
+    CHECK(got_flags == flags, "%s: CL_MEM_FLAGS 0x%llx, want 0x%llx", what,
+          (unsigned long long)got_flags, (unsigned long long)flags);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, NULL), CL_SUCCESS);
+    CHECK(context == env->context, "%s: CL_MEM_CONTEXT %p, want %p", what, (void *)context,
+          (void *)env->context);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(got_size), &got_size, NULL), CL_SUCCESS);
+    CHECK(got_size == size, "%s: CL_MEM_SIZE %zu, want %zu", what, got_size, size);
+    CHECK_ERR(
+        clGetMemObjectInfo(mem, api->mem_resource_query, sizeof(got_resource), &got_resource, &ret),
+        CL_SUCCESS);
+    CHECK(got_resource == resource && ret == sizeof(void *),
+          "%s: resource query %p (size %zu), want %p", what, got_resource, ret, resource);
+    /* A buffer is no image: clGetImageInfo refuses it, as core OpenCL or as the API's. */
+    {
+        cl_int err = clGetImageInfo(mem, api->image_subresource_query, sizeof(sub), &sub, NULL);
+        CHECK(err == CL_INVALID_MEM_OBJECT || err == api->err_invalid_resource,
+              "%s: subresource query on a buffer: %d", what, err);
+    }
+}
+
+void interop_check_image(const struct interop_env *env, cl_mem mem,
+                         const struct test_format *format, bool is_3d, UINT width, UINT height,
+                         UINT depth, cl_mem_flags flags, void *resource, UINT subresource,
+                         const char *what)
+{
+    const struct test_api *api = env->api;
+    size_t element = format->channels * format->channel_size;
+    cl_mem_object_type type = 0;
+    cl_mem_flags got_flags = 0;
+    cl_context context = NULL;
+    size_t value = 0, ret = 0;
+    void *got_resource = NULL;
+    cl_uint sub = ~0u;
+    cl_image_format got_format = {0, 0};
+
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof(type), &type, NULL), CL_SUCCESS);
+    CHECK(type == (is_3d ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D), "%s: CL_MEM_TYPE 0x%x",
+          what, type);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof(got_flags), &got_flags, NULL),
+              CL_SUCCESS);
+    CHECK(got_flags == flags, "%s: CL_MEM_FLAGS 0x%llx, want 0x%llx", what,
+          (unsigned long long)got_flags, (unsigned long long)flags);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, NULL), CL_SUCCESS);
+    CHECK(context == env->context, "%s: CL_MEM_CONTEXT %p, want %p", what, (void *)context,
+          (void *)env->context);
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(value), &value, NULL), CL_SUCCESS);
+    CHECK(value == element * width * height * depth, "%s: CL_MEM_SIZE %zu, want %zu", what, value,
+          element * width * height * depth);
+    CHECK_ERR(
+        clGetMemObjectInfo(mem, api->mem_resource_query, sizeof(got_resource), &got_resource, &ret),
+        CL_SUCCESS);
+    CHECK(got_resource == resource && ret == sizeof(void *),
+          "%s: resource query %p (size %zu), want %p", what, got_resource, ret, resource);
+    ret = 0;
+    CHECK_ERR(clGetImageInfo(mem, api->image_subresource_query, sizeof(sub), &sub, &ret),
+              CL_SUCCESS);
+    CHECK(sub == subresource && ret == sizeof(cl_uint),
+          "%s: subresource query %u (size %zu), "
+          "want %u",
+          what, sub, ret, subresource);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof(got_format), &got_format, NULL),
+              CL_SUCCESS);
+    CHECK(got_format.image_channel_order == format->order &&
+              got_format.image_channel_data_type == format->type,
+          "%s: CL_IMAGE_FORMAT 0x%x/0x%x, want 0x%x/0x%x", what, got_format.image_channel_order,
+          got_format.image_channel_data_type, format->order, format->type);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_ELEMENT_SIZE, sizeof(value), &value, NULL), CL_SUCCESS);
+    CHECK(value == element, "%s: CL_IMAGE_ELEMENT_SIZE %zu, want %zu", what, value, element);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_WIDTH, sizeof(value), &value, NULL), CL_SUCCESS);
+    CHECK(value == width, "%s: CL_IMAGE_WIDTH %zu, want %u", what, value, width);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_HEIGHT, sizeof(value), &value, NULL), CL_SUCCESS);
+    CHECK(value == height, "%s: CL_IMAGE_HEIGHT %zu, want %u", what, value, height);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_DEPTH, sizeof(value), &value, NULL), CL_SUCCESS);
+    CHECK(value == (is_3d ? depth : 0), "%s: CL_IMAGE_DEPTH %zu, want %u", what, value,
+          is_3d ? depth : 0);
+}

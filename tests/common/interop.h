@@ -1,0 +1,196 @@
+/* One Direct3D sharing API (D3D11 KHR, D3D11 NV, later D3D10 ...) described for the shared
+ * test suites (tests/common/suite_*.c): its tokens, its six OpenCL entry points (found by name
+ * through clGetExtensionFunctionAddressForPlatform) and the Direct3D operations the tests
+ * need. The suites use nothing API-specific beyond this table, so the same bodies test every
+ * API that fills one. */
+#ifndef DXCL_TEST_INTEROP_H
+#define DXCL_TEST_INTEROP_H
+
+#include "testlib.h"
+
+#include <dxgi.h>
+#include <dxgiformat.h>
+
+/* The six entry points in API-neutral form: the D3D object parameters are plain pointers, the
+ * enum parameters cl_uint (ABI-identical to every API's own prototypes). */
+typedef cl_int(CL_API_CALL *test_get_device_ids_fn)(cl_platform_id platform, cl_uint source,
+                                                    void *object, cl_uint set, cl_uint num_entries,
+                                                    cl_device_id *devices, cl_uint *num_devices);
+typedef cl_mem(CL_API_CALL *test_create_buffer_fn)(cl_context context, cl_mem_flags flags,
+                                                   void *resource, cl_int *errcode_ret);
+typedef cl_mem(CL_API_CALL *test_create_texture_fn)(cl_context context, cl_mem_flags flags,
+                                                    void *resource, UINT subresource,
+                                                    cl_int *errcode_ret);
+typedef cl_int(CL_API_CALL *test_acquire_fn)(cl_command_queue queue, cl_uint num_objects,
+                                             const cl_mem *mem_objects, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
+
+/* The entry points of one API, filled by interop_load(). */
+struct test_cl_fns {
+    test_get_device_ids_fn get_device_ids;
+    test_create_buffer_fn create_buffer;
+    test_create_texture_fn create_texture2d;
+    test_create_texture_fn create_texture3d;
+    test_acquire_fn acquire;
+    test_acquire_fn release;
+};
+
+enum test_usage { TEST_USAGE_DEFAULT, TEST_USAGE_IMMUTABLE };
+
+/* A texture to create. 2D: depth is ignored; 3D: array_size and samples are ignored. */
+struct test_texture_desc {
+    UINT width, height, depth;
+    UINT mips, array_size;
+    DXGI_FORMAT format;
+    enum test_usage usage;
+    UINT samples;
+};
+
+/* Subresource data is always tightly packed: rows of width * bytes per pixel, slices of
+ * height rows (the mip level's width, height and depth). */
+struct test_api {
+    const char *name;      /* "D3D11 KHR": for messages */
+    const char *extension; /* "cl_khr_d3d11_sharing" */
+    /* The entry point names: prefix + suffix, e.g. "clGetDeviceIDsFromD3D11" "KHR". */
+    const char *fn_get_device_ids, *fn_create_buffer, *fn_create_texture2d, *fn_create_texture3d,
+        *fn_acquire, *fn_release;
+    const char *suffix; /* "KHR", "NV" */
+
+    /* Tokens. */
+    cl_context_properties context_property; /* CL_CONTEXT_D3D11_DEVICE_KHR */
+    cl_uint source_device, source_adapter;  /* CL_D3D11_DEVICE_KHR, CL_D3D11_DXGI_ADAPTER_KHR */
+    cl_uint set_preferred, set_all;
+    cl_int err_invalid_device, err_invalid_resource, err_already_acquired, err_not_acquired;
+    cl_command_type command_acquire, command_release;
+    cl_mem_info mem_resource_query;        /* CL_MEM_D3D11_RESOURCE_KHR */
+    cl_image_info image_subresource_query; /* CL_IMAGE_D3D11_SUBRESOURCE_KHR */
+    cl_context_info prefer_shared_query;   /* CL_CONTEXT_D3D11_PREFER_SHARED_RESOURCES_KHR */
+    /* Another Direct3D API's context property and a device for it (CL_INVALID_OPERATION when
+     * both are given). */
+    cl_context_properties other_context_property;
+    void *(*create_other_device)(void);
+
+    /* Direct3D operations. Objects are COM objects passed as void *; NULL on failure. */
+    void *(*create_device)(void);
+    void *(*get_adapter)(void *device); /* IDXGIAdapter *, referenced */
+    void *(*create_buffer)(void *device, UINT size, enum test_usage usage, const void *data);
+    /* data: one pointer per subresource (mip + slice * mips), or NULL (MSAA: no data). */
+    void *(*create_texture2d)(void *device, const struct test_texture_desc *desc,
+                              const void *const *data);
+    void *(*create_texture3d)(void *device, const struct test_texture_desc *desc,
+                              const void *const *data);
+    /* Whole subresource (buffers: subresource 0, the whole buffer) through a staging copy, on
+     * the resource's own device. */
+    bool (*read_subresource)(void *resource, UINT subresource, void *out);
+    bool (*write_subresource)(void *resource, UINT subresource, const void *data);
+    /* Quality levels for a sample count (0: unsupported). */
+    UINT (*msaa_quality_levels)(void *device, DXGI_FORMAT format, UINT samples);
+    ULONG (*release)(void *object);
+    ULONG (*refcount)(void *object); /* AddRef then Release: the count before the probe */
+
+    struct test_cl_fns *cl; /* filled by interop_load() */
+};
+
+extern const struct test_api api_d3d11_khr;
+extern const struct test_api api_d3d11_nv;
+
+/* Finds the six entry points through clGetExtensionFunctionAddressForPlatform; aborts when one
+ * is missing. */
+void interop_load(const struct test_api *api, cl_platform_id platform);
+
+/* ---- The DXGI formats of the sharing tables (CURRENT.md 1.11.7) ---- */
+
+enum test_class { CLASS_FLOAT, CLASS_HALF, CLASS_UNORM, CLASS_SNORM, CLASS_UINT, CLASS_SINT };
+
+struct test_format {
+    DXGI_FORMAT dxgi;
+    const char *name;
+    cl_channel_order order;
+    cl_channel_type type;
+    unsigned channels, channel_size;
+    enum test_class cls;
+};
+
+#define TEST_FORMAT_COUNT 37
+extern const struct test_format test_formats[TEST_FORMAT_COUNT];
+const struct test_format *test_format_find(DXGI_FORMAT dxgi);
+/* Bytes per pixel of the table's formats and of the few others the tests use. */
+UINT test_format_bytes(DXGI_FORMAT dxgi);
+
+/* ---- Subresource geometry ---- */
+
+UINT test_mip_size(UINT size, UINT mip);
+/* Width, height and depth of a subresource of a texture (is_3d: desc->depth counts). */
+void test_subresource_size(const struct test_texture_desc *desc, bool is_3d, UINT subresource,
+                           UINT *width, UINT *height, UINT *depth);
+size_t test_subresource_bytes(const struct test_texture_desc *desc, bool is_3d, UINT subresource);
+UINT test_subresource_count(const struct test_texture_desc *desc, bool is_3d);
+
+/* ---- Data ---- */
+
+/* Deterministic pseudo-random bytes valid for the format's channel type: finite normal
+ * floats and halves, any bits otherwise. */
+void test_fill_random(void *data, size_t bytes, const struct test_format *format, uint32_t seed);
+void test_fill_bytes(void *data, size_t bytes, uint32_t seed);
+
+/* A texture with every subresource initialised to random data: data[i] are malloc'ed copies
+ * of what each subresource holds (free with test_texture_free). */
+struct test_texture {
+    void *resource;
+    struct test_texture_desc desc;
+    bool is_3d;
+    UINT count;  /* subresources */
+    void **data; /* per subresource */
+};
+bool test_texture_create(const struct test_api *api, void *device, struct test_texture *tex,
+                         const struct test_texture_desc *desc, bool is_3d, uint32_t seed);
+/* Releases the resource (if still set) and the data. */
+void test_texture_free(const struct test_api *api, struct test_texture *tex);
+/* True when every subresource, read back through D3D, equals tex->data; reports each
+ * mismatch (what names the check). */
+bool test_texture_intact(const struct test_api *api, const struct test_texture *tex,
+                         const char *what);
+/* Compares `bytes` bytes and reports the first difference. */
+bool test_same_bytes(const void *got, const void *want, size_t bytes, const char *what);
+
+/* ---- The OpenCL side ---- */
+
+/* A platform, its device, an API device, a context on it and a queue. */
+struct interop_env {
+    const struct test_api *api;
+    const struct test_cl_fns *cl;
+    cl_platform_id platform;
+    cl_device_id device;
+    void *d3d;
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program; /* the test kernels, built on first use */
+};
+
+#define INTEROP_NO_USER_SYNC (-1)
+
+/* Opens everything: user_sync is CL_TRUE, CL_FALSE or INTEROP_NO_USER_SYNC (property absent).
+ * Aborts on failure. */
+void interop_open(struct interop_env *env, const struct test_api *api, int user_sync,
+                  cl_command_queue_properties queue_properties);
+void interop_close(struct interop_env *env);
+/* A kernel of tests/common/interop.c's program (built once per env). */
+cl_kernel interop_kernel(struct interop_env *env, const char *name);
+/* A context on env->d3d with the given extra properties (0-terminated, may be NULL). */
+cl_context interop_context(struct interop_env *env, const cl_context_properties *extra,
+                           cl_int *err);
+
+const char *test_class_name(enum test_class cls);
+
+/* Checks what clGetMemObjectInfo and clGetImageInfo say about a shared image: type, flags,
+ * context, size, the API's resource and subresource queries, format, element size, width,
+ * height and depth (0 for 2D images). */
+void interop_check_image(const struct interop_env *env, cl_mem mem,
+                         const struct test_format *format, bool is_3d, UINT width, UINT height,
+                         UINT depth, cl_mem_flags flags, void *resource, UINT subresource,
+                         const char *what);
+/* The same for a shared buffer. */
+void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
+                          cl_mem_flags flags, void *resource, const char *what);
+
+#endif

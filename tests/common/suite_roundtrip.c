@@ -1,0 +1,337 @@
+/* Round trips: Direct3D holds known data -> acquire -> a kernel transforms it -> release ->
+ * Direct3D reads back exactly the values computed on the host. Every DXGI format of the
+ * sharing table on four kinds of subresource, buffers, and what kernels read from R and RG
+ * images (emulated formats included). */
+#include "suites.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct rt_case {
+    const char *name;
+    bool is_3d;
+    struct test_texture_desc desc; /* format filled per test */
+    UINT subresource;
+};
+
+static const struct rt_case cases[] = {
+    {"2D mip 0", false, {17, 9, 1, 1, 1, 0, TEST_USAGE_DEFAULT, 1}, 0},
+    {"2D mip 1 of 3", false, {17, 9, 1, 3, 1, 0, TEST_USAGE_DEFAULT, 1}, 1},
+    {"2D mip 2 of 3", false, {17, 9, 1, 3, 1, 0, TEST_USAGE_DEFAULT, 1}, 2},
+    /* subresource = mip + slice * MipLevels: slice 2, mip 1 */
+    {"2D array slice 2 mip 1", false, {17, 9, 1, 3, 3, 0, TEST_USAGE_DEFAULT, 1}, 1 + 2 * 3},
+    {"3D mip 0", true, {9, 7, 5, 1, 1, 0, TEST_USAGE_DEFAULT, 1}, 0},
+    {"3D mip 1 of 3", true, {9, 7, 5, 3, 1, 0, TEST_USAGE_DEFAULT, 1}, 1},
+};
+
+/* The kernel of a format class and what it does to each channel's bits. */
+static const char *kernel_name(enum test_class cls, bool is_3d)
+{
+    static const char *names[][2] = {
+        [CLASS_FLOAT] = {"neg2", "neg3"}, [CLASS_HALF] = {"neg2", "neg3"},
+        [CLASS_SNORM] = {"neg2", "neg3"}, [CLASS_UNORM] = {"omx2", "omx3"},
+        [CLASS_UINT] = {"xor2", "xor3"},  [CLASS_SINT] = {"not2", "not3"},
+    };
+    return names[cls][is_3d];
+}
+
+/* Host model of the kernels: FLOAT/HALF -x (sign flip), UNORM 1-x (max - v), SNORM -x (the
+ * most negative value reads as -1.0 and becomes max), UINT x ^ max, SINT ~x. */
+static void expected(const struct test_format *format, const void *src, void *dst, size_t bytes)
+{
+    const unsigned size = format->channel_size;
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+
+    for (size_t i = 0; i < bytes; i += size) {
+        uint32_t v = 0, out;
+        memcpy(&v, s + i, size);
+        switch (format->cls) {
+        case CLASS_FLOAT:
+        case CLASS_HALF:
+            out = v ^ (1u << (size * 8 - 1));
+            break;
+        case CLASS_SNORM: {
+            int32_t sv = size == 1 ? (int8_t)v : (int16_t)v;
+            int32_t min = size == 1 ? -128 : -32768;
+            out = (uint32_t)(sv == min ? -(min + 1) : -sv);
+            break;
+        }
+        default: /* UNORM (max - v), UINT (v ^ max), SINT (~v): all invert every bit */
+            out = ~v;
+            break;
+        }
+        memcpy(d + i, &out, size);
+    }
+}
+
+static void set_kernel_args(cl_kernel kernel, const struct test_format *format, cl_mem src,
+                            cl_mem dst)
+{
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(src), &src), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(dst), &dst), CL_SUCCESS);
+    if (format->cls == CLASS_UINT) {
+        cl_uint max =
+            format->channel_size == 4 ? 0xffffffffu : (1u << format->channel_size * 8) - 1;
+        cl_uint4 mask = {{max, max, max, max}};
+        CHECK_ERR(clSetKernelArg(kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
+    }
+}
+
+/* Acquire both objects, run the kernel, release; then Direct3D holds the transform in the
+ * destination subresource, every other subresource untouched, and the source intact. */
+static void transform(struct interop_env *env, const struct test_format *format,
+                      const struct rt_case *rc, cl_kernel kernel, cl_mem *mems,
+                      struct test_texture *src, struct test_texture *dst, const char *what)
+{
+    const struct test_cl_fns *cl = env->cl;
+    size_t bytes = test_subresource_bytes(&src->desc, rc->is_3d, rc->subresource);
+    void *want = malloc(bytes);
+    UINT w, h, d;
+
+    REQUIRE(want != NULL, "out of memory");
+    test_subresource_size(&src->desc, rc->is_3d, rc->subresource, &w, &h, &d);
+    interop_check_image(env, mems[0], format, rc->is_3d, w, h, d, CL_MEM_READ_ONLY, src->resource,
+                        rc->subresource, what);
+    interop_check_image(env, mems[1], format, rc->is_3d, w, h, d, CL_MEM_WRITE_ONLY, dst->resource,
+                        rc->subresource, what);
+    CHECK_ERR(cl->acquire(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+    set_kernel_args(kernel, format, mems[0], mems[1]);
+    size_t global[3] = {w, h, d};
+    CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, rc->is_3d ? 3 : 2, NULL, global, NULL, 0,
+                                     NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(cl->release(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+
+    expected(format, src->data[rc->subresource], want, bytes);
+    memcpy(dst->data[rc->subresource], want, bytes);
+    free(want);
+    test_texture_intact(env->api, dst, what);
+    test_texture_intact(env->api, src, what);
+}
+
+static void run_case(struct interop_env *env, const struct test_format *format,
+                     const struct rt_case *rc, cl_kernel kernel, uint32_t seed)
+{
+    const struct test_api *api = env->api;
+    const struct test_cl_fns *cl = env->cl;
+    struct test_texture_desc desc = rc->desc;
+    struct test_texture src, dst;
+    test_create_texture_fn create = rc->is_3d ? cl->create_texture3d : cl->create_texture2d;
+    cl_mem mems[2];
+    char what[160];
+    cl_int err;
+
+    snprintf(what, sizeof(what), "%s %s %s", api->name, format->name, rc->name);
+    desc.format = format->dxgi;
+    REQUIRE(test_texture_create(api, env->d3d, &src, &desc, rc->is_3d, seed) &&
+                test_texture_create(api, env->d3d, &dst, &desc, rc->is_3d, seed + 7),
+            "%s: textures not created", what);
+    mems[0] = create(env->context, CL_MEM_READ_ONLY, src.resource, rc->subresource, &err);
+    CHECK(err == CL_SUCCESS && mems[0], "%s: create src: %d", what, err);
+    mems[1] = create(env->context, CL_MEM_WRITE_ONLY, dst.resource, rc->subresource, &err);
+    CHECK(err == CL_SUCCESS && mems[1], "%s: create dst: %d", what, err);
+    if (mems[0] && mems[1])
+        transform(env, format, rc, kernel, mems, &src, &dst, what);
+    for (int i = 0; i < 2; i++)
+        if (mems[i])
+            CHECK_ERR(clReleaseMemObject(mems[i]), CL_SUCCESS);
+    test_texture_free(api, &src);
+    test_texture_free(api, &dst);
+}
+
+void suite_roundtrip_formats(const struct test_api *api, size_t first, size_t count)
+{
+    struct interop_env env;
+    cl_kernel kernels[8] = {0}; /* per class x dimension: cached */
+    static const char *names[8] = {"neg2", "neg3", "omx2", "omx3", "xor2", "xor3", "not2", "not3"};
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    for (size_t i = first; i < first + count && i < TEST_FORMAT_COUNT; i++) {
+        const struct test_format *format = &test_formats[i];
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+            const char *name = kernel_name(format->cls, cases[c].is_3d);
+            size_t k = 0;
+            while (strcmp(names[k], name))
+                k++;
+            if (!kernels[k])
+                kernels[k] = interop_kernel(&env, name);
+            run_case(&env, format, &cases[c], kernels[k], (uint32_t)(i * 16 + c + 1));
+        }
+    }
+    for (size_t k = 0; k < 8; k++)
+        if (kernels[k])
+            clReleaseKernel(kernels[k]);
+    interop_close(&env);
+}
+
+/* ---- Buffers ---- */
+
+static void buffer_roundtrip(struct interop_env *env, UINT size, cl_mem_flags src_flags,
+                             cl_mem_flags dst_flags)
+{
+    const struct test_api *api = env->api;
+    uint32_t *src_data = malloc(size), *dst_data = malloc(size), *got = malloc(size);
+    void *src = NULL, *dst = NULL;
+    cl_mem mems[2] = {NULL, NULL};
+    cl_kernel kernel = interop_kernel(env, "bufxf");
+    char what[128];
+    cl_int err;
+
+    snprintf(what, sizeof(what), "%s buffer of %u bytes", api->name, size);
+    REQUIRE(src_data && dst_data && got, "out of memory");
+    test_fill_bytes(src_data, size, size);
+    test_fill_bytes(dst_data, size, size + 1);
+    src = api->create_buffer(env->d3d, size, TEST_USAGE_DEFAULT, src_data);
+    dst = api->create_buffer(env->d3d, size, TEST_USAGE_DEFAULT, dst_data);
+    REQUIRE(src && dst, "%s: buffers not created", what);
+    mems[0] = env->cl->create_buffer(env->context, src_flags, src, &err);
+    CHECK(err == CL_SUCCESS && mems[0], "%s: create src: %d", what, err);
+    mems[1] = env->cl->create_buffer(env->context, dst_flags, dst, &err);
+    CHECK(err == CL_SUCCESS && mems[1], "%s: create dst: %d", what, err);
+    if (mems[0] && mems[1]) {
+        interop_check_buffer(env, mems[0], size, src_flags, src, what);
+        interop_check_buffer(env, mems[1], size, dst_flags, dst, what);
+        CHECK_ERR(env->cl->acquire(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mems[0]), CL_SUCCESS);
+        CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(cl_mem), &mems[1]), CL_SUCCESS);
+        size_t global = size / 4;
+        CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
+                  CL_SUCCESS);
+        CHECK_ERR(env->cl->release(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        for (UINT i = 0; i < size / 4; i++)
+            dst_data[i] = src_data[i] * 3u + 7u;
+        CHECK(api->read_subresource(dst, 0, got), "%s: read dst", what);
+        test_same_bytes(got, dst_data, size, what);
+        CHECK(api->read_subresource(src, 0, got), "%s: read src", what);
+        test_same_bytes(got, src_data, size, what);
+    }
+    for (int i = 0; i < 2; i++)
+        if (mems[i])
+            clReleaseMemObject(mems[i]);
+    clReleaseKernel(kernel);
+    api->release(src);
+    api->release(dst);
+    free(src_data);
+    free(dst_data);
+    free(got);
+}
+
+/* ---- What kernels read from R and RG images ---- */
+
+static void sample_case(struct interop_env *env, DXGI_FORMAT dxgi)
+{
+    const struct test_api *api = env->api;
+    const struct test_format *format = test_format_find(dxgi);
+    struct test_texture_desc desc = {13, 5, 1, 1, 1, dxgi, TEST_USAGE_DEFAULT, 1};
+    struct test_texture tex;
+    const char *name = format->cls == CLASS_UINT   ? "sample2ui"
+                       : format->cls == CLASS_SINT ? "sample2i"
+                                                   : "sample2f";
+    size_t pixels = desc.width * desc.height;
+    cl_kernel kernel = interop_kernel(env, name);
+    cl_mem image, out;
+    char what[128];
+    cl_int err;
+    union {
+        float f[4];
+        uint32_t u[4];
+        int32_t i[4];
+    } *got = calloc(pixels, 16);
+
+    snprintf(what, sizeof(what), "%s: kernel reading %s", api->name, format->name);
+    REQUIRE(got != NULL, "out of memory");
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, false, dxgi), "%s: texture", what);
+    image = env->cl->create_texture2d(env->context, CL_MEM_READ_ONLY, tex.resource, 0, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    out = clCreateBuffer(env->context, CL_MEM_WRITE_ONLY, pixels * 16, NULL, &err);
+    CHECK_ERR(err, CL_SUCCESS);
+    if (image && out) {
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &image, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(image), &image), CL_SUCCESS);
+        CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(out), &out), CL_SUCCESS);
+        size_t global[2] = {desc.width, desc.height};
+        CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
+                  CL_SUCCESS);
+        CHECK_ERR(env->cl->release(env->queue, 1, &image, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clEnqueueReadBuffer(env->queue, out, CL_TRUE, 0, pixels * 16, got, 0, NULL, NULL),
+                  CL_SUCCESS);
+        size_t wrong = 0, first = pixels;
+        for (size_t p = 0; p < pixels; p++) {
+            const unsigned char *px =
+                (const unsigned char *)tex.data[0] + p * format->channels * format->channel_size;
+            bool ok = true;
+            for (unsigned c = 0; c < 4; c++) {
+                uint32_t raw = 0;
+                if (c < format->channels)
+                    memcpy(&raw, px + c * format->channel_size, format->channel_size);
+                if (format->cls == CLASS_UINT) {
+                    ok &= got[p].u[c] == (c < format->channels ? raw : c == 3 ? 1u : 0u);
+                } else if (format->cls == CLASS_SINT) {
+                    int32_t v = format->channel_size == 1   ? (int8_t)raw
+                                : format->channel_size == 2 ? (int16_t)raw
+                                                            : (int32_t)raw;
+                    ok &= got[p].i[c] == (c < format->channels ? v : c == 3 ? 1 : 0);
+                } else {
+                    float want;
+                    if (c >= format->channels)
+                        want = c == 3 ? 1.0f : 0.0f;
+                    else if (format->cls == CLASS_FLOAT)
+                        memcpy(&want, &raw, 4);
+                    else if (format->cls == CLASS_UNORM)
+                        want = (float)raw / (format->channel_size == 1 ? 255.0f : 65535.0f);
+                    else
+                        REQUIRE(0, "sample_case: class %d unsupported", format->cls);
+                    ok &= c >= format->channels || format->cls == CLASS_FLOAT
+                              ? got[p].f[c] == want
+                              : fabsf(got[p].f[c] - want) <= 1e-6f;
+                }
+            }
+            if (!ok && wrong++ == 0)
+                first = p;
+        }
+        CHECK(wrong == 0,
+              "%s: %zu of %zu pixels wrong, first %zu: (%g %g %g %g) / "
+              "(0x%x 0x%x 0x%x 0x%x)",
+              what, wrong, pixels, first, first < pixels ? got[first].f[0] : 0.0,
+              first < pixels ? got[first].f[1] : 0.0, first < pixels ? got[first].f[2] : 0.0,
+              first < pixels ? got[first].f[3] : 0.0, first < pixels ? got[first].u[0] : 0,
+              first < pixels ? got[first].u[1] : 0, first < pixels ? got[first].u[2] : 0,
+              first < pixels ? got[first].u[3] : 0);
+    }
+    if (image)
+        clReleaseMemObject(image);
+    if (out)
+        clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+void suite_roundtrip_misc(const struct test_api *api)
+{
+    struct interop_env env;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    buffer_roundtrip(&env, 4096, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY);
+    buffer_roundtrip(&env, 1000, CL_MEM_READ_WRITE, CL_MEM_READ_WRITE);
+    buffer_roundtrip(&env, 4, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE);
+    /* RG formats (no CL_RG in PoCL: emulated) read as (r, g, 0, 1); R as (r, 0, 0, 1). */
+    sample_case(&env, DXGI_FORMAT_R8G8_UNORM);
+    sample_case(&env, DXGI_FORMAT_R16G16_UNORM);
+    sample_case(&env, DXGI_FORMAT_R32G32_FLOAT);
+    sample_case(&env, DXGI_FORMAT_R16G16_UINT);
+    sample_case(&env, DXGI_FORMAT_R8G8_SINT);
+    sample_case(&env, DXGI_FORMAT_R32G32_UINT);
+    sample_case(&env, DXGI_FORMAT_R8_UNORM);
+    sample_case(&env, DXGI_FORMAT_R32_FLOAT);
+    interop_close(&env);
+}
+
+void suite_roundtrip(const struct test_api *api)
+{
+    suite_roundtrip_formats(api, 0, TEST_FORMAT_COUNT);
+    suite_roundtrip_misc(api);
+}

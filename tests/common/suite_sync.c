@@ -1,0 +1,319 @@
+/* Synchronisation: the events acquire and release return (command type, status, retain and
+ * release, profiling), wait lists with a user event, several queues of one context, and
+ * CL_CONTEXT_INTEROP_USER_SYNC true and false. */
+#include "suites.h"
+
+#include <stdlib.h>
+
+#define W 16
+#define H 8
+#define BYTES (W * H * 4)
+
+/* A pair of R32_UINT textures (src, dst) with shared objects; the "xor2" kernel turns src
+ * into dst. */
+struct pair {
+    struct test_texture src, dst;
+    cl_mem mems[2];
+    cl_kernel kernel;
+};
+
+static void open_pair(struct interop_env *env, struct pair *p, uint32_t seed)
+{
+    struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R32_UINT, TEST_USAGE_DEFAULT, 1};
+    cl_uint4 mask = {{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}};
+    cl_int err;
+
+    REQUIRE(test_texture_create(env->api, env->d3d, &p->src, &desc, false, seed), "src");
+    REQUIRE(test_texture_create(env->api, env->d3d, &p->dst, &desc, false, seed + 1), "dst");
+    p->mems[0] =
+        env->cl->create_texture2d(env->context, CL_MEM_READ_ONLY, p->src.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "src object: %d", err);
+    p->mems[1] =
+        env->cl->create_texture2d(env->context, CL_MEM_WRITE_ONLY, p->dst.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "dst object: %d", err);
+    p->kernel = interop_kernel(env, "xor2");
+    CHECK_ERR(clSetKernelArg(p->kernel, 0, sizeof(cl_mem), &p->mems[0]), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(p->kernel, 1, sizeof(cl_mem), &p->mems[1]), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(p->kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
+}
+
+static cl_int run_kernel(cl_command_queue queue, struct pair *p, cl_uint num_events,
+                         const cl_event *wait_list, cl_event *event)
+{
+    size_t global[2] = {W, H};
+
+    return clEnqueueNDRangeKernel(queue, p->kernel, 2, NULL, global, NULL, num_events, wait_list,
+                                  event);
+}
+
+/* dst holds ~src and src is intact. */
+static void check_pair(struct interop_env *env, struct pair *p, const char *what)
+{
+    const uint32_t *s = p->src.data[0];
+    uint32_t *d = p->dst.data[0];
+
+    for (size_t i = 0; i < W * H; i++)
+        d[i] = ~s[i];
+    test_texture_intact(env->api, &p->dst, what);
+    test_texture_intact(env->api, &p->src, what);
+}
+
+static void close_pair(struct interop_env *env, struct pair *p)
+{
+    clReleaseMemObject(p->mems[0]);
+    clReleaseMemObject(p->mems[1]);
+    clReleaseKernel(p->kernel);
+    test_texture_free(env->api, &p->src);
+    test_texture_free(env->api, &p->dst);
+}
+
+static void check_event(cl_event event, cl_command_type type, cl_command_queue queue,
+                        cl_context context, const char *what)
+{
+    cl_command_type got_type = 0;
+    cl_command_queue got_queue = NULL;
+    cl_context got_context = NULL;
+    cl_int status = -1;
+    cl_uint refs = 0;
+
+    REQUIRE(event != NULL, "%s: no event", what);
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(got_type), &got_type, NULL),
+              CL_SUCCESS);
+    CHECK(got_type == type, "%s: CL_EVENT_COMMAND_TYPE 0x%x, want 0x%x", what, got_type, type);
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(got_queue), &got_queue, NULL),
+              CL_SUCCESS);
+    CHECK(got_queue == queue, "%s: CL_EVENT_COMMAND_QUEUE %p, want %p", what, (void *)got_queue,
+          (void *)queue);
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof(got_context), &got_context, NULL),
+              CL_SUCCESS);
+    CHECK(got_context == context, "%s: CL_EVENT_CONTEXT", what);
+    CHECK_ERR(clWaitForEvents(1, &event), CL_SUCCESS);
+    CHECK_ERR(
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL),
+        CL_SUCCESS);
+    CHECK(status == CL_COMPLETE, "%s: status %d after the wait", what, status);
+    /* Retain and release: the event (and its command type) survive until the last one. */
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_REFERENCE_COUNT, sizeof(refs), &refs, NULL),
+              CL_SUCCESS);
+    CHECK(refs == 1, "%s: reference count %u", what, refs);
+    CHECK_ERR(clRetainEvent(event), CL_SUCCESS);
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_REFERENCE_COUNT, sizeof(refs), &refs, NULL),
+              CL_SUCCESS);
+    CHECK(refs == 2, "%s: reference count %u after a retain", what, refs);
+    CHECK_ERR(clReleaseEvent(event), CL_SUCCESS);
+    got_type = 0;
+    CHECK_ERR(clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(got_type), &got_type, NULL),
+              CL_SUCCESS);
+    CHECK(got_type == type, "%s: command type 0x%x after retain and release", what, got_type);
+}
+
+static void check_profiling(cl_event event, const char *what)
+{
+    cl_ulong t[4] = {0, 0, 0, 0};
+    static const cl_profiling_info names[4] = {
+        CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+        CL_PROFILING_COMMAND_END};
+
+    for (int i = 0; i < 4; i++)
+        CHECK_ERR(clGetEventProfilingInfo(event, names[i], sizeof(t[i]), &t[i], NULL), CL_SUCCESS);
+    CHECK(t[0] && t[0] <= t[1] && t[1] <= t[2] && t[2] <= t[3],
+          "%s: profiling times %llu %llu %llu %llu", what, (unsigned long long)t[0],
+          (unsigned long long)t[1], (unsigned long long)t[2], (unsigned long long)t[3]);
+}
+
+/* Acquire and release events on a profiling queue. */
+static void events(const struct test_api *api)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_event acquired = NULL, ran = NULL, released = NULL;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, CL_QUEUE_PROFILING_ENABLE);
+    open_pair(&env, &p, 1);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, &acquired), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 1, &acquired, &ran), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &ran, &released), CL_SUCCESS);
+    check_event(acquired, api->command_acquire, env.queue, env.context, "acquire event");
+    check_event(released, api->command_release, env.queue, env.context, "release event");
+    check_profiling(acquired, "acquire event");
+    check_profiling(released, "release event");
+    CHECK_ERR(clWaitForEvents(1, &ran), CL_SUCCESS);
+    /* The release finished what the kernel wrote: it ended after the kernel did. */
+    cl_ulong kernel_end = 0, release_end = 0;
+    CHECK_ERR(clGetEventProfilingInfo(ran, CL_PROFILING_COMMAND_END, sizeof(kernel_end),
+                                      &kernel_end, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clGetEventProfilingInfo(released, CL_PROFILING_COMMAND_END, sizeof(release_end),
+                                      &release_end, NULL),
+              CL_SUCCESS);
+    CHECK(kernel_end <= release_end, "release ended (%llu) before the kernel (%llu)",
+          (unsigned long long)release_end, (unsigned long long)kernel_end);
+    /* Two events at once through clWaitForEvents. */
+    cl_event both[2] = {acquired, released};
+    CHECK_ERR(clWaitForEvents(2, both), CL_SUCCESS);
+    check_pair(&env, &p, "events: data");
+    CHECK_ERR(clReleaseEvent(acquired), CL_SUCCESS);
+    CHECK_ERR(clReleaseEvent(released), CL_SUCCESS);
+    CHECK_ERR(clReleaseEvent(ran), CL_SUCCESS);
+
+    /* An event of an acquire can be in another command's wait list after its objects are
+     * released again: acquire -> release, each waiting on the previous event. */
+    cl_event chain[2] = {NULL, NULL};
+    CHECK_ERR(env.cl->acquire(env.queue, 1, &p.mems[0], 0, NULL, &chain[0]), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 1, &p.mems[0], 1, &chain[0], &chain[1]), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(2, chain), CL_SUCCESS);
+    check_event(chain[1], api->command_release, env.queue, env.context, "chained release");
+    clReleaseEvent(chain[0]);
+    clReleaseEvent(chain[1]);
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
+struct setter {
+    cl_event event;
+    volatile LONG done;
+};
+
+static DWORD WINAPI set_later(void *arg)
+{
+    struct setter *setter = arg;
+
+    Sleep(200);
+    InterlockedExchange(&setter->done, 1);
+    clSetUserEventStatus(setter->event, CL_COMPLETE);
+    return 0;
+}
+
+/* A user event in the acquire's wait list: the call returns at once, the acquire completes
+ * only after the user event does. */
+static void user_event(const struct test_api *api)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_event user, acquired = NULL;
+    cl_int err, status = -1;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    open_pair(&env, &p, 10);
+    user = clCreateUserEvent(env.context, &err);
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    DWORD start = GetTickCount();
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 1, &user, &acquired), CL_SUCCESS);
+    CHECK(GetTickCount() - start < 5000, "the acquire waited for the user event");
+    REQUIRE(acquired != NULL, "no acquire event");
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFlush(env.queue), CL_SUCCESS);
+    Sleep(100);
+    CHECK_ERR(
+        clGetEventInfo(acquired, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL),
+        CL_SUCCESS);
+    CHECK(status > CL_COMPLETE, "acquire event status %d before the user event is set", status);
+    /* Direct3D was not changed yet either. */
+    test_texture_intact(api, &p.dst, "dst before the user event is set");
+    CHECK_ERR(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &acquired), CL_SUCCESS);
+    CHECK_ERR(
+        clGetEventInfo(acquired, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL),
+        CL_SUCCESS);
+    CHECK(status == CL_COMPLETE, "acquire event status %d after the wait", status);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    check_pair(&env, &p, "user event: data");
+
+    clReleaseEvent(user);
+    clReleaseEvent(acquired);
+
+    /* A user event in the release's wait list: Direct3D gets the data only after it is set
+     * (it is set from another thread, since the release may block until then). */
+    struct setter setter = {clCreateUserEvent(env.context, &err), 0};
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    test_fill_bytes(p.src.data[0], BYTES, 99);
+    CHECK(api->write_subresource(p.src.resource, 0, p.src.data[0]), "write src");
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    HANDLE thread = CreateThread(NULL, 0, set_later, &setter, 0, NULL);
+    REQUIRE(thread != NULL, "CreateThread: %lu", GetLastError());
+    cl_event released = NULL;
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &setter.event, &released), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+    CHECK(InterlockedCompareExchange(&setter.done, 0, 0) == 1,
+          "the release completed before its wait list");
+    check_pair(&env, &p, "user event in the release's wait list: data");
+    WaitForSingleObject(thread, INFINITE);
+    CloseHandle(thread);
+    clReleaseEvent(released);
+    clReleaseEvent(setter.event);
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
+/* Acquired objects belong to the context: acquire on queue A, run on queue B, release on B. */
+static void two_queues(const struct test_api *api)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_command_queue other;
+    cl_event acquired = NULL;
+    cl_int err;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    open_pair(&env, &p, 20);
+    other = clCreateCommandQueue(env.context, env.device, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "second queue: %d", err);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, &acquired), CL_SUCCESS);
+    CHECK_ERR(run_kernel(other, &p, 1, &acquired, NULL), CL_SUCCESS);
+    /* Acquired in the context: a second acquire on the other queue is refused. */
+    CHECK_ERR(env.cl->acquire(other, 1, &p.mems[0], 0, NULL, NULL), api->err_already_acquired);
+    CHECK_ERR(env.cl->release(other, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(other), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    check_pair(&env, &p, "two queues: data");
+    /* Released in the context: releasing again on the first queue is refused. */
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, NULL), api->err_not_acquired);
+    clReleaseEvent(acquired);
+    clReleaseCommandQueue(other);
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
+/* CL_CONTEXT_INTEROP_USER_SYNC true (the program synchronises: it finishes its queue before
+ * Direct3D reads) and false; an out-of-order queue as well. */
+static void user_sync(const struct test_api *api, int value, cl_command_queue_properties props)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_event acquired = NULL, ran = NULL, released = NULL;
+    char what[96];
+
+    snprintf(what, sizeof(what), "USER_SYNC %d, queue properties 0x%llx", value,
+             (unsigned long long)props);
+    interop_open(&env, api, value, props);
+    open_pair(&env, &p, 30 + (uint32_t)value);
+    for (int round = 0; round < 2; round++) {
+        CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, &acquired), CL_SUCCESS);
+        CHECK_ERR(run_kernel(env.queue, &p, 1, &acquired, &ran), CL_SUCCESS);
+        CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &ran, &released), CL_SUCCESS);
+        CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+        if (value == CL_TRUE)
+            CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+        check_pair(&env, &p, what);
+        clReleaseEvent(acquired);
+        clReleaseEvent(ran);
+        clReleaseEvent(released);
+        /* Direct3D changes src between rounds; the next acquire sees the change. */
+        test_fill_bytes(p.src.data[0], BYTES, 77 + (uint32_t)round);
+        CHECK(api->write_subresource(p.src.resource, 0, p.src.data[0]), "%s: write src", what);
+    }
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
+void suite_sync(const struct test_api *api)
+{
+    events(api);
+    user_event(api);
+    two_queues(api);
+    user_sync(api, CL_FALSE, 0);
+    user_sync(api, CL_TRUE, 0);
+    user_sync(api, INTEROP_NO_USER_SYNC, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+}
