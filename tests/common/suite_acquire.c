@@ -245,6 +245,16 @@ static void guard_refuses(struct interop_env *env, struct objects *o, cl_kernel 
     CHECK_ERR(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &o->mb), CL_SUCCESS);
     CHECK_ERR(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), na);
+    /* An image argument, beside a plain buffer. */
+    cl_kernel sample = interop_kernel(env, "sample2f");
+    size_t pixels[2] = {4, 1};
+    CHECK_ERR(clSetKernelArg(sample, 0, sizeof(cl_mem), &o->mt), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(sample, 1, sizeof(cl_mem), &o->pb), CL_SUCCESS);
+    CHECK_ERR(clEnqueueNDRangeKernel(q, sample, 2, NULL, pixels, NULL, 0, NULL, NULL), na);
+    CHECK_ERR(clSetKernelArg(sample, 0, sizeof(cl_mem), &o->pi), CL_SUCCESS);
+    CHECK_ERR(clEnqueueNDRangeKernel(q, sample, 2, NULL, pixels, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    clReleaseKernel(sample);
     CHECK_ERR(clFinish(q), CL_SUCCESS);
 }
 
