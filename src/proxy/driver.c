@@ -1,6 +1,8 @@
 /* Loading the driver: %SystemRoot%\system32\OpenCL.dll (Wine's builtin under Wine, the
- * Khronos loader on Windows) or DXCL_DRIVER=<path>. Loaded lazily: LoadLibrary is not safe
- * inside DllMain, and programs that never call OpenCL should not pay for it. */
+ * Khronos loader on Windows) or DXCL_DRIVER=<path>. When the system OpenCL.dll is a dxcl (this
+ * module or another copy: scripts/dxcl-wine.sh installs dxcl there in a Wine prefix), dxcl
+ * loads Wine's builtin opencl.dll from Wine's own folder instead. Loaded lazily: LoadLibrary is
+ * not safe inside DllMain, and programs that never call OpenCL should not pay for it. */
 #include "proxy/driver.h"
 
 #include <stdio.h>
@@ -30,29 +32,85 @@ static bool is_own_module(HMODULE module)
     return module == self;
 }
 
-static void choose_driver_path(void)
+/* Another OpenCL.dll that is a dxcl: forwarding to it would stack two copy engines. */
+static bool is_dxcl_module(HMODULE module)
+{
+    return is_own_module(module) || GetProcAddress(module, "dxclGetInfo") != NULL;
+}
+
+/* Wine tells its processes where its DLLs are: WINEDLLDIR0, WINEDLLDIR1, ... hold folders such
+ * as "\??\Z:\usr\lib\x86_64-linux-gnu\wine"; the 64-bit builtins are in x86_64-windows. False
+ * when there is no WINEDLLDIR<index> (always, outside Wine). */
+static bool wine_builtin_path(unsigned index, char *path, size_t size)
+{
+    char name[32], dir[MAX_PATH];
+    const char *start = dir;
+    DWORD len;
+
+    snprintf(name, sizeof(name), "WINEDLLDIR%u", index);
+    len = GetEnvironmentVariableA(name, dir, sizeof(dir));
+    if (len == 0 || len >= sizeof(dir))
+        return false;
+    if (!strncmp(start, "\\??\\", 4))
+        start += 4;
+    len = (DWORD)snprintf(path, size, "%s\\x86_64-windows\\OpenCL.dll", start);
+    return len < size;
+}
+
+/* The system OpenCL.dll is a dxcl: Wine's builtin, or NULL. */
+static HMODULE load_wine_builtin(void)
+{
+    char path[MAX_PATH];
+
+    for (unsigned i = 0; wine_builtin_path(i, path, sizeof(path)); i++) {
+        HMODULE module = LoadLibraryA(path);
+        if (module && !is_dxcl_module(module)) {
+            strcpy(driver_path, path);
+            return module;
+        }
+        if (module)
+            FreeLibrary(module);
+    }
+    return NULL;
+}
+
+static bool choose_driver_path(void)
 {
     DWORD len = GetEnvironmentVariableA("DXCL_DRIVER", driver_path, sizeof(driver_path));
     UINT dir_len;
 
     if (len > 0 && len < sizeof(driver_path))
-        return;
+        return true;
     dir_len = GetSystemDirectoryA(driver_path, sizeof(driver_path));
     if (dir_len == 0 || dir_len + sizeof("\\OpenCL.dll") > sizeof(driver_path)) {
         driver_path[0] = 0;
-        return;
+        return false;
     }
     strcat(driver_path, "\\OpenCL.dll");
+    return false;
 }
 
 static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
 {
+    bool from_environment;
+
     (void)once, (void)param, (void)context;
-    choose_driver_path();
+    from_environment = choose_driver_path();
     if (driver_path[0])
         driver_module = LoadLibraryA(driver_path);
+    if (driver_module && !from_environment && is_dxcl_module(driver_module)) {
+        /* dxcl is installed as the system OpenCL.dll: forward to Wine's builtin. */
+        DXCL_LOG("the system OpenCL.dll %s is dxcl; looking for Wine's builtin", driver_path);
+        FreeLibrary(driver_module);
+        if (!(driver_module = load_wine_builtin())) {
+            DXCL_LOG("no OpenCL driver: the system OpenCL.dll is dxcl and Wine's builtin "
+                     "opencl.dll was not found (WINEDLLDIR0)");
+            driver_path[0] = 0;
+            return TRUE;
+        }
+    }
     if (driver_module && is_own_module(driver_module)) {
-        /* dxcl was installed as the system OpenCL.dll: forwarding to itself would loop. */
+        /* DXCL_DRIVER names dxcl itself: forwarding to itself would loop. */
         DXCL_LOG("driver %s is dxcl itself; no driver available", driver_path);
         driver_module = NULL;
     }

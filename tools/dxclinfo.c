@@ -1,0 +1,777 @@
+/* dxclinfo: clinfo for Direct3D sharing. Loads "OpenCL.dll" the way a program does, tells
+ * whether it is dxcl, and if so lists what it offers: its version, the driver it forwards to,
+ * every platform and device with the sharing extensions active, and per sharing family the
+ * Direct3D formats it accepts, probed for real with a Direct3D device and one small resource
+ * per format: the CL format programs see (clGetImageInfo) and the driver format behind it
+ * (dxclGetBackingFormat), marking the ones the copy engine emulates.
+ *
+ *   dxclinfo [--no-formats]
+ *
+ * Exit status: 0 when everything could be listed; 1 when OpenCL.dll cannot be loaded or is not
+ * dxcl; 2 when dxcl is loaded but has no driver or platform, or a probe could not run. */
+#define COBJMACROS
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <windows.h>
+#include <d3d9.h>
+#include <d3d10.h>
+#include <d3d11.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <CL/cl.h>
+#include <CL/cl_d3d10.h>
+#include <CL/cl_d3d11.h>
+#include <CL/cl_dx9_media_sharing.h>
+#include <dxcl/dxcl.h>
+
+/* --- The OpenCL.dll being examined, reached only through GetProcAddress. ------------------ */
+
+static HMODULE opencl;
+static char opencl_path[MAX_PATH];
+static int status; /* the exit status: raised to 2 when something could not be probed */
+
+/* clang-format off */
+#define CL_FUNCTIONS(X)                                                                            \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)                  \
+    X(clCreateContext) X(clReleaseContext) X(clGetImageInfo) X(clReleaseMemObject)                 \
+    X(clGetExtensionFunctionAddressForPlatform)
+/* clang-format on */
+static struct {
+#define X(name) __typeof__(name) *name;
+    CL_FUNCTIONS(X)
+#undef X
+} cl;
+static dxclGetInfo_fn dxcl_get_info;
+static dxclGetBackingFormat_fn dxcl_get_backing_format;
+
+static void *cl_extension_function(cl_platform_id platform, const char *name)
+{
+    return cl.clGetExtensionFunctionAddressForPlatform
+               ? cl.clGetExtensionFunctionAddressForPlatform(platform, name)
+               : NULL;
+}
+
+/* --- Names. ------------------------------------------------------------------------------- */
+
+struct name {
+    cl_int value;
+    const char *name;
+};
+#define NAME(e)                                                                                    \
+    {                                                                                              \
+        e, #e                                                                                      \
+    }
+static const struct name error_names[] = {NAME(CL_SUCCESS),
+                                          NAME(CL_DEVICE_NOT_FOUND),
+                                          NAME(CL_OUT_OF_RESOURCES),
+                                          NAME(CL_OUT_OF_HOST_MEMORY),
+                                          NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+                                          NAME(CL_INVALID_VALUE),
+                                          NAME(CL_INVALID_PLATFORM),
+                                          NAME(CL_INVALID_DEVICE),
+                                          NAME(CL_INVALID_CONTEXT),
+                                          NAME(CL_INVALID_MEM_OBJECT),
+                                          NAME(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
+                                          NAME(CL_INVALID_IMAGE_SIZE),
+                                          NAME(CL_INVALID_OPERATION),
+                                          NAME(CL_INVALID_PROPERTY),
+                                          NAME(CL_INVALID_D3D10_DEVICE_KHR),
+                                          NAME(CL_INVALID_D3D10_RESOURCE_KHR),
+                                          NAME(CL_INVALID_D3D11_DEVICE_KHR),
+                                          NAME(CL_INVALID_D3D11_RESOURCE_KHR),
+                                          NAME(CL_INVALID_DX9_MEDIA_ADAPTER_KHR),
+                                          NAME(CL_INVALID_DX9_MEDIA_SURFACE_KHR),
+                                          {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+                                          {0, NULL}};
+static const struct name order_names[] = {
+    NAME(CL_R),    NAME(CL_A),         NAME(CL_RG),        NAME(CL_RA), NAME(CL_RGB),
+    NAME(CL_RGBA), NAME(CL_BGRA),      NAME(CL_ARGB),      NAME(CL_Rx), NAME(CL_RGx),
+    NAME(CL_RGBx), NAME(CL_INTENSITY), NAME(CL_LUMINANCE), {0, NULL}};
+static const struct name type_names[] = {NAME(CL_SNORM_INT8),
+                                         NAME(CL_SNORM_INT16),
+                                         NAME(CL_UNORM_INT8),
+                                         NAME(CL_UNORM_INT16),
+                                         NAME(CL_UNORM_SHORT_565),
+                                         NAME(CL_UNORM_SHORT_555),
+                                         NAME(CL_UNORM_INT_101010),
+                                         NAME(CL_SIGNED_INT8),
+                                         NAME(CL_SIGNED_INT16),
+                                         NAME(CL_SIGNED_INT32),
+                                         NAME(CL_UNSIGNED_INT8),
+                                         NAME(CL_UNSIGNED_INT16),
+                                         NAME(CL_UNSIGNED_INT32),
+                                         NAME(CL_HALF_FLOAT),
+                                         NAME(CL_FLOAT),
+                                         {0, NULL}};
+#undef NAME
+
+static const char *find_name(const struct name *names, cl_int value)
+{
+    for (; names->name; names++)
+        if (names->value == value)
+            return names->name;
+    return NULL;
+}
+
+static const char *error_name(cl_int err)
+{
+    static char other[32];
+    const char *name = find_name(error_names, err);
+
+    if (name)
+        return name;
+    snprintf(other, sizeof(other), "error %d", err);
+    return other;
+}
+
+static const char *order_name(cl_channel_order order)
+{
+    const char *name = find_name(order_names, (cl_int)order);
+    return name ? name : "?";
+}
+
+static const char *type_name(cl_channel_type type)
+{
+    const char *name = find_name(type_names, (cl_int)type);
+    return name ? name : "?";
+}
+
+static bool has_word(const char *list, const char *word)
+{
+    size_t len = strlen(word);
+
+    for (const char *p = list; (p = strstr(p, word)); p += len)
+        if ((p == list || p[-1] == ' ') && (p[len] == 0 || p[len] == ' '))
+            return true;
+    return false;
+}
+
+/* --- The sharing families and their extensions. ------------------------------------------- */
+
+enum family { D3D11, D3D10, DX9, FAMILIES };
+static const char *family_names[FAMILIES] = {"D3D11", "D3D10", "DX9 media"};
+/* Per family: the standard extension, then the vendor one. */
+static const char *const extensions[FAMILIES][2] = {
+    {"cl_khr_d3d11_sharing", "cl_nv_d3d11_sharing"},
+    {"cl_khr_d3d10_sharing", "cl_nv_d3d10_sharing"},
+    {"cl_khr_dx9_media_sharing", "cl_intel_dx9_media_sharing"},
+};
+
+/* Prints the sharing extensions found in `list`; returns how many. */
+static int print_sharing(const char *list)
+{
+    int count = 0;
+
+    for (int f = 0; f < FAMILIES; f++)
+        for (int k = 0; k < 2; k++)
+            if (has_word(list, extensions[f][k]))
+                printf("%s%s", count++ ? " " : "", extensions[f][k]);
+    if (!count)
+        printf("none");
+    printf("\n");
+    return count;
+}
+
+/* --- Format tables to probe (the spec's: CURRENT.md 1.11.7). ------------------------------- */
+
+#define DXGI(name)                                                                                 \
+    {                                                                                              \
+        DXGI_FORMAT_##name, #name                                                                  \
+    }
+static const struct {
+    DXGI_FORMAT format;
+    const char *name;
+} dxgi_formats[] = {
+    DXGI(R32G32B32A32_FLOAT),
+    DXGI(R32G32B32A32_UINT),
+    DXGI(R32G32B32A32_SINT),
+    DXGI(R16G16B16A16_FLOAT),
+    DXGI(R16G16B16A16_UNORM),
+    DXGI(R16G16B16A16_UINT),
+    DXGI(R16G16B16A16_SNORM),
+    DXGI(R16G16B16A16_SINT),
+    DXGI(B8G8R8A8_UNORM),
+    DXGI(R8G8B8A8_UNORM),
+    DXGI(R8G8B8A8_UINT),
+    DXGI(R8G8B8A8_SNORM),
+    DXGI(R8G8B8A8_SINT),
+    DXGI(R32G32_FLOAT),
+    DXGI(R32G32_UINT),
+    DXGI(R32G32_SINT),
+    DXGI(R16G16_FLOAT),
+    DXGI(R16G16_UNORM),
+    DXGI(R16G16_UINT),
+    DXGI(R16G16_SNORM),
+    DXGI(R16G16_SINT),
+    DXGI(R8G8_UNORM),
+    DXGI(R8G8_UINT),
+    DXGI(R8G8_SNORM),
+    DXGI(R8G8_SINT),
+    DXGI(R32_FLOAT),
+    DXGI(R32_UINT),
+    DXGI(R32_SINT),
+    DXGI(R16_FLOAT),
+    DXGI(R16_UNORM),
+    DXGI(R16_UINT),
+    DXGI(R16_SNORM),
+    DXGI(R16_SINT),
+    DXGI(R8_UNORM),
+    DXGI(R8_UINT),
+    DXGI(R8_SNORM),
+    DXGI(R8_SINT),
+};
+#undef DXGI
+
+#define D3D9FMT(name, planes)                                                                      \
+    {                                                                                              \
+        D3DFMT_##name, #name, planes                                                               \
+    }
+static const struct {
+    D3DFORMAT format;
+    const char *name;
+    unsigned planes;
+} d3d9_formats[] = {
+    D3D9FMT(R32F, 1),
+    D3D9FMT(R16F, 1),
+    D3D9FMT(L16, 1),
+    D3D9FMT(A8, 1),
+    D3D9FMT(L8, 1),
+    D3D9FMT(G32R32F, 1),
+    D3D9FMT(G16R16F, 1),
+    D3D9FMT(G16R16, 1),
+    D3D9FMT(A8L8, 1),
+    D3D9FMT(A32B32G32R32F, 1),
+    D3D9FMT(A16B16G16R16F, 1),
+    D3D9FMT(A16B16G16R16, 1),
+    D3D9FMT(A8B8G8R8, 1),
+    D3D9FMT(X8B8G8R8, 1),
+    D3D9FMT(A8R8G8B8, 1),
+    D3D9FMT(X8R8G8B8, 1),
+    {(D3DFORMAT)MAKEFOURCC('N', 'V', '1', '2'), "NV12", 2},
+    {(D3DFORMAT)MAKEFOURCC('Y', 'V', '1', '2'), "YV12", 3},
+};
+#undef D3D9FMT
+
+/* --- One table of probed formats. --------------------------------------------------------- */
+
+struct tally {
+    int native, emulated, rejected, untested;
+};
+
+static void print_table_header(const char *what)
+{
+    printf("    %-22s %-28s %s\n", what, "CL format (programs see)", "driver format (dxcl uses)");
+}
+
+/* "CL_RGBA  CL_UNORM_INT8": a format as two aligned names. */
+static const char *format_text(const cl_image_format *format, char *out, size_t size)
+{
+    snprintf(out, size, "%-8s %s", order_name(format->image_channel_order),
+             type_name(format->image_channel_data_type));
+    return out;
+}
+
+/* Prints the row of one created (or refused) shared image and releases it. */
+static void print_row(const char *name, cl_mem image, cl_int err, struct tally *tally)
+{
+    cl_image_format spec, driver;
+    cl_bool emulated = CL_FALSE;
+    char spec_text[40], driver_text[40];
+
+    if (!image || err != CL_SUCCESS) {
+        printf("    %-22s not accepted: %s\n", name, error_name(err));
+        tally->rejected++;
+        return;
+    }
+    err = cl.clGetImageInfo(image, CL_IMAGE_FORMAT, sizeof(spec), &spec, NULL);
+    if (err != CL_SUCCESS) {
+        printf("    %-22s clGetImageInfo(CL_IMAGE_FORMAT): %s\n", name, error_name(err));
+        tally->untested++, status = 2;
+    } else if ((err = dxcl_get_backing_format(image, &driver, &emulated)) != CL_SUCCESS) {
+        printf("    %-22s %-28s dxclGetBackingFormat: %s\n", name,
+               format_text(&spec, spec_text, sizeof(spec_text)), error_name(err));
+        tally->untested++, status = 2;
+    } else {
+        format_text(&driver, driver_text, sizeof(driver_text));
+        if (emulated)
+            printf("    %-22s %-28s %-28s emulated\n", name,
+                   format_text(&spec, spec_text, sizeof(spec_text)), driver_text);
+        else
+            printf("    %-22s %-28s %s\n", name, format_text(&spec, spec_text, sizeof(spec_text)),
+                   driver_text);
+        if (emulated)
+            tally->emulated++;
+        else
+            tally->native++;
+    }
+    cl.clReleaseMemObject(image);
+}
+
+static void print_tally(const struct tally *t)
+{
+    printf("    %d accepted (%d native, %d emulated by the copy engine), %d not accepted",
+           t->native + t->emulated, t->native, t->emulated, t->rejected);
+    if (t->untested)
+        printf(", %d not probed", t->untested);
+    printf("\n");
+}
+
+/* A context over every device the interop query returns for `object`. */
+static cl_context make_context(cl_platform_id platform, cl_context_properties property,
+                               void *object, cl_int query_err, cl_device_id *devices,
+                               cl_uint num_devices)
+{
+    cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform,
+                                          property, (cl_context_properties)object, 0};
+    cl_context context;
+    cl_int err;
+
+    if (query_err != CL_SUCCESS || num_devices == 0) {
+        printf("    no OpenCL device for this Direct3D device (%s)\n", error_name(query_err));
+        status = 2;
+        return NULL;
+    }
+    context = cl.clCreateContext(properties, num_devices, devices, NULL, NULL, &err);
+    if (!context || err != CL_SUCCESS) {
+        printf("    clCreateContext with the Direct3D device: %s\n", error_name(err));
+        status = 2;
+        return NULL;
+    }
+    return context;
+}
+
+/* Which names of a family the platform offers; the functions are looked up under the standard
+ * ones when present, else the vendor ones. Returns the suffix, or NULL when neither is there. */
+static const char *family_suffix(const char *platform_extensions, enum family f)
+{
+    static const char *suffixes[FAMILIES][2] = {{"KHR", "NV"}, {"KHR", "NV"}, {"KHR", "INTEL"}};
+    bool khr = has_word(platform_extensions, extensions[f][0]);
+    bool vendor = has_word(platform_extensions, extensions[f][1]);
+
+    if (!khr && !vendor)
+        return NULL;
+    printf("\n  %s formats (", family_names[f]);
+    if (khr)
+        printf("%s%s", extensions[f][0], vendor ? ", " : "");
+    if (vendor)
+        printf("%s", extensions[f][1]);
+    printf("; probed through the %s functions)\n", suffixes[f][khr ? 0 : 1]);
+    return suffixes[f][khr ? 0 : 1];
+}
+
+static void *lookup(cl_platform_id platform, const char *base, const char *suffix)
+{
+    char name[128];
+    void *fn;
+
+    snprintf(name, sizeof(name), "%s%s", base, suffix);
+    fn = cl_extension_function(platform, name);
+    if (!fn) {
+        printf("    clGetExtensionFunctionAddressForPlatform(%s) returned NULL\n", name);
+        status = 2;
+    }
+    return fn;
+}
+
+/* --- D3D11 and D3D10 (the DXGI table). ----------------------------------------------------- */
+
+static void probe_d3d11(cl_platform_id platform, const char *suffix)
+{
+    static const D3D_FEATURE_LEVEL level = D3D_FEATURE_LEVEL_11_0;
+    clGetDeviceIDsFromD3D11KHR_fn get_ids = lookup(platform, "clGetDeviceIDsFromD3D11", suffix);
+    clCreateFromD3D11Texture2DKHR_fn create =
+        lookup(platform, "clCreateFromD3D11Texture2D", suffix);
+    ID3D11Device *device = NULL;
+    cl_device_id devices[16];
+    cl_uint num_devices = 0;
+    cl_context context;
+    struct tally tally = {0};
+    HRESULT hr;
+    cl_int err;
+
+    if (!get_ids || !create)
+        return;
+    hr = D3D11CreateDevice(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, &level, 1, D3D11_SDK_VERSION,
+                           &device, NULL, NULL);
+    if (FAILED(hr)) {
+        printf("    cannot create a D3D11 device (0x%08lx): formats not probed\n",
+               (unsigned long)hr);
+        status = 2;
+        return;
+    }
+    err = get_ids(platform, CL_D3D11_DEVICE_KHR, device, CL_ALL_DEVICES_FOR_D3D11_KHR, 16, devices,
+                  &num_devices);
+    if ((context = make_context(platform, CL_CONTEXT_D3D11_DEVICE_KHR, device, err, devices,
+                                num_devices))) {
+        print_table_header("DXGI_FORMAT_");
+        for (size_t i = 0; i < sizeof(dxgi_formats) / sizeof(dxgi_formats[0]); i++) {
+            D3D11_TEXTURE2D_DESC desc = {
+                .Width = 16,
+                .Height = 16,
+                .MipLevels = 1,
+                .ArraySize = 1,
+                .Format = dxgi_formats[i].format,
+                .SampleDesc = {1, 0},
+                .Usage = D3D11_USAGE_DEFAULT,
+                .BindFlags = D3D11_BIND_SHADER_RESOURCE,
+            };
+            ID3D11Texture2D *texture = NULL;
+            cl_mem image;
+
+            hr = ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture);
+            if (FAILED(hr)) {
+                printf("    %-22s D3D11 cannot create this texture (0x%08lx)\n",
+                       dxgi_formats[i].name, (unsigned long)hr);
+                tally.untested++;
+                continue;
+            }
+            image = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
+            print_row(dxgi_formats[i].name, image, err, &tally);
+            ID3D11Texture2D_Release(texture);
+        }
+        print_tally(&tally);
+        cl.clReleaseContext(context);
+    }
+    ID3D11Device_Release(device);
+}
+
+static void probe_d3d10(cl_platform_id platform, const char *suffix)
+{
+    clGetDeviceIDsFromD3D10KHR_fn get_ids = lookup(platform, "clGetDeviceIDsFromD3D10", suffix);
+    clCreateFromD3D10Texture2DKHR_fn create =
+        lookup(platform, "clCreateFromD3D10Texture2D", suffix);
+    ID3D10Device *device = NULL;
+    cl_device_id devices[16];
+    cl_uint num_devices = 0;
+    cl_context context;
+    struct tally tally = {0};
+    HRESULT hr;
+    cl_int err;
+
+    if (!get_ids || !create)
+        return;
+    hr = D3D10CreateDevice(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_SDK_VERSION, &device);
+    if (FAILED(hr)) {
+        printf("    cannot create a D3D10 device (0x%08lx): formats not probed\n",
+               (unsigned long)hr);
+        status = 2;
+        return;
+    }
+    err = get_ids(platform, CL_D3D10_DEVICE_KHR, device, CL_ALL_DEVICES_FOR_D3D10_KHR, 16, devices,
+                  &num_devices);
+    if ((context = make_context(platform, CL_CONTEXT_D3D10_DEVICE_KHR, device, err, devices,
+                                num_devices))) {
+        print_table_header("DXGI_FORMAT_");
+        for (size_t i = 0; i < sizeof(dxgi_formats) / sizeof(dxgi_formats[0]); i++) {
+            D3D10_TEXTURE2D_DESC desc = {
+                .Width = 16,
+                .Height = 16,
+                .MipLevels = 1,
+                .ArraySize = 1,
+                .Format = dxgi_formats[i].format,
+                .SampleDesc = {1, 0},
+                .Usage = D3D10_USAGE_DEFAULT,
+                .BindFlags = D3D10_BIND_SHADER_RESOURCE,
+            };
+            ID3D10Texture2D *texture = NULL;
+            cl_mem image;
+
+            hr = ID3D10Device_CreateTexture2D(device, &desc, NULL, &texture);
+            if (FAILED(hr)) {
+                printf("    %-22s D3D10 cannot create this texture (0x%08lx)\n",
+                       dxgi_formats[i].name, (unsigned long)hr);
+                tally.untested++;
+                continue;
+            }
+            image = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
+            print_row(dxgi_formats[i].name, image, err, &tally);
+            ID3D10Texture2D_Release(texture);
+        }
+        print_tally(&tally);
+        cl.clReleaseContext(context);
+    }
+    ID3D10Device_Release(device);
+}
+
+/* --- DX9 media sharing (the D3D9 and FourCC tables) on a D3D9Ex device. ------------------- */
+
+typedef cl_int(CL_API_CALL *get_ids_intel_fn)(cl_platform_id platform, cl_uint source, void *object,
+                                              cl_uint set, cl_uint num_entries,
+                                              cl_device_id *devices, cl_uint *num_devices);
+typedef cl_mem(CL_API_CALL *create_intel_fn)(cl_context context, cl_mem_flags flags,
+                                             IDirect3DSurface9 *resource, HANDLE shared_handle,
+                                             UINT plane, cl_int *errcode_ret);
+/* Intel's tokens (CL/cl_dx9_media_sharing_intel.h), written here so that this file needs only
+ * the KHR header. */
+#define DXCLINFO_D3D9EX_DEVICE_INTEL 0x4070
+#define DXCLINFO_ALL_DEVICES_FOR_DX9_INTEL 0x4025
+#define DXCLINFO_CONTEXT_D3D9EX_DEVICE_INTEL 0x4072
+
+static IDirect3DDevice9Ex *create_d3d9ex_device(void)
+{
+    IDirect3D9Ex *d3d9 = NULL;
+    IDirect3DDevice9Ex *device = NULL;
+    D3DPRESENT_PARAMETERS present = {
+        .BackBufferWidth = 64,
+        .BackBufferHeight = 64,
+        .BackBufferFormat = D3DFMT_X8R8G8B8,
+        .BackBufferCount = 1,
+        .SwapEffect = D3DSWAPEFFECT_DISCARD,
+        .Windowed = TRUE,
+    };
+    HWND window = CreateWindowA("static", "dxclinfo", WS_OVERLAPPEDWINDOW, 0, 0, 64, 64, NULL, NULL,
+                                NULL, NULL);
+    HRESULT hr;
+
+    if (!window) {
+        printf("    cannot create a window for the D3D9Ex device (error %lu)\n", GetLastError());
+        return NULL;
+    }
+    present.hDeviceWindow = window;
+    if (FAILED(hr = Direct3DCreate9Ex(D3D_SDK_VERSION, &d3d9))) {
+        printf("    Direct3DCreate9Ex failed (0x%08lx)\n", (unsigned long)hr);
+        return NULL;
+    }
+    hr = IDirect3D9Ex_CreateDeviceEx(d3d9, D3DADAPTER_DEFAULT, D3DDEVTYPE_HAL, window,
+                                     D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED,
+                                     &present, NULL, &device);
+    IDirect3D9Ex_Release(d3d9);
+    if (FAILED(hr)) {
+        printf("    cannot create a D3D9Ex device (0x%08lx)\n", (unsigned long)hr);
+        return NULL;
+    }
+    return device;
+}
+
+static void probe_dx9(cl_platform_id platform, const char *suffix)
+{
+    bool khr = !strcmp(suffix, "KHR");
+    void *get_ids = lookup(
+        platform, khr ? "clGetDeviceIDsFromDX9MediaAdapter" : "clGetDeviceIDsFromDX9", suffix);
+    void *create = lookup(platform, "clCreateFromDX9MediaSurface", suffix);
+    IDirect3DDevice9Ex *device;
+    cl_device_id devices[16];
+    cl_uint num_devices = 0;
+    cl_context context;
+    struct tally tally = {0};
+    cl_int err;
+
+    if (!get_ids || !create)
+        return;
+    if (!(device = create_d3d9ex_device())) {
+        printf("    formats not probed\n");
+        status = 2;
+        return;
+    }
+    if (khr) {
+        cl_dx9_media_adapter_type_khr type = CL_ADAPTER_D3D9EX_KHR;
+        void *adapters[1] = {device};
+        err = ((clGetDeviceIDsFromDX9MediaAdapterKHR_fn)get_ids)(
+            platform, 1, &type, adapters, CL_ALL_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR, 16, devices,
+            &num_devices);
+    } else {
+        err = ((get_ids_intel_fn)get_ids)(platform, DXCLINFO_D3D9EX_DEVICE_INTEL, device,
+                                          DXCLINFO_ALL_DEVICES_FOR_DX9_INTEL, 16, devices,
+                                          &num_devices);
+    }
+    context = make_context(
+        platform, khr ? CL_CONTEXT_ADAPTER_D3D9EX_KHR : DXCLINFO_CONTEXT_D3D9EX_DEVICE_INTEL,
+        device, err, devices, num_devices);
+    if (context) {
+        print_table_header("D3DFMT_ / FourCC");
+        for (size_t i = 0; i < sizeof(d3d9_formats) / sizeof(d3d9_formats[0]); i++) {
+            IDirect3DSurface9 *surface = NULL;
+            HRESULT hr = IDirect3DDevice9Ex_CreateOffscreenPlainSurface(
+                device, 16, 16, d3d9_formats[i].format, D3DPOOL_DEFAULT, &surface, NULL);
+
+            for (unsigned plane = 0; plane < d3d9_formats[i].planes; plane++) {
+                static const char *yv12_planes[] = {"Y", "V", "U"}, *nv12_planes[] = {"Y", "UV"};
+                char name[64];
+                cl_mem image;
+
+                if (d3d9_formats[i].planes == 1)
+                    snprintf(name, sizeof(name), "%s", d3d9_formats[i].name);
+                else
+                    snprintf(name, sizeof(name), "%s plane %u (%s)", d3d9_formats[i].name, plane,
+                             d3d9_formats[i].planes == 3 ? yv12_planes[plane] : nv12_planes[plane]);
+                if (FAILED(hr)) {
+                    printf("    %-22s D3D9 cannot create this surface (0x%08lx)\n", name,
+                           (unsigned long)hr);
+                    tally.untested++;
+                    continue;
+                }
+                if (khr) {
+                    cl_dx9_surface_info_khr info = {surface, NULL};
+                    image = ((clCreateFromDX9MediaSurfaceKHR_fn)create)(
+                        context, CL_MEM_READ_WRITE, CL_ADAPTER_D3D9EX_KHR, &info, plane, &err);
+                } else {
+                    image = ((create_intel_fn)create)(context, CL_MEM_READ_WRITE, surface, NULL,
+                                                      plane, &err);
+                }
+                print_row(name, image, err, &tally);
+            }
+            if (surface)
+                IDirect3DSurface9_Release(surface);
+        }
+        print_tally(&tally);
+        cl.clReleaseContext(context);
+    }
+    IDirect3DDevice9Ex_Release(device);
+}
+
+/* --- Platforms and devices. ----------------------------------------------------------------- */
+
+static char *platform_string(cl_platform_id platform, cl_platform_info param)
+{
+    size_t size = 0;
+    char *text;
+
+    if (cl.clGetPlatformInfo(platform, param, 0, NULL, &size) != CL_SUCCESS || !size ||
+        !(text = calloc(1, size + 1)))
+        return calloc(1, 1);
+    if (cl.clGetPlatformInfo(platform, param, size, text, NULL) != CL_SUCCESS)
+        text[0] = 0;
+    return text;
+}
+
+static char *device_string(cl_device_id device, cl_device_info param)
+{
+    size_t size = 0;
+    char *text;
+
+    if (cl.clGetDeviceInfo(device, param, 0, NULL, &size) != CL_SUCCESS || !size ||
+        !(text = calloc(1, size + 1)))
+        return calloc(1, 1);
+    if (cl.clGetDeviceInfo(device, param, size, text, NULL) != CL_SUCCESS)
+        text[0] = 0;
+    return text;
+}
+
+static const char *device_type_name(cl_device_type type)
+{
+    if (type & CL_DEVICE_TYPE_GPU)
+        return "GPU";
+    if (type & CL_DEVICE_TYPE_CPU)
+        return "CPU";
+    if (type & CL_DEVICE_TYPE_ACCELERATOR)
+        return "accelerator";
+    return "other";
+}
+
+static void show_platform(cl_uint index, cl_platform_id platform, const char *data_path,
+                          bool formats)
+{
+    char *name = platform_string(platform, CL_PLATFORM_NAME);
+    char *version = platform_string(platform, CL_PLATFORM_VERSION);
+    char *vendor = platform_string(platform, CL_PLATFORM_VENDOR);
+    char *extension_list = platform_string(platform, CL_PLATFORM_EXTENSIONS);
+    cl_device_id devices[16];
+    cl_uint num_devices = 0;
+    cl_int err;
+
+    printf("\nPlatform %u      %s\n", index, name);
+    printf("  Version       %s\n", version);
+    printf("  Vendor        %s\n", vendor);
+    printf("  Sharing       ");
+    if (print_sharing(extension_list))
+        printf("  Served by     %s\n", data_path);
+    err = cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &num_devices);
+    if (err != CL_SUCCESS) {
+        printf("  Devices       none (%s)\n", error_name(err));
+        num_devices = 0;
+    }
+    for (cl_uint d = 0; d < num_devices && d < 16; d++) {
+        char *device_name = device_string(devices[d], CL_DEVICE_NAME);
+        char *device_version = device_string(devices[d], CL_DEVICE_VERSION);
+        char *device_extensions = device_string(devices[d], CL_DEVICE_EXTENSIONS);
+        cl_device_type type = 0;
+
+        cl.clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+        printf("  Device %u      %s\n", d, device_name);
+        printf("    Type        %s\n", device_type_name(type));
+        printf("    Version     %s\n", device_version);
+        printf("    Sharing     ");
+        print_sharing(device_extensions);
+        free(device_name), free(device_version), free(device_extensions);
+    }
+    if (formats) {
+        const char *suffix;
+        if ((suffix = family_suffix(extension_list, D3D11)))
+            probe_d3d11(platform, suffix);
+        if ((suffix = family_suffix(extension_list, D3D10)))
+            probe_d3d10(platform, suffix);
+        if ((suffix = family_suffix(extension_list, DX9)))
+            probe_dx9(platform, suffix);
+    }
+    free(name), free(version), free(vendor), free(extension_list);
+}
+
+static void get_text(cl_uint param, char *out, size_t size)
+{
+    out[0] = 0;
+    if (dxcl_get_info(param, size, out, NULL) != CL_SUCCESS)
+        snprintf(out, size, "(dxclGetInfo(0x%x) failed)", param);
+}
+
+int main(int argc, char **argv)
+{
+    bool formats = true;
+    char version[64], driver[MAX_PATH], data_path[64];
+    cl_platform_id platforms[16];
+    cl_uint num_platforms = 0;
+    cl_int err;
+
+    setvbuf(stdout, NULL, _IONBF, 0);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-formats")) {
+            formats = false;
+        } else {
+            fprintf(stderr, "usage: dxclinfo [--no-formats]\n"
+                            "Shows whether the OpenCL.dll programs load is dxcl, and what "
+                            "Direct3D sharing it offers.\n");
+            return !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ? 0 : 1;
+        }
+    }
+
+    opencl = LoadLibraryA("OpenCL.dll");
+    if (!opencl) {
+        printf("dxclinfo: cannot load OpenCL.dll (error %lu): dxcl is not installed here\n",
+               GetLastError());
+        return 1;
+    }
+    GetModuleFileNameA(opencl, opencl_path, sizeof(opencl_path));
+    dxcl_get_info = (dxclGetInfo_fn)(void *)GetProcAddress(opencl, "dxclGetInfo");
+    dxcl_get_backing_format =
+        (dxclGetBackingFormat_fn)(void *)GetProcAddress(opencl, "dxclGetBackingFormat");
+    if (!dxcl_get_info || !dxcl_get_backing_format) {
+        printf("dxclinfo: the loaded OpenCL.dll (%s) is not dxcl\n", opencl_path);
+        return 1;
+    }
+#define X(name) cl.name = (__typeof__(name) *)(void *)GetProcAddress(opencl, #name);
+    CL_FUNCTIONS(X)
+#undef X
+
+    get_text(DXCL_INFO_VERSION, version, sizeof(version));
+    get_text(DXCL_INFO_DRIVER_PATH, driver, sizeof(driver));
+    get_text(DXCL_INFO_DATA_PATH, data_path, sizeof(data_path));
+    printf("dxcl %s\n", version);
+    printf("  OpenCL.dll    %s\n", opencl_path);
+    printf("  Driver        %s\n", driver[0] ? driver : "none (no OpenCL driver could be loaded)");
+    printf("  Data path     %s\n", data_path);
+
+    if (!cl.clGetPlatformIDs) {
+        printf("dxclinfo: %s does not export clGetPlatformIDs\n", opencl_path);
+        return 2;
+    }
+    err = cl.clGetPlatformIDs(16, platforms, &num_platforms);
+    if (err != CL_SUCCESS || num_platforms == 0) {
+        printf("\nNo OpenCL platform through dxcl (%s)\n", error_name(err));
+        return 2;
+    }
+    for (cl_uint p = 0; p < num_platforms && p < 16; p++)
+        show_platform(p, platforms[p], data_path, formats);
+    return status;
+}

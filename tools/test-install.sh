@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Installs dxcl into a fresh Wine prefix with scripts/dxcl-wine.sh and checks it with dxclinfo
+# run from a folder that holds no OpenCL.dll: after install it must find dxcl (from system32)
+# with its sharing extensions, after uninstall it must say that the OpenCL.dll is not dxcl.
+#
+#   test-install.sh DXCL-WINE.SH OPENCL.DLL DXCLINFO.EXE
+#
+# Uses the rig's Xvfb display (DXCL_RIG_DIR/display) when it is alive, else starts its own.
+# The prefix, its wineserver and any Xvfb it started are removed on exit.
+set -euo pipefail
+
+installer=$1 dll=$2 dxclinfo=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/dxcl-install-test.XXXXXX")
+export WINEPREFIX=$work/prefix WINEARCH=win64 WINEDEBUG=-all
+# Only what keeps wineboot from looking for Mono and Gecko: the opencl override must come from
+# the prefix's registry, as for any program started in it.
+export WINEDLLOVERRIDES="mscoree=;mshtml="
+xvfb_pid=
+
+cleanup() {
+  wineserver -k >/dev/null 2>&1 || true
+  [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "--- $*"; }
+
+# A display for Direct3D (wined3d): the rig's, or our own Xvfb.
+display_file=${DXCL_RIG_DIR:-}/display
+if [ -n "${DXCL_RIG_DIR:-}" ] && [ -f "$display_file" ] && read -r num pid <"$display_file" &&
+   kill -0 "$pid" 2>/dev/null && [ -e "/tmp/.X11-unix/X${num#:}" ]; then
+  export DISPLAY=$num
+elif [ -z "${DISPLAY:-}" ]; then
+  mkfifo "$work/displayfd"
+  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$work/displayfd" >/dev/null 2>&1 &
+  xvfb_pid=$!
+  read -r -t 20 num <"$work/displayfd" || fail "Xvfb did not start"
+  export DISPLAY=:$num
+fi
+echo "display $DISPLAY, prefix $WINEPREFIX"
+
+step "fresh prefix"
+wineboot -i >/dev/null 2>&1 || fail "wineboot -i failed"
+wineserver -w
+
+# dxclinfo alone in a folder: it can only find OpenCL.dll through the prefix.
+mkdir "$work/app"
+cp "$dxclinfo" "$work/app/dxclinfo.exe"
+run_dxclinfo() { (cd "$work/app" && wine dxclinfo.exe "$@" 2>&1); }
+
+step "before install: status"
+cp "$WINEPREFIX/drive_c/windows/system32/opencl.dll" "$work/original-opencl.dll"
+if "$installer" status --prefix "$WINEPREFIX"; then fail "status says installed in a fresh prefix"; fi
+
+step "install"
+"$installer" install --prefix "$WINEPREFIX" --dll "$dll" || fail "install failed"
+"$installer" status --prefix "$WINEPREFIX" || fail "status says not installed after install"
+
+step "dxclinfo with dxcl installed"
+status=0
+output=$(run_dxclinfo) || status=$?
+echo "$output"
+[ "$status" = 0 ] || fail "dxclinfo exited with $status after install"
+grep -q '^dxcl [0-9]' <<<"$output" || fail "dxclinfo does not report dxcl"
+grep -qi 'OpenCL.dll *C:\\windows\\system32\\OpenCL.dll' <<<"$output" ||
+  fail "dxcl was not loaded from system32"
+grep -qi 'Driver *Z:.*\\x86_64-windows\\OpenCL.dll' <<<"$output" ||
+  fail "dxcl does not forward to Wine's builtin opencl.dll"
+grep -q '^  Sharing .*cl_khr_d3d11_sharing' <<<"$output" ||
+  fail "dxclinfo lists no cl_khr_d3d11_sharing"
+grep -q 'R8G8B8A8_UNORM *CL_RGBA *CL_UNORM_INT8' <<<"$output" ||
+  fail "the D3D11 format probe did not accept R8G8B8A8_UNORM"
+
+step "install again (idempotent)"
+"$installer" install --prefix "$WINEPREFIX" --dll "$dll" >/dev/null || fail "second install failed"
+cmp -s "$WINEPREFIX/drive_c/windows/system32/opencl.dll.dxcl-backup" "$work/original-opencl.dll" ||
+  fail "a second install lost the backup of the prefix's opencl.dll"
+
+step "uninstall"
+"$installer" uninstall --prefix "$WINEPREFIX" || fail "uninstall failed"
+if "$installer" status --prefix "$WINEPREFIX"; then fail "status says installed after uninstall"; fi
+[ ! -e "$WINEPREFIX/drive_c/windows/system32/opencl.dll.dxcl-backup" ] ||
+  fail "the backup is left behind"
+cmp -s "$WINEPREFIX/drive_c/windows/system32/opencl.dll" "$work/original-opencl.dll" ||
+  fail "uninstall did not put the prefix's own opencl.dll back"
+
+step "dxclinfo after uninstall"
+status=0
+output=$(run_dxclinfo --no-formats) || status=$?
+echo "$output"
+[ "$status" != 0 ] || fail "dxclinfo succeeded after uninstall"
+grep -q 'the loaded OpenCL.dll (.*) is not dxcl' <<<"$output" ||
+  fail "dxclinfo does not say that the OpenCL.dll is not dxcl"
+
+echo "install test: OK"
