@@ -152,6 +152,58 @@ static bool format_listed(const cl_image_format *list, cl_uint count, cl_channel
     return false;
 }
 
+/* Formats a driver lists but gets wrong in kernels; dxcl backs them with a wider format, as
+ * if they were not listed. PoCL 3.1 (checked on plain images, without dxcl): CL_R and CL_A
+ * with CL_HALF_FLOAT read garbage, and CL_R with an integer type reads alpha as 0, not 1. */
+static const struct {
+    const char *platform; /* a prefix of CL_PLATFORM_NAME */
+    cl_channel_order order;
+    cl_channel_type type;
+} broken_formats[] = {
+    {"Portable Computing Language", CL_R, CL_HALF_FLOAT},
+    {"Portable Computing Language", CL_A, CL_HALF_FLOAT},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT8},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT16},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT32},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT8},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT16},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT32},
+};
+
+static void platform_name(cl_context context, char *name, size_t size)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id devices[64] = {NULL};
+    cl_platform_id platform = NULL;
+
+    /* All devices of a context share its platform: the first one tells. */
+    name[0] = 0;
+    drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(devices), devices, NULL);
+    if (devices[0] && drv->clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof(platform),
+                                           &platform, NULL) == CL_SUCCESS)
+        drv->clGetPlatformInfo(platform, CL_PLATFORM_NAME, size - 1, name, NULL);
+}
+
+/* Drops the driver's broken formats from its list. */
+static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl_uint count)
+{
+    char name[256];
+    cl_uint kept = 0;
+
+    platform_name(context, name, sizeof(name));
+    for (cl_uint i = 0; i < count; i++) {
+        bool broken = false;
+        for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && !broken; j++)
+            broken = !strncmp(name, broken_formats[j].platform,
+                              strlen(broken_formats[j].platform)) &&
+                     list[i].image_channel_order == broken_formats[j].order &&
+                     list[i].image_channel_data_type == broken_formats[j].type;
+        if (!broken)
+            list[kept++] = list[i];
+    }
+    return kept;
+}
+
 cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                            const cl_image_format *spec, struct dxcl_backing *backing)
 {
@@ -174,6 +226,7 @@ cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object
         free(list);
         return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
     }
+    count = drop_broken_formats(context, list, count);
 
     backing->spec = *spec;
     if (format_listed(list, count, spec->image_channel_order, spec->image_channel_data_type) &&
