@@ -257,6 +257,11 @@ static struct dxcl_context *lookup(cl_context handle)
     return ctx;
 }
 
+struct dxcl_context *dxcl_context_find(cl_context handle)
+{
+    return lookup(handle);
+}
+
 cl_int dxcl_context_get(cl_context handle, const struct dxcl_backend *backend,
                         struct dxcl_context **out)
 {

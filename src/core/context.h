@@ -21,6 +21,11 @@ struct dxcl_context {
  * CL_INVALID_CONTEXT when the handle is not a context created with that API's device. */
 cl_int dxcl_context_get(cl_context handle, const struct dxcl_backend *backend,
                         struct dxcl_context **ctx);
+/* The record of `handle` with a record reference, or NULL when dxcl keeps none. */
+struct dxcl_context *dxcl_context_find(cl_context handle);
+/* Command queues keep their context's record (and so its interop device) alive, as they keep
+ * the driver's context alive: called for every queue created. */
+void dxcl_queue_created(cl_command_queue queue, cl_context context);
 /* Takes/drops a record reference; the last one (with no program reference left) frees the
  * record and releases the device. */
 void dxcl_context_ref(struct dxcl_context *ctx);

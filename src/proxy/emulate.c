@@ -1,6 +1,7 @@
 /* OpenCL 2.0/3.0 entry points emulated on the 1.2 ones when the driver lacks them (Wine's
  * opencl.dll stops at 1.2). Each forwards when the driver has the real one. The emulated set
  * is listed in docs/proxy.md. */
+#include "core/context.h"
 #include "proxy/driver.h"
 
 static cl_int set_error(cl_int *errcode_ret, cl_int err)
@@ -45,19 +46,19 @@ DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
 {
     const struct dxcl_driver *drv = dxcl_driver();
     cl_command_queue_properties props_1_2;
+    cl_command_queue queue;
     cl_int err;
 
-    if (drv->clCreateCommandQueueWithProperties)
-        return drv->clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
+    if (drv->clCreateCommandQueueWithProperties) {
+        queue = drv->clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
+        dxcl_queue_created(queue, context);
+        return queue;
+    }
     if ((err = queue_properties_to_1_2(properties, &props_1_2)) != CL_SUCCESS) {
         set_error(errcode_ret, err);
         return NULL;
     }
-    if (!drv->clCreateCommandQueue) {
-        set_error(errcode_ret, dxcl_driver_missing("clCreateCommandQueue"));
-        return NULL;
-    }
-    return drv->clCreateCommandQueue(context, device, props_1_2, errcode_ret);
+    return clCreateCommandQueue(context, device, props_1_2, errcode_ret);
 }
 
 DXCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(

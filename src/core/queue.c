@@ -1,0 +1,88 @@
+/* Command queues of contexts dxcl keeps a record of. A queue holds its context in the
+ * driver, so it holds the record (and the context's interop device reference) too. */
+#include "core/context.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+struct dxcl_queue {
+    struct dxcl_context *ctx; /* a record reference */
+    LONG app_refs;
+};
+
+static struct dxcl_table queues;
+
+void dxcl_queue_created(cl_command_queue queue, cl_context context)
+{
+    struct dxcl_context *ctx = queue ? dxcl_context_find(context) : NULL;
+    struct dxcl_queue *record;
+    bool stored = false;
+
+    if (!ctx)
+        return;
+    if ((record = malloc(sizeof(*record)))) {
+        record->ctx = ctx;
+        record->app_refs = 1;
+        AcquireSRWLockExclusive(&dxcl_lock);
+        stored = dxcl_table_put(&queues, queue, record);
+        ReleaseSRWLockExclusive(&dxcl_lock);
+    }
+    if (!stored) {
+        free(record);
+        dxcl_context_unref(ctx);
+    }
+}
+
+DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context,
+                                                              cl_device_id device,
+                                                              cl_command_queue_properties properties,
+                                                              cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_command_queue queue;
+
+    if (!drv->clCreateCommandQueue) {
+        if (errcode_ret)
+            *errcode_ret = dxcl_driver_missing("clCreateCommandQueue");
+        return NULL;
+    }
+    queue = drv->clCreateCommandQueue(context, device, properties, errcode_ret);
+    dxcl_queue_created(queue, context);
+    return queue;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clRetainCommandQueue, (command_queue));
+    struct dxcl_queue *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((record = dxcl_table_get(&queues, command_queue)))
+        InterlockedIncrement(&record->app_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+    return err;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseCommandQueue, (command_queue));
+    struct dxcl_queue *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    record = dxcl_table_get(&queues, command_queue);
+    if (record && InterlockedDecrement(&record->app_refs) == 0)
+        dxcl_table_remove(&queues, command_queue);
+    else
+        record = NULL;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (record) {
+        dxcl_context_unref(record->ctx);
+        free(record);
+    }
+    return err;
+}
