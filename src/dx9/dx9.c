@@ -235,6 +235,23 @@ static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC 
     return CL_SUCCESS;
 }
 
+/* The copy engine reads a surface with LockRect (stand-alone surfaces, dynamic textures) or
+ * GetRenderTargetData (render targets). A level of a D3DPOOL_DEFAULT texture that is neither
+ * dynamic nor a render target can only be read by drawing with it: refused at creation rather
+ * than failing every acquire. */
+static bool copy_engine_reaches(IDirect3DSurface9 *resource, const D3DSURFACE_DESC *desc)
+{
+    IDirect3DBaseTexture9 *texture;
+
+    if (desc->Usage & (D3DUSAGE_RENDERTARGET | D3DUSAGE_DYNAMIC))
+        return true;
+    if (FAILED(IDirect3DSurface9_GetContainer(resource, &IID_IDirect3DBaseTexture9,
+                                              (void **)&texture)))
+        return true; /* stand-alone */
+    IDirect3DBaseTexture9_Release(texture);
+    return false;
+}
+
 /* Render targets that are not lockable are read and written through a system-memory copy. */
 static HRESULT make_sysmem_copy(IDirect3DSurface9 *resource, struct dx9_surface *s)
 {
@@ -272,6 +289,9 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
     IDirect3DSurface9_GetDesc(args->resource, &s->desc);
     if (s->desc.Pool != D3DPOOL_DEFAULT)
         err = surface_invalid("not in D3DPOOL_DEFAULT", args->resource);
+    else if (!copy_engine_reaches(args->resource, &s->desc))
+        err = surface_invalid("a texture level that is neither dynamic nor a render target "
+                              "cannot be read back", args->resource);
     else if ((err = check_surface_device(ctx, args)) == CL_SUCCESS &&
              (err = describe_plane(args, &s->desc, desc)) == CL_SUCCESS &&
              FAILED(make_sysmem_copy(args->resource, s)))
