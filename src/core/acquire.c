@@ -395,22 +395,13 @@ static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *me
     return dxcl_log_result(t->name, err);
 }
 
-cl_int dxcl_enqueue_acquire(const struct dxcl_backend *backend, cl_command_type command,
-                            cl_command_queue queue, cl_uint num_objects, const cl_mem *mem_objects,
-                            cl_uint num_events, const cl_event *wait_list, cl_event *event)
+cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
+                             cl_command_type command, cl_command_queue queue,
+                             cl_uint num_objects, const cl_mem *mem_objects, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event)
 {
-    struct transfer t = {.backend = backend, .command = command, .acquire = true,
-                         .queue = queue, .name = "acquire"};
-
-    return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
-}
-
-cl_int dxcl_enqueue_release(const struct dxcl_backend *backend, cl_command_type command,
-                            cl_command_queue queue, cl_uint num_objects, const cl_mem *mem_objects,
-                            cl_uint num_events, const cl_event *wait_list, cl_event *event)
-{
-    struct transfer t = {.backend = backend, .command = command, .acquire = false,
-                         .queue = queue, .name = "release"};
+    struct transfer t = {.backend = backend, .command = command, .acquire = acquire,
+                         .queue = queue, .name = acquire ? "acquire" : "release"};
 
     return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
 }

@@ -188,10 +188,30 @@ static cl_context fail_create(struct parsed_properties *parsed, cl_int err, cl_i
     return NULL;
 }
 
-DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
-    const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices,
-    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
-    cl_int *errcode_ret)
+/* The driver call of clCreateContext or clCreateContextFromType. */
+struct create_call {
+    bool from_type;
+    cl_uint num_devices;
+    const cl_device_id *devices;
+    cl_device_type device_type;
+    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *);
+    void *user_data;
+};
+
+static cl_context call_driver(const struct create_call *call,
+                              const cl_context_properties *properties, cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    if (call->from_type)
+        return drv->clCreateContextFromType(properties, call->device_type, call->pfn_notify,
+                                            call->user_data, errcode_ret);
+    return drv->clCreateContext(properties, call->num_devices, call->devices, call->pfn_notify,
+                                call->user_data, errcode_ret);
+}
+
+static cl_context create_context(const cl_context_properties *properties,
+                                 const struct create_call *call, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct parsed_properties parsed = {0};
@@ -199,21 +219,29 @@ DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
     cl_context handle;
     cl_int err;
 
-    if (!drv->clCreateContext)
+    if (!(call->from_type ? (void *)drv->clCreateContextFromType : (void *)drv->clCreateContext))
         return fail_create(&parsed, dxcl_driver_missing("clCreateContext"), errcode_ret);
     if ((err = parse_properties(properties, &parsed)) != CL_SUCCESS)
         return fail_create(&parsed, err, errcode_ret);
     if (!needs_record(&parsed)) {
         free(parsed.forward);
-        return drv->clCreateContext(properties, num_devices, devices, pfn_notify, user_data,
-                                    errcode_ret);
+        return call_driver(call, properties, errcode_ret);
     }
     if ((err = new_record(properties, &parsed, &ctx)) != CL_SUCCESS)
         return fail_create(&parsed, err, errcode_ret);
-    handle = drv->clCreateContext(parsed.forward, num_devices, devices, pfn_notify, user_data,
-                                  &err);
+    handle = call_driver(call, parsed.forward, &err);
     free(parsed.forward);
     return finish_create(handle, ctx, err, errcode_ret);
+}
+
+DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
+    const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices,
+    void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
+    cl_int *errcode_ret)
+{
+    const struct create_call call = {false, num_devices, devices, 0, pfn_notify, user_data};
+
+    return create_context(properties, &call, errcode_ret);
 }
 
 DXCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(
@@ -221,28 +249,9 @@ DXCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(
     void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
     cl_int *errcode_ret)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    struct parsed_properties parsed = {0};
-    struct dxcl_context *ctx;
-    cl_context handle;
-    cl_int err;
+    const struct create_call call = {true, 0, NULL, device_type, pfn_notify, user_data};
 
-    if (!drv->clCreateContextFromType)
-        return fail_create(&parsed, dxcl_driver_missing("clCreateContextFromType"),
-                           errcode_ret);
-    if ((err = parse_properties(properties, &parsed)) != CL_SUCCESS)
-        return fail_create(&parsed, err, errcode_ret);
-    if (!needs_record(&parsed)) {
-        free(parsed.forward);
-        return drv->clCreateContextFromType(properties, device_type, pfn_notify, user_data,
-                                            errcode_ret);
-    }
-    if ((err = new_record(properties, &parsed, &ctx)) != CL_SUCCESS)
-        return fail_create(&parsed, err, errcode_ret);
-    handle = drv->clCreateContextFromType(parsed.forward, device_type, pfn_notify, user_data,
-                                          &err);
-    free(parsed.forward);
-    return finish_create(handle, ctx, err, errcode_ret);
+    return create_context(properties, &call, errcode_ret);
 }
 
 static struct dxcl_context *lookup(cl_context handle)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 struct dxcl_event {
+    struct dxcl_mirrored mirror;
     cl_command_type type;
-    LONG app_refs;
 };
 
 static struct dxcl_table events;
@@ -20,7 +20,7 @@ cl_int dxcl_event_register(cl_event event, cl_command_type type)
     if (!record)
         return CL_OUT_OF_HOST_MEMORY;
     record->type = type;
-    record->app_refs = 1;
+    record->mirror.app_refs = 1;
     AcquireSRWLockExclusive(&dxcl_lock);
     ok = dxcl_table_put(&events, event, record);
     ReleaseSRWLockExclusive(&dxcl_lock);
@@ -52,31 +52,17 @@ DXCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info para
 DXCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainEvent, (event));
-    struct dxcl_event *record;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockShared(&dxcl_lock);
-    if ((record = dxcl_table_get(&events, event)))
-        InterlockedIncrement(&record->app_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    if (err == CL_SUCCESS)
+        dxcl_mirror_retain(&events, event);
     return err;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
-    struct dxcl_event *record;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockExclusive(&dxcl_lock);
-    record = dxcl_table_get(&events, event);
-    if (record && InterlockedDecrement(&record->app_refs) == 0)
-        dxcl_table_remove(&events, event);
-    else
-        record = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
-    free(record);
+    if (err == CL_SUCCESS)
+        free(dxcl_mirror_release(&events, event));
     return err;
 }

@@ -120,7 +120,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(
 
 /* Kernels with a shared object among their arguments. */
 struct dxcl_kernel {
-    LONG app_refs;
+    struct dxcl_mirrored mirror;
     cl_uint num_args;
     cl_mem *args; /* the shared objects set as arguments, NULL elsewhere */
 };
@@ -139,7 +139,7 @@ static struct dxcl_kernel *new_kernel_record(cl_kernel kernel)
                                            &refs, NULL));
     DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
                                            &record->num_args, NULL));
-    record->app_refs = refs;
+    record->mirror.app_refs = refs;
     if (!record->num_args || !(record->args = calloc(record->num_args, sizeof(cl_mem)))) {
         free(record);
         return NULL;
@@ -235,31 +235,17 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_
 DXCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainKernel, (kernel));
-    struct dxcl_kernel *record;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockShared(&dxcl_lock);
-    if ((record = dxcl_table_get(&kernels, kernel)))
-        InterlockedIncrement(&record->app_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    if (err == CL_SUCCESS)
+        dxcl_mirror_retain(&kernels, kernel);
     return err;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseKernel, (kernel));
-    struct dxcl_kernel *record;
+    struct dxcl_kernel *record = err == CL_SUCCESS ? dxcl_mirror_release(&kernels, kernel) : NULL;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockExclusive(&dxcl_lock);
-    record = dxcl_table_get(&kernels, kernel);
-    if (record && InterlockedDecrement(&record->app_refs) == 0)
-        dxcl_table_remove(&kernels, kernel);
-    else
-        record = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
     if (record) {
         free(record->args);
         free(record);

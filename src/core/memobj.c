@@ -164,7 +164,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     mem->desc = *desc;
     mem->flags = flags;
     mem->context = ctx;
-    mem->app_refs = 1;
+    mem->mirror.app_refs = 1;
     mem->backing.spec = desc->format;
     if (!(mem->handle = create_driver_object(ctx, flags, mem, &err)))
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
@@ -266,33 +266,17 @@ static void destroy_memobj(struct dxcl_memobj *mem)
 DXCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainMemObject, (memobj));
-    struct dxcl_memobj *mem;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockShared(&dxcl_lock);
-    if ((mem = dxcl_table_get(&memobjs, memobj)))
-        InterlockedIncrement(&mem->app_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    if (err == CL_SUCCESS)
+        dxcl_mirror_retain(&memobjs, memobj);
     return err;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
-    struct dxcl_memobj *mem = NULL;
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
+    struct dxcl_memobj *mem = err == CL_SUCCESS ? dxcl_mirror_release(&memobjs, memobj) : NULL;
 
-    if (err != CL_SUCCESS)
-        return err;
-    /* The record leaves the table with the program's last reference, before the driver
-     * can hand the same handle value out again. */
-    AcquireSRWLockExclusive(&dxcl_lock);
-    mem = dxcl_table_get(&memobjs, memobj);
-    if (mem && InterlockedDecrement(&mem->app_refs) == 0)
-        dxcl_table_remove(&memobjs, memobj);
-    else
-        mem = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
     if (mem)
         destroy_memobj(mem);
     return err;

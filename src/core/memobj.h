@@ -4,6 +4,7 @@
 #define DXCL_MEMOBJ_H
 
 #include "core/context.h"
+#include "core/table.h"
 
 /* One Direct3D resource (or subresource) as the copy engine sees it. Several memobjs share a
  * surface when they are planes of one DX9 surface. */
@@ -39,8 +40,8 @@ struct dxcl_shared_desc {
 };
 
 struct dxcl_memobj {
+    struct dxcl_mirrored mirror;
     cl_mem handle;
-    LONG app_refs;
     struct dxcl_context *context;
     struct dxcl_surface *surface;
     struct dxcl_shared_desc desc;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 struct dxcl_queue {
+    struct dxcl_mirrored mirror;
     struct dxcl_context *ctx; /* a record reference */
-    LONG app_refs;
 };
 
 static struct dxcl_table queues;
@@ -23,7 +23,7 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context)
         return;
     if ((record = malloc(sizeof(*record)))) {
         record->ctx = ctx;
-        record->app_refs = 1;
+        record->mirror.app_refs = 1;
         AcquireSRWLockExclusive(&dxcl_lock);
         stored = dxcl_table_put(&queues, queue, record);
         ReleaseSRWLockExclusive(&dxcl_lock);
@@ -55,31 +55,18 @@ DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context
 DXCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainCommandQueue, (command_queue));
-    struct dxcl_queue *record;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockShared(&dxcl_lock);
-    if ((record = dxcl_table_get(&queues, command_queue)))
-        InterlockedIncrement(&record->app_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    if (err == CL_SUCCESS)
+        dxcl_mirror_retain(&queues, command_queue);
     return err;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseCommandQueue, (command_queue));
-    struct dxcl_queue *record;
+    struct dxcl_queue *record = err == CL_SUCCESS ? dxcl_mirror_release(&queues, command_queue)
+                                                  : NULL;
 
-    if (err != CL_SUCCESS)
-        return err;
-    AcquireSRWLockExclusive(&dxcl_lock);
-    record = dxcl_table_get(&queues, command_queue);
-    if (record && InterlockedDecrement(&record->app_refs) == 0)
-        dxcl_table_remove(&queues, command_queue);
-    else
-        record = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
     if (record) {
         dxcl_context_unref(record->ctx);
         free(record);

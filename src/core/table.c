@@ -108,3 +108,29 @@ void dxcl_table_each(const struct dxcl_table *table, void (*fn)(void *value, voi
         if (table->slots[i].key && table->slots[i].key != TOMBSTONE)
             fn(table->slots[i].value, arg);
 }
+
+void dxcl_mirror_retain(struct dxcl_table *table, const void *handle)
+{
+    struct dxcl_mirrored *record;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    if ((record = dxcl_table_get(table, handle)))
+        InterlockedIncrement(&record->app_refs);
+    ReleaseSRWLockShared(&dxcl_lock);
+}
+
+void *dxcl_mirror_release(struct dxcl_table *table, const void *handle)
+{
+    struct dxcl_mirrored *record;
+
+    /* Leaving the table happens with the last reference, under the exclusive lock, before
+     * the driver can hand the same handle value out again. */
+    AcquireSRWLockExclusive(&dxcl_lock);
+    record = dxcl_table_get(table, handle);
+    if (record && InterlockedDecrement(&record->app_refs) == 0)
+        dxcl_table_remove(table, handle);
+    else
+        record = NULL;
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    return record;
+}

@@ -20,6 +20,18 @@ void *dxcl_table_remove(struct dxcl_table *table, const void *key);
 /* Calls fn for every entry; fn must not modify the table. */
 void dxcl_table_each(const struct dxcl_table *table, void (*fn)(void *value, void *arg), void *arg);
 
+/* Records that mirror the program's references to a driver object (dxcl gets no destructor
+ * callbacks under Wine) begin with this. */
+struct dxcl_mirrored {
+    LONG app_refs;
+};
+
+/* After a successful clRetain*: one more program reference, when `handle` has a record. */
+void dxcl_mirror_retain(struct dxcl_table *table, const void *handle);
+/* After a successful clRelease*: one fewer; returns the record, removed from the table, when
+ * that was the program's last reference (the caller frees it), NULL otherwise. */
+void *dxcl_mirror_release(struct dxcl_table *table, const void *handle);
+
 /* The one lock for all of dxcl's tables and record state. Never held across a call that can
  * block on the driver or on Direct3D. */
 extern SRWLOCK dxcl_lock;
