@@ -11,4 +11,14 @@ cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
                              cl_uint num_objects, const cl_mem *mem_objects, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event);
 
+/* Defines an acquire or release entry point `name` of a family. */
+#define DXCL_TRANSFER_ENTRY(name, backend, acquire, command)                                       \
+    static cl_int CL_API_CALL name(cl_command_queue queue, cl_uint num_objects,                    \
+                                   const cl_mem *mem_objects, cl_uint num_events,                  \
+                                   const cl_event *wait_list, cl_event *event)                     \
+    {                                                                                              \
+        return dxcl_enqueue_transfer(&backend, acquire, command, queue, num_objects, mem_objects,  \
+                                     num_events, wait_list, event);                                \
+    }
+
 #endif

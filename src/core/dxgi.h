@@ -113,20 +113,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         return create("clCreateFrom" #API "Texture3D", context, flags, resource,                 \
                       DXCL_DXGI_TEXTURE3D, subresource, errcode_ret);                             \
     }                                                                                             \
-    static cl_int CL_API_CALL acquire(cl_command_queue queue, cl_uint num_objects,               \
-                                      const cl_mem *mem_objects, cl_uint num_events,              \
-                                      const cl_event *wait_list, cl_event *event)                 \
-    {                                                                                             \
-        return dxcl_enqueue_transfer(&backend, true, acquire_command, queue, num_objects,        \
-                                     mem_objects, num_events, wait_list, event);                  \
-    }                                                                                             \
-    static cl_int CL_API_CALL release(cl_command_queue queue, cl_uint num_objects,               \
-                                      const cl_mem *mem_objects, cl_uint num_events,              \
-                                      const cl_event *wait_list, cl_event *event)                 \
-    {                                                                                             \
-        return dxcl_enqueue_transfer(&backend, false, release_command, queue, num_objects,       \
-                                     mem_objects, num_events, wait_list, event);                  \
-    }                                                                                             \
+    DXCL_TRANSFER_ENTRY(acquire, backend, true, acquire_command)                                  \
+    DXCL_TRANSFER_ENTRY(release, backend, false, release_command)                                 \
     DXCL_DXGI_FUNCTION_TABLE(API, khr, "KHR")                                                     \
     DXCL_DXGI_FUNCTION_TABLE(API, nv, "NV")                                                       \
     static const struct dxcl_extension khr_extension = {"cl_khr_" #api "_sharing", khr_version,  \

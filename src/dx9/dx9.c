@@ -465,18 +465,10 @@ const struct dxcl_backend dxcl_dx9_backend = {
 };
 DXCL_REGISTER_BACKEND(dxcl_dx9_backend)
 
-#define DX9_TRANSFER(name, acquire, command)                                                       \
-    static cl_int CL_API_CALL name(cl_command_queue queue, cl_uint num_objects,                    \
-                                   const cl_mem *mem_objects, cl_uint num_events,                  \
-                                   const cl_event *wait_list, cl_event *event)                     \
-    {                                                                                              \
-        return dxcl_enqueue_transfer(&dxcl_dx9_backend, acquire, command, queue, num_objects,      \
-                                     mem_objects, num_events, wait_list, event);                   \
-    }
-DX9_TRANSFER(acquire_khr, true, CL_COMMAND_ACQUIRE_DX9_MEDIA_SURFACES_KHR)
-DX9_TRANSFER(release_khr, false, CL_COMMAND_RELEASE_DX9_MEDIA_SURFACES_KHR)
-DX9_TRANSFER(acquire_intel, true, CL_COMMAND_ACQUIRE_DX9_OBJECTS_INTEL)
-DX9_TRANSFER(release_intel, false, CL_COMMAND_RELEASE_DX9_OBJECTS_INTEL)
+DXCL_TRANSFER_ENTRY(acquire_khr, dxcl_dx9_backend, true, CL_COMMAND_ACQUIRE_DX9_MEDIA_SURFACES_KHR)
+DXCL_TRANSFER_ENTRY(release_khr, dxcl_dx9_backend, false, CL_COMMAND_RELEASE_DX9_MEDIA_SURFACES_KHR)
+DXCL_TRANSFER_ENTRY(acquire_intel, dxcl_dx9_backend, true, CL_COMMAND_ACQUIRE_DX9_OBJECTS_INTEL)
+DXCL_TRANSFER_ENTRY(release_intel, dxcl_dx9_backend, false, CL_COMMAND_RELEASE_DX9_OBJECTS_INTEL)
 
 static const struct dxcl_ext_function khr_functions[] = {
     {"clGetDeviceIDsFromDX9MediaAdapterKHR", (void *)get_device_ids_khr},
