@@ -4,6 +4,7 @@
 #include "core/info.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -22,8 +23,8 @@ struct parsed_properties {
 
 static bool is_other_interop_property(cl_context_properties name)
 {
-    return name == CL_GL_CONTEXT_KHR || name == CL_EGL_DISPLAY_KHR ||
-           name == CL_GLX_DISPLAY_KHR || name == CL_WGL_HDC_KHR || name == CL_CGL_SHAREGROUP_KHR;
+    return name == CL_GL_CONTEXT_KHR || name == CL_EGL_DISPLAY_KHR || name == CL_GLX_DISPLAY_KHR ||
+           name == CL_WGL_HDC_KHR || name == CL_CGL_SHAREGROUP_KHR;
 }
 
 static cl_int parse_one(struct parsed_properties *out, cl_context_properties name,
@@ -168,7 +169,6 @@ static cl_context finish_create(cl_context handle, struct dxcl_context *ctx, cl_
         free_record(ctx);
     if (errcode_ret)
         *errcode_ret = err;
-    dxcl_log_result("clCreateContext", err);
     return handle;
 }
 
@@ -184,7 +184,6 @@ static cl_context fail_create(struct parsed_properties *parsed, cl_int err, cl_i
     free(parsed->forward);
     if (errcode_ret)
         *errcode_ret = err;
-    dxcl_log_result("clCreateContext", err);
     return NULL;
 }
 
@@ -234,7 +233,7 @@ static cl_context create_context(const cl_context_properties *properties,
     return finish_create(handle, ctx, err, errcode_ret);
 }
 
-DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
+cl_context CL_API_CALL DXCL_IMPL(clCreateContext)(
     const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices,
     void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
     cl_int *errcode_ret)
@@ -244,7 +243,7 @@ DXCL_EXPORT cl_context CL_API_CALL clCreateContext(
     return create_context(properties, &call, errcode_ret);
 }
 
-DXCL_EXPORT cl_context CL_API_CALL clCreateContextFromType(
+cl_context CL_API_CALL DXCL_IMPL(clCreateContextFromType)(
     const cl_context_properties *properties, cl_device_type device_type,
     void(CL_CALLBACK *pfn_notify)(const char *, const void *, size_t, void *), void *user_data,
     cl_int *errcode_ret)
@@ -309,7 +308,7 @@ void dxcl_context_unref(struct dxcl_context *ctx)
         free_record(ctx);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
+cl_int CL_API_CALL DXCL_IMPL(clRetainContext)(cl_context context)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainContext, (context));
     struct dxcl_context *ctx;
@@ -321,7 +320,7 @@ DXCL_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
+cl_int CL_API_CALL DXCL_IMPL(clReleaseContext)(cl_context context)
 {
     struct dxcl_context *ctx = lookup(context);
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
@@ -333,20 +332,20 @@ DXCL_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
     if (err == CL_SUCCESS && InterlockedDecrement(&ctx->app_refs) == 0)
         dxcl_context_unref(ctx);
     dxcl_context_unref(ctx);
-    return dxcl_log_result("clReleaseContext", err);
+    return err;
 }
 
 static bool driver_knows_context(cl_context handle)
 {
     cl_uint refs;
 
-    return DXCL_DRIVER_CALL_INT(clGetContextInfo, (handle, CL_CONTEXT_REFERENCE_COUNT,
-                                                   sizeof(refs), &refs, NULL)) == CL_SUCCESS;
+    return DXCL_DRIVER_CALL_INT(clGetContextInfo, (handle, CL_CONTEXT_REFERENCE_COUNT, sizeof(refs),
+                                                   &refs, NULL)) == CL_SUCCESS;
 }
 
 static cl_int prefer_shared_answer(cl_context handle, struct dxcl_context *ctx,
-                                   cl_context_info param,
-                                   size_t size, void *value, size_t *size_ret, bool *answered)
+                                   cl_context_info param, size_t size, void *value,
+                                   size_t *size_ret, bool *answered)
 {
     /* The copy engine is no faster with D3D1x_RESOURCE_MISC_SHARED resources. */
     const cl_bool prefer = CL_FALSE;
@@ -367,9 +366,9 @@ static cl_int prefer_shared_answer(cl_context handle, struct dxcl_context *ctx,
     return CL_SUCCESS;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name,
-                                                size_t param_value_size, void *param_value,
-                                                size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetContextInfo)(cl_context context, cl_context_info param_name,
+                                               size_t param_value_size, void *param_value,
+                                               size_t *param_value_size_ret)
 {
     struct dxcl_context *ctx = lookup(context);
     bool answered;
@@ -378,13 +377,13 @@ DXCL_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_i
 
     if (!answered && ctx && param_name == CL_CONTEXT_PROPERTIES) {
         answered = true;
-        err = dxcl_info_return(ctx->properties, ctx->properties_size, param_value_size,
-                               param_value, param_value_size_ret);
+        err = dxcl_info_return(ctx->properties, ctx->properties_size, param_value_size, param_value,
+                               param_value_size_ret);
     }
     if (ctx)
         dxcl_context_unref(ctx);
     if (answered)
-        return dxcl_log_result("clGetContextInfo", err);
+        return err;
     return DXCL_DRIVER_CALL_INT(clGetContextInfo, (context, param_name, param_value_size,
                                                    param_value, param_value_size_ret));
 }

@@ -8,6 +8,7 @@
 #include "core/memobj.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -61,9 +62,9 @@ static cl_int read_backing(cl_command_queue queue, struct dxcl_memobj *mem, cons
     *backing = box_of(NULL, dxcl_element_size(&mem->backing.driver), region, 0, 0);
     if (!(backing->data = malloc(box_bytes(backing, region))))
         return CL_OUT_OF_HOST_MEMORY;
-    err = drv->clEnqueueReadImage(queue, mem->handle, CL_FALSE, origin, region,
-                                  backing->row_pitch, is_3d(mem) ? backing->slice_pitch : 0,
-                                  backing->data, num_events, wait_list, &done);
+    err = drv->clEnqueueReadImage(queue, mem->handle, CL_FALSE, origin, region, backing->row_pitch,
+                                  is_3d(mem) ? backing->slice_pitch : 0, backing->data, num_events,
+                                  wait_list, &done);
     if (err == CL_SUCCESS && drv->clWaitForEvents(1, &done) != CL_SUCCESS)
         err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     if (done)
@@ -84,20 +85,20 @@ static cl_int write_backing(cl_command_queue queue, struct dxcl_memobj *mem, con
 
     if (!(backing.data = malloc(box_bytes(&backing, region))))
         return CL_OUT_OF_HOST_MEMORY;
-    dxcl_pixels_to_backing(&mem->backing.layout, spec, &backing, region[0], region[1],
-                           region[2]);
-    err = dxcl_driver()->clEnqueueWriteImage(queue, mem->handle, CL_TRUE, origin, region,
-                                             backing.row_pitch,
-                                             is_3d(mem) ? backing.slice_pitch : 0, backing.data,
-                                             num_events, wait_list, done);
+    dxcl_pixels_to_backing(&mem->backing.layout, spec, &backing, region[0], region[1], region[2]);
+    err = dxcl_driver()->clEnqueueWriteImage(
+        queue, mem->handle, CL_TRUE, origin, region, backing.row_pitch,
+        is_3d(mem) ? backing.slice_pitch : 0, backing.data, num_events, wait_list, done);
     free(backing.data);
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(
-    cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin,
-    const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr,
-    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue, cl_mem image,
+                                                 cl_bool blocking_read, const size_t *origin,
+                                                 const size_t *region, size_t row_pitch,
+                                                 size_t slice_pitch, void *ptr,
+                                                 cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     struct dxcl_pixel_box backing, spec;
@@ -107,9 +108,9 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(
         return err;
     if (!mem || !ptr || !origin || !region)
         return DXCL_DRIVER_CALL_INT(clEnqueueReadImage,
-                                    (command_queue, image, blocking_read, origin, region,
-                                     row_pitch, slice_pitch, ptr, num_events_in_wait_list,
-                                     event_wait_list, event));
+                                    (command_queue, image, blocking_read, origin, region, row_pitch,
+                                     slice_pitch, ptr, num_events_in_wait_list, event_wait_list,
+                                     event));
     if ((err = read_backing(command_queue, mem, origin, region, num_events_in_wait_list,
                             event_wait_list, &backing)) != CL_SUCCESS)
         return err;
@@ -118,16 +119,17 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueReadImage(
                              region[2]);
     free(backing.data);
     /* The data is in place: the event is a completed marker of the right type. */
-    err = event ? DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
-                                       (command_queue, 0, NULL, event))
+    err = event ? DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList, (command_queue, 0, NULL, event))
                 : CL_SUCCESS;
     return err == CL_SUCCESS && event ? dxcl_event_register(*event, CL_COMMAND_READ_IMAGE) : err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(
-    cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin,
-    const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr,
-    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue, cl_mem image,
+                                                  cl_bool blocking_write, const size_t *origin,
+                                                  const size_t *region, size_t input_row_pitch,
+                                                  size_t input_slice_pitch, const void *ptr,
+                                                  cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     struct dxcl_pixel_box spec;
@@ -148,19 +150,18 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(
 
 /* What a native image of the spec's order reads back after a fill: missing color channels
  * are 0, a missing alpha is 1. */
-static void fill_value(cl_channel_order order, cl_channel_type type, const void *color,
-                       void *out)
+static void fill_value(cl_channel_order order, cl_channel_type type, const void *color, void *out)
 {
     static const struct {
         cl_channel_order order;
         bool present[4];
     } orders[] = {
-        {CL_R, {1, 0, 0, 0}}, {CL_RG, {1, 1, 0, 0}}, {CL_A, {0, 0, 0, 1}}, {CL_RA, {1, 0, 0, 1}},
-        {CL_RGB, {1, 1, 1, 0}},
+        {CL_R, {1, 0, 0, 0}},  {CL_RG, {1, 1, 0, 0}},  {CL_A, {0, 0, 0, 1}},
+        {CL_RA, {1, 0, 0, 1}}, {CL_RGB, {1, 1, 1, 0}},
     };
-    bool integer = type == CL_SIGNED_INT8 || type == CL_SIGNED_INT16 ||
-                   type == CL_SIGNED_INT32 || type == CL_UNSIGNED_INT8 ||
-                   type == CL_UNSIGNED_INT16 || type == CL_UNSIGNED_INT32;
+    bool integer = type == CL_SIGNED_INT8 || type == CL_SIGNED_INT16 || type == CL_SIGNED_INT32 ||
+                   type == CL_UNSIGNED_INT8 || type == CL_UNSIGNED_INT16 ||
+                   type == CL_UNSIGNED_INT32;
 
     memcpy(out, color, 4 * sizeof(float));
     for (size_t i = 0; i < DXCL_ARRAY_SIZE(orders); i++) {
@@ -179,12 +180,11 @@ static void fill_value(cl_channel_order order, cl_channel_type type, const void 
     }
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image,
-                                                  const void *fill_color, const size_t *origin,
-                                                  const size_t *region,
-                                                  cl_uint num_events_in_wait_list,
-                                                  const cl_event *event_wait_list,
-                                                  cl_event *event)
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueFillImage)(cl_command_queue command_queue, cl_mem image,
+                                                 const void *fill_color, const size_t *origin,
+                                                 const size_t *region,
+                                                 cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     unsigned char color[16];
@@ -193,8 +193,8 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue
     if (err != CL_SUCCESS)
         return err;
     if (mem && fill_color) {
-        fill_value(mem->backing.spec.image_channel_order,
-                   mem->backing.spec.image_channel_data_type, fill_color, color);
+        fill_value(mem->backing.spec.image_channel_order, mem->backing.spec.image_channel_data_type,
+                   fill_color, color);
         fill_color = color;
     }
     return DXCL_DRIVER_CALL_INT(clEnqueueFillImage,
@@ -202,7 +202,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue
                                  num_events_in_wait_list, event_wait_list, event));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
     cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin,
     const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
@@ -220,8 +220,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
     if (!mem || !src_origin || !region)
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
-                                     dst_offset, num_events_in_wait_list, event_wait_list,
-                                     event));
+                                     dst_offset, num_events_in_wait_list, event_wait_list, event));
     if ((err = read_backing(command_queue, mem, src_origin, region, num_events_in_wait_list,
                             event_wait_list, &backing)) != CL_SUCCESS)
         return err;
@@ -240,7 +239,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(
     return err != CL_SUCCESS ? err : hand_out(done, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
     cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset,
     const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
@@ -257,9 +256,8 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(
         return err;
     if (!mem || !dst_origin || !region)
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
-                                    (command_queue, src_buffer, dst_image, src_offset,
-                                     dst_origin, region, num_events_in_wait_list,
-                                     event_wait_list, event));
+                                    (command_queue, src_buffer, dst_image, src_offset, dst_origin,
+                                     region, num_events_in_wait_list, event_wait_list, event));
     spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
     if (!(spec.data = malloc(box_bytes(&spec, region))))
         return CL_OUT_OF_HOST_MEMORY;
@@ -276,7 +274,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(
 /* A map of an emulated image: the program sees a spec-layout shadow of the region. */
 struct shadow_map {
     struct dxcl_memobj *mem;
-    void *backing;            /* the driver's mapped pointer */
+    void *backing; /* the driver's mapped pointer */
     struct dxcl_pixel_box driver_box;
     size_t region[3];
     cl_map_flags flags;
@@ -297,8 +295,7 @@ static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_
                         cl_event *event, cl_int *errcode_ret)
 {
     struct shadow_map *map = calloc(1, sizeof(*map));
-    struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0,
-                                        0);
+    struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
     cl_int err;
     bool stored;
 
@@ -338,11 +335,13 @@ static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_
     return spec.data;
 }
 
-DXCL_EXPORT void *CL_API_CALL clEnqueueMapImage(
-    cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags,
-    const size_t *origin, const size_t *region, size_t *image_row_pitch,
-    size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-    cl_event *event, cl_int *errcode_ret)
+void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
+                                               cl_bool blocking_map, cl_map_flags map_flags,
+                                               const size_t *origin, const size_t *region,
+                                               size_t *image_row_pitch, size_t *image_slice_pitch,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list, cl_event *event,
+                                               cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_memobj *mem = emulated_image(image);
@@ -362,11 +361,11 @@ DXCL_EXPORT void *CL_API_CALL clEnqueueMapImage(
                                   event_wait_list, event, errcode_ret);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue,
-                                                       cl_mem memobj, void *mapped_ptr,
-                                                       cl_uint num_events_in_wait_list,
-                                                       const cl_event *event_wait_list,
-                                                       cl_event *event)
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_queue, cl_mem memobj,
+                                                      void *mapped_ptr,
+                                                      cl_uint num_events_in_wait_list,
+                                                      const cl_event *event_wait_list,
+                                                      cl_event *event)
 {
     struct shadow_map *map;
     struct dxcl_pixel_box spec;
@@ -382,16 +381,15 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_
         map = NULL;
     ReleaseSRWLockExclusive(&dxcl_lock);
     if (!map)
-        return DXCL_DRIVER_CALL_INT(clEnqueueUnmapMemObject,
-                                    (command_queue, memobj, mapped_ptr, num_events_in_wait_list,
-                                     event_wait_list, event));
+        return DXCL_DRIVER_CALL_INT(
+            clEnqueueUnmapMemObject,
+            (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
     spec = box_of(mapped_ptr, dxcl_element_size(&map->mem->backing.spec), map->region, 0, 0);
     if (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-        dxcl_pixels_to_backing(&map->mem->backing.layout, &spec, &map->driver_box,
-                               map->region[0], map->region[1], map->region[2]);
+        dxcl_pixels_to_backing(&map->mem->backing.layout, &spec, &map->driver_box, map->region[0],
+                               map->region[1], map->region[2]);
     err = dxcl_driver()->clEnqueueUnmapMemObject(command_queue, memobj, map->backing,
-                                                 num_events_in_wait_list, event_wait_list,
-                                                 event);
+                                                 num_events_in_wait_list, event_wait_list, event);
     free(mapped_ptr);
     free(map);
     return err;

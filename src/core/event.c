@@ -2,6 +2,7 @@
 #include "core/info.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -29,9 +30,9 @@ cl_int dxcl_event_register(cl_event event, cl_command_type type)
     return ok ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name,
-                                              size_t param_value_size, void *param_value,
-                                              size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetEventInfo)(cl_event event, cl_event_info param_name,
+                                             size_t param_value_size, void *param_value,
+                                             size_t *param_value_size_ret)
 {
     struct dxcl_event *record = NULL;
     cl_command_type type = 0;
@@ -45,11 +46,11 @@ DXCL_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info para
     if (record)
         return dxcl_info_return(&type, sizeof(type), param_value_size, param_value,
                                 param_value_size_ret);
-    return DXCL_DRIVER_CALL_INT(clGetEventInfo, (event, param_name, param_value_size,
-                                                 param_value, param_value_size_ret));
+    return DXCL_DRIVER_CALL_INT(
+        clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
+cl_int CL_API_CALL DXCL_IMPL(clRetainEvent)(cl_event event)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainEvent, (event));
 
@@ -58,7 +59,7 @@ DXCL_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
+cl_int CL_API_CALL DXCL_IMPL(clReleaseEvent)(cl_event event)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
 

@@ -4,6 +4,7 @@
 #include "core/memobj.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -33,19 +34,46 @@ static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count, b
 }
 
 /* The cl_mem parameters of each GRD entry of cl_api.h, and whether the command writes them. */
-#define DXCL_GUARD_clEnqueueReadBuffer {buffer, false}
-#define DXCL_GUARD_clEnqueueReadBufferRect {buffer, false}
-#define DXCL_GUARD_clEnqueueWriteBuffer {buffer, true}
-#define DXCL_GUARD_clEnqueueWriteBufferRect {buffer, true}
-#define DXCL_GUARD_clEnqueueFillBuffer {buffer, true}
-#define DXCL_GUARD_clEnqueueCopyBuffer {src_buffer, false}, {dst_buffer, true}
-#define DXCL_GUARD_clEnqueueCopyBufferRect {src_buffer, false}, {dst_buffer, true}
-#define DXCL_GUARD_clEnqueueCopyImage {src_image, false}, {dst_image, true}
+#define DXCL_GUARD_clEnqueueReadBuffer                                                             \
+    {                                                                                              \
+        buffer, false                                                                              \
+    }
+#define DXCL_GUARD_clEnqueueReadBufferRect                                                         \
+    {                                                                                              \
+        buffer, false                                                                              \
+    }
+#define DXCL_GUARD_clEnqueueWriteBuffer                                                            \
+    {                                                                                              \
+        buffer, true                                                                               \
+    }
+#define DXCL_GUARD_clEnqueueWriteBufferRect                                                        \
+    {                                                                                              \
+        buffer, true                                                                               \
+    }
+#define DXCL_GUARD_clEnqueueFillBuffer                                                             \
+    {                                                                                              \
+        buffer, true                                                                               \
+    }
+#define DXCL_GUARD_clEnqueueCopyBuffer                                                             \
+    {src_buffer, false},                                                                           \
+    {                                                                                              \
+        dst_buffer, true                                                                           \
+    }
+#define DXCL_GUARD_clEnqueueCopyBufferRect                                                         \
+    {src_buffer, false},                                                                           \
+    {                                                                                              \
+        dst_buffer, true                                                                           \
+    }
+#define DXCL_GUARD_clEnqueueCopyImage                                                              \
+    {src_image, false},                                                                            \
+    {                                                                                              \
+        dst_image, true                                                                            \
+    }
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
 #define DXCL_STUB_GRD(kind, ret, name, params, args)                                               \
-    DXCL_EXPORT ret CL_API_CALL name params                                                        \
+    ret CL_API_CALL DXCL_IMPL(name) params                                                         \
     {                                                                                              \
         const struct use uses[] = {DXCL_GUARD_##name};                                             \
         cl_int err = check_uses(#name, uses, DXCL_ARRAY_SIZE(uses));                               \
@@ -66,12 +94,12 @@ static void *fail_map(const char *caller, cl_int err, cl_int *errcode_ret)
     return NULL;
 }
 
-DXCL_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer,
-                                                 cl_bool blocking_map, cl_map_flags map_flags,
-                                                 size_t offset, size_t size,
-                                                 cl_uint num_events_in_wait_list,
-                                                 const cl_event *event_wait_list,
-                                                 cl_event *event, cl_int *errcode_ret)
+void *CL_API_CALL DXCL_IMPL(clEnqueueMapBuffer)(cl_command_queue command_queue, cl_mem buffer,
+                                                cl_bool blocking_map, cl_map_flags map_flags,
+                                                size_t offset, size_t size,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event,
+                                                cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     bool writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
@@ -86,14 +114,14 @@ DXCL_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue,
                                    num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(
     cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects,
-    cl_mem_migration_flags flags, cl_uint num_events_in_wait_list,
-    const cl_event *event_wait_list, cl_event *event)
+    cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+    cl_event *event)
 {
-    cl_int err = mem_objects ? check_mems("clEnqueueMigrateMemObjects", mem_objects,
-                                          num_mem_objects, false)
-                             : CL_SUCCESS;
+    cl_int err = mem_objects
+                     ? check_mems("clEnqueueMigrateMemObjects", mem_objects, num_mem_objects, false)
+                     : CL_SUCCESS;
 
     if (err != CL_SUCCESS)
         return err;
@@ -102,7 +130,7 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(
                                  num_events_in_wait_list, event_wait_list, event));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueNativeKernel)(
     cl_command_queue command_queue, void(CL_CALLBACK *user_func)(void *), void *args,
     size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
@@ -113,9 +141,8 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(
     if (err != CL_SUCCESS)
         return err;
     return DXCL_DRIVER_CALL_INT(clEnqueueNativeKernel,
-                                (command_queue, user_func, args, cb_args, num_mem_objects,
-                                 mem_list, args_mem_loc, num_events_in_wait_list,
-                                 event_wait_list, event));
+                                (command_queue, user_func, args, cb_args, num_mem_objects, mem_list,
+                                 args_mem_loc, num_events_in_wait_list, event_wait_list, event));
 }
 
 /* Kernels with a shared object among their arguments. */
@@ -135,8 +162,8 @@ static struct dxcl_kernel *new_kernel_record(cl_kernel kernel)
     if (!record)
         return NULL;
     /* The program may have retained the kernel before its first shared argument. */
-    DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_REFERENCE_COUNT, sizeof(refs),
-                                           &refs, NULL));
+    DXCL_DRIVER_CALL_INT(clGetKernelInfo,
+                         (kernel, CL_KERNEL_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
     DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
                                            &record->num_args, NULL));
     record->mirror.app_refs = refs;
@@ -147,8 +174,8 @@ static struct dxcl_kernel *new_kernel_record(cl_kernel kernel)
     return record;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
-                                              size_t arg_size, const void *arg_value)
+cl_int CL_API_CALL DXCL_IMPL(clSetKernelArg)(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                             const void *arg_value)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clSetKernelArg, (kernel, arg_index, arg_size, arg_value));
     cl_mem mem = NULL;
@@ -204,11 +231,10 @@ static cl_int check_kernel(cl_kernel kernel, const char *caller)
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueNDRangeKernel)(
     cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
-    const size_t *global_work_offset, const size_t *global_work_size,
-    const size_t *local_work_size, cl_uint num_events_in_wait_list,
-    const cl_event *event_wait_list, cl_event *event)
+    const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     cl_int err = check_kernel(kernel, "clEnqueueNDRangeKernel");
 
@@ -220,19 +246,19 @@ DXCL_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(
                                  event_wait_list, event));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
-                                             cl_uint num_events_in_wait_list,
-                                             const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueTask)(cl_command_queue command_queue, cl_kernel kernel,
+                                            cl_uint num_events_in_wait_list,
+                                            const cl_event *event_wait_list, cl_event *event)
 {
     cl_int err = check_kernel(kernel, "clEnqueueTask");
 
     if (err != CL_SUCCESS)
         return err;
-    return DXCL_DRIVER_CALL_INT(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list,
-                                                event_wait_list, event));
+    return DXCL_DRIVER_CALL_INT(
+        clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
+cl_int CL_API_CALL DXCL_IMPL(clRetainKernel)(cl_kernel kernel)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainKernel, (kernel));
 
@@ -241,7 +267,7 @@ DXCL_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
+cl_int CL_API_CALL DXCL_IMPL(clReleaseKernel)(cl_kernel kernel)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseKernel, (kernel));
     struct dxcl_kernel *record = err == CL_SUCCESS ? dxcl_mirror_release(&kernels, kernel) : NULL;

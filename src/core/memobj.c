@@ -4,6 +4,7 @@
 #include "core/info.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -34,8 +35,8 @@ static void find_in_context(void *value, void *arg)
 
     if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource)
         return;
-    if (find->same_subresource && (mem->desc.subresource != find->desc->subresource ||
-                                   mem->desc.plane != find->desc->plane))
+    if (find->same_subresource &&
+        (mem->desc.subresource != find->desc->subresource || mem->desc.plane != find->desc->plane))
         return;
     find->found = mem;
 }
@@ -84,8 +85,8 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     cl_image_desc image = {0};
 
     if (desc->type == CL_MEM_OBJECT_BUFFER)
-        return drv->clCreateBuffer(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->size,
-                                   NULL, err);
+        return drv->clCreateBuffer(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->size, NULL,
+                                   err);
     *err = dxcl_choose_backing(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->type,
                                &desc->format, &mem->backing);
     if (*err != CL_SUCCESS) {
@@ -99,15 +100,16 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     image.image_width = desc->width;
     image.image_height = desc->height;
     image.image_depth = desc->type == CL_MEM_OBJECT_IMAGE3D ? desc->depth : 1;
-    return drv->clCreateImage(ctx->handle, flags ? flags : CL_MEM_READ_WRITE,
-                              &mem->backing.driver, &image, NULL, err);
+    return drv->clCreateImage(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, &mem->backing.driver,
+                              &image, NULL, err);
 }
 
 static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_desc *desc,
                           struct dxcl_memobj *mem, cl_int err, cl_int *errcode_ret)
 {
     if (desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend, .context = ctx,
+        struct dxcl_surface temp = {.backend = ctx->backend,
+                                    .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
         ctx->backend->destroy_surface(&temp);
@@ -173,7 +175,8 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
     if (!surface_taken && desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend, .context = ctx,
+        struct dxcl_surface temp = {.backend = ctx->backend,
+                                    .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
         ctx->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
@@ -181,15 +184,15 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     dxcl_context_ref(ctx);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
-    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s",
-             ctx->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
-             desc->plane, mem->backing.emulated ? " (emulated format)" : "");
+    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s", ctx->backend->name,
+             (void *)mem->handle, (void *)desc->resource, desc->subresource, desc->plane,
+             mem->backing.emulated ? " (emulated format)" : "");
     return mem->handle;
 }
 
-cl_mem dxcl_create_shared(const char *name, cl_context context,
-                          const struct dxcl_backend *backend, cl_mem_flags flags,
-                          dxcl_prepare_fn prepare, const void *args, cl_int *errcode_ret)
+cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxcl_backend *backend,
+                          cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
+                          cl_int *errcode_ret)
 {
     struct dxcl_shared_desc desc = {0};
     struct dxcl_context *ctx;
@@ -263,7 +266,7 @@ static void destroy_memobj(struct dxcl_memobj *mem)
     dxcl_context_unref(ctx);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
+cl_int CL_API_CALL DXCL_IMPL(clRetainMemObject)(cl_mem memobj)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainMemObject, (memobj));
 
@@ -272,7 +275,7 @@ DXCL_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
+cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
     struct dxcl_memobj *mem = err == CL_SUCCESS ? dxcl_mirror_release(&memobjs, memobj) : NULL;
@@ -284,8 +287,7 @@ DXCL_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 
 /* The resource and subresource queries every family has. */
 static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl_memobj *mem,
-                           bool image, cl_uint param, size_t size, void *value,
-                           size_t *size_ret)
+                           bool image, cl_uint param, size_t size, void *value, size_t *size_ret)
 {
     if (!image && backend->resource_query && param == backend->resource_query) {
         IUnknown *resource = mem ? mem->desc.resource : NULL;
@@ -323,8 +325,8 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
         if (!mem && err != CL_SUCCESS) {
             /* An invalid handle is CL_INVALID_MEM_OBJECT before it is a foreign object. */
             cl_mem_object_type type;
-            if (DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_TYPE, sizeof(type),
-                                                          &type, NULL)) != CL_SUCCESS)
+            if (DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_TYPE, sizeof(type), &type,
+                                                          NULL)) != CL_SUCCESS)
                 err = CL_INVALID_MEM_OBJECT;
         }
         return err;
@@ -349,8 +351,7 @@ static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info p
     *answered = true;
     switch (param) {
     case CL_IMAGE_FORMAT:
-        return dxcl_info_return(&mem->backing.spec, sizeof(cl_image_format), size, value,
-                                size_ret);
+        return dxcl_info_return(&mem->backing.spec, sizeof(cl_image_format), size, value, size_ret);
     case CL_IMAGE_ELEMENT_SIZE:
         return dxcl_info_return(&element, sizeof(element), size, value, size_ret);
     case CL_IMAGE_ROW_PITCH:
@@ -362,9 +363,9 @@ static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info p
     return CL_SUCCESS;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name,
-                                                  size_t param_value_size, void *param_value,
-                                                  size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetMemObjectInfo)(cl_mem memobj, cl_mem_info param_name,
+                                                 size_t param_value_size, void *param_value,
+                                                 size_t *param_value_size_ret)
 {
     bool answered;
     cl_int err = backend_query(memobj, false, param_name, param_value_size, param_value,
@@ -372,7 +373,7 @@ DXCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info par
     struct dxcl_memobj *mem;
 
     if (answered)
-        return dxcl_log_result("clGetMemObjectInfo", err);
+        return err;
     mem = dxcl_memobj_get(memobj);
     if (mem && mem->backing.emulated && param_name == CL_MEM_SIZE) {
         size_t bytes = spec_element_size(mem) * mem->desc.width * mem->desc.height *
@@ -384,9 +385,9 @@ DXCL_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info par
                                                      param_value, param_value_size_ret));
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name,
-                                              size_t param_value_size, void *param_value,
-                                              size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetImageInfo)(cl_mem image, cl_image_info param_name,
+                                             size_t param_value_size, void *param_value,
+                                             size_t *param_value_size_ret)
 {
     bool answered;
     cl_int err = backend_query(image, true, param_name, param_value_size, param_value,
@@ -394,7 +395,7 @@ DXCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_
     struct dxcl_memobj *mem;
 
     if (answered)
-        return dxcl_log_result("clGetImageInfo", err);
+        return err;
     mem = dxcl_memobj_get(image);
     if (mem && mem->backing.emulated) {
         err = emulated_image_info(mem, param_name, param_value_size, param_value,
@@ -402,6 +403,6 @@ DXCL_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_
         if (answered)
             return err;
     }
-    return DXCL_DRIVER_CALL_INT(clGetImageInfo, (image, param_name, param_value_size,
-                                                 param_value, param_value_size_ret));
+    return DXCL_DRIVER_CALL_INT(
+        clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret));
 }

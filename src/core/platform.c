@@ -2,11 +2,12 @@
 #include "core/info.h"
 #include "core/registry.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
-DXCL_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms,
-                                                cl_uint *num_platforms)
+cl_int CL_API_CALL DXCL_IMPL(clGetPlatformIDs)(cl_uint num_entries, cl_platform_id *platforms,
+                                               cl_uint *num_platforms)
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
@@ -54,8 +55,7 @@ static cl_int answer_extension_string(info_fn fn, void *object, cl_uint param, s
     err = dxcl_info_return(list, size, value_size, value, size_ret);
     free(list);
     if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "extension string needs %zu bytes, buffer has %zu", size,
-                         value_size);
+        return DXCL_FAIL(err, "extension string needs %zu bytes, buffer has %zu", size, value_size);
     return CL_SUCCESS;
 }
 
@@ -67,8 +67,8 @@ static bool versioned_list_contains(const cl_name_version *list, size_t count, c
     return false;
 }
 
-static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param,
-                                        size_t value_size, void *value, size_t *size_ret)
+static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param, size_t value_size,
+                                        void *value, size_t *size_ret)
 {
     void *driver_list;
     size_t size, count;
@@ -98,10 +98,10 @@ static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param,
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,
-                                                 cl_platform_info param_name,
-                                                 size_t param_value_size, void *param_value,
-                                                 size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetPlatformInfo)(cl_platform_id platform,
+                                                cl_platform_info param_name,
+                                                size_t param_value_size, void *param_value,
+                                                size_t *param_value_size_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     info_fn fn = (info_fn)drv->clGetPlatformInfo;
@@ -109,20 +109,17 @@ DXCL_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,
     if (!fn)
         return dxcl_driver_missing("clGetPlatformInfo");
     if (param_name == CL_PLATFORM_EXTENSIONS)
-        return dxcl_log_result("clGetPlatformInfo(EXTENSIONS)",
-                               answer_extension_string(fn, platform, param_name, param_value_size,
-                                                       param_value, param_value_size_ret));
+        return answer_extension_string(fn, platform, param_name, param_value_size, param_value,
+                                       param_value_size_ret);
     if (param_name == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
-        return dxcl_log_result("clGetPlatformInfo(EXTENSIONS_WITH_VERSION)",
-                               answer_extension_versions(fn, platform, param_name,
-                                                         param_value_size, param_value,
-                                                         param_value_size_ret));
+        return answer_extension_versions(fn, platform, param_name, param_value_size, param_value,
+                                         param_value_size_ret);
     return fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name,
-                                               size_t param_value_size, void *param_value,
-                                               size_t *param_value_size_ret)
+cl_int CL_API_CALL DXCL_IMPL(clGetDeviceInfo)(cl_device_id device, cl_device_info param_name,
+                                              size_t param_value_size, void *param_value,
+                                              size_t *param_value_size_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     info_fn fn = (info_fn)drv->clGetDeviceInfo;
@@ -130,37 +127,34 @@ DXCL_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_in
     if (!fn)
         return dxcl_driver_missing("clGetDeviceInfo");
     if (param_name == CL_DEVICE_EXTENSIONS)
-        return dxcl_log_result("clGetDeviceInfo(EXTENSIONS)",
-                               answer_extension_string(fn, device, param_name, param_value_size,
-                                                       param_value, param_value_size_ret));
+        return answer_extension_string(fn, device, param_name, param_value_size, param_value,
+                                       param_value_size_ret);
     if (param_name == CL_DEVICE_EXTENSIONS_WITH_VERSION)
-        return dxcl_log_result("clGetDeviceInfo(EXTENSIONS_WITH_VERSION)",
-                               answer_extension_versions(fn, device, param_name, param_value_size,
-                                                         param_value, param_value_size_ret));
+        return answer_extension_versions(fn, device, param_name, param_value_size, param_value,
+                                         param_value_size_ret);
     return fn(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
-DXCL_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
+void *CL_API_CALL DXCL_IMPL(clGetExtensionFunctionAddress)(const char *func_name)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     void *address = dxcl_find_ext_function(func_name);
 
     if (!address && func_name && drv->clGetExtensionFunctionAddress)
         address = drv->clGetExtensionFunctionAddress(func_name);
-    DXCL_LOG("clGetExtensionFunctionAddress(%s) -> %p", func_name ? func_name : "(null)",
-             address);
+    DXCL_LOG("clGetExtensionFunctionAddress(%s) -> %p", func_name ? func_name : "(null)", address);
     return address;
 }
 
-DXCL_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
-                                                                       const char *func_name)
+void *CL_API_CALL DXCL_IMPL(clGetExtensionFunctionAddressForPlatform)(cl_platform_id platform,
+                                                                      const char *func_name)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     void *address = dxcl_find_ext_function(func_name);
 
     if (!address && func_name && drv->clGetExtensionFunctionAddressForPlatform)
         address = drv->clGetExtensionFunctionAddressForPlatform(platform, func_name);
-    DXCL_LOG("clGetExtensionFunctionAddressForPlatform(%s) -> %p",
-             func_name ? func_name : "(null)", address);
+    DXCL_LOG("clGetExtensionFunctionAddressForPlatform(%s) -> %p", func_name ? func_name : "(null)",
+             address);
     return address;
 }

@@ -3,6 +3,7 @@
 #include "core/context.h"
 #include "core/table.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 #include <stdlib.h>
 
@@ -34,10 +35,10 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context)
     }
 }
 
-DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context,
-                                                              cl_device_id device,
-                                                              cl_command_queue_properties properties,
-                                                              cl_int *errcode_ret)
+cl_command_queue CL_API_CALL DXCL_IMPL(clCreateCommandQueue)(cl_context context,
+                                                             cl_device_id device,
+                                                             cl_command_queue_properties properties,
+                                                             cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     cl_command_queue queue;
@@ -52,7 +53,7 @@ DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context
     return queue;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
+cl_int CL_API_CALL DXCL_IMPL(clRetainCommandQueue)(cl_command_queue command_queue)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainCommandQueue, (command_queue));
 
@@ -61,11 +62,11 @@ DXCL_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_que
     return err;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
+cl_int CL_API_CALL DXCL_IMPL(clReleaseCommandQueue)(cl_command_queue command_queue)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseCommandQueue, (command_queue));
-    struct dxcl_queue *record = err == CL_SUCCESS ? dxcl_mirror_release(&queues, command_queue)
-                                                  : NULL;
+    struct dxcl_queue *record =
+        err == CL_SUCCESS ? dxcl_mirror_release(&queues, command_queue) : NULL;
 
     if (record) {
         dxcl_context_unref(record->ctx);

@@ -3,6 +3,7 @@
  * is listed in docs/proxy.md. */
 #include "core/context.h"
 #include "proxy/driver.h"
+#include "proxy/impl.h"
 
 static cl_int set_error(cl_int *errcode_ret, cl_int err)
 {
@@ -40,7 +41,7 @@ static cl_int queue_properties_to_1_2(const cl_queue_properties *props,
     return CL_SUCCESS;
 }
 
-DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
+cl_command_queue CL_API_CALL DXCL_IMPL(clCreateCommandQueueWithProperties)(
     cl_context context, cl_device_id device, const cl_queue_properties *properties,
     cl_int *errcode_ret)
 {
@@ -58,10 +59,10 @@ DXCL_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(
         set_error(errcode_ret, err);
         return NULL;
     }
-    return clCreateCommandQueue(context, device, props_1_2, errcode_ret);
+    return DXCL_IMPL(clCreateCommandQueue)(context, device, props_1_2, errcode_ret);
 }
 
-DXCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(
+cl_sampler CL_API_CALL DXCL_IMPL(clCreateSamplerWithProperties)(
     cl_context context, const cl_sampler_properties *properties, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
@@ -73,14 +74,14 @@ DXCL_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(
     if (drv->clCreateSamplerWithProperties)
         return drv->clCreateSamplerWithProperties(context, properties, errcode_ret);
     for (const cl_sampler_properties *p = properties; p && p[0]; p += 2) {
-        unsigned bit = p[0] == CL_SAMPLER_NORMALIZED_COORDS  ? 1
+        unsigned bit = p[0] == CL_SAMPLER_NORMALIZED_COORDS ? 1
                        : p[0] == CL_SAMPLER_ADDRESSING_MODE ? 2
                        : p[0] == CL_SAMPLER_FILTER_MODE     ? 4
                                                             : 0;
         if (!bit || (seen & bit)) {
-            set_error(errcode_ret, DXCL_FAIL(CL_INVALID_VALUE,
-                                             "sampler property 0x%llx unknown or repeated",
-                                             (unsigned long long)p[0]));
+            set_error(errcode_ret,
+                      DXCL_FAIL(CL_INVALID_VALUE, "sampler property 0x%llx unknown or repeated",
+                                (unsigned long long)p[0]));
             return NULL;
         }
         seen |= bit;
@@ -104,16 +105,16 @@ static bool empty_mem_properties(const cl_mem_properties *properties, cl_int *er
 {
     if (!properties || !properties[0])
         return true;
-    set_error(errcode_ret, DXCL_FAIL(CL_INVALID_PROPERTY,
-                                     "memory property 0x%llx needs an OpenCL 3.0 driver",
-                                     (unsigned long long)properties[0]));
+    set_error(errcode_ret,
+              DXCL_FAIL(CL_INVALID_PROPERTY, "memory property 0x%llx needs an OpenCL 3.0 driver",
+                        (unsigned long long)properties[0]));
     return false;
 }
 
-DXCL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context,
-                                                            const cl_mem_properties *properties,
-                                                            cl_mem_flags flags, size_t size,
-                                                            void *host_ptr, cl_int *errcode_ret)
+cl_mem CL_API_CALL DXCL_IMPL(clCreateBufferWithProperties)(cl_context context,
+                                                           const cl_mem_properties *properties,
+                                                           cl_mem_flags flags, size_t size,
+                                                           void *host_ptr, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
@@ -129,10 +130,12 @@ DXCL_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context,
     return drv->clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
 }
 
-DXCL_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(
-    cl_context context, const cl_mem_properties *properties, cl_mem_flags flags,
-    const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr,
-    cl_int *errcode_ret)
+cl_mem CL_API_CALL DXCL_IMPL(clCreateImageWithProperties)(cl_context context,
+                                                          const cl_mem_properties *properties,
+                                                          cl_mem_flags flags,
+                                                          const cl_image_format *image_format,
+                                                          const cl_image_desc *image_desc,
+                                                          void *host_ptr, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
