@@ -24,6 +24,8 @@
 #include <CL/cl_d3d11.h>
 #include <dxcl/dxcl.h>
 
+#include "core/names.h"
+
 enum { WIDTH = 1280, HEIGHT = 720, DEFAULT_FRAMES = 30, SPRITES = 4, SPRITE_SIZE = 96 };
 
 static void fail(const char *fmt, ...) __attribute__((noreturn, format(gnu_printf, 1, 2)));
@@ -377,16 +379,6 @@ struct sharing {
     clEnqueueReleaseD3D11ObjectsKHR_fn release;
 };
 
-static bool has_word(const char *list, const char *word)
-{
-    size_t len = strlen(word);
-
-    for (const char *p = list; (p = strstr(p, word)); p += len)
-        if ((p == list || p[-1] == ' ') && (p[len] == 0 || p[len] == ' '))
-            return true;
-    return false;
-}
-
 static void *extension_function(cl_platform_id platform, const char *name)
 {
     void *fn = clGetExtensionFunctionAddressForPlatform(platform, name);
@@ -408,7 +400,7 @@ static cl_platform_id find_platform(struct sharing *fns)
         CL_CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_EXTENSIONS, sizeof(extensions) - 1,
                                    extensions, NULL));
         CL_CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof(name), name, NULL));
-        if (!has_word(extensions, "cl_khr_d3d11_sharing")) {
+        if (!dxcl_has_word(extensions, "cl_khr_d3d11_sharing")) {
             printf("platform %s: no cl_khr_d3d11_sharing\n", name);
             continue;
         }

@@ -27,6 +27,8 @@
 #include <CL/cl_dx9_media_sharing.h>
 #include <dxcl/dxcl.h>
 
+#include "core/names.h"
+
 /* --- The OpenCL.dll being examined, reached only through GetProcAddress. ------------------ */
 
 static HMODULE opencl;
@@ -54,101 +56,6 @@ static void *cl_extension_function(cl_platform_id platform, const char *name)
                : NULL;
 }
 
-/* --- Names. ------------------------------------------------------------------------------- */
-
-struct name {
-    cl_int value;
-    const char *name;
-};
-#define NAME(e)                                                                                    \
-    {                                                                                              \
-        e, #e                                                                                      \
-    }
-static const struct name error_names[] = {NAME(CL_SUCCESS),
-                                          NAME(CL_DEVICE_NOT_FOUND),
-                                          NAME(CL_OUT_OF_RESOURCES),
-                                          NAME(CL_OUT_OF_HOST_MEMORY),
-                                          NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED),
-                                          NAME(CL_INVALID_VALUE),
-                                          NAME(CL_INVALID_PLATFORM),
-                                          NAME(CL_INVALID_DEVICE),
-                                          NAME(CL_INVALID_CONTEXT),
-                                          NAME(CL_INVALID_MEM_OBJECT),
-                                          NAME(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
-                                          NAME(CL_INVALID_IMAGE_SIZE),
-                                          NAME(CL_INVALID_OPERATION),
-                                          NAME(CL_INVALID_PROPERTY),
-                                          NAME(CL_INVALID_D3D10_DEVICE_KHR),
-                                          NAME(CL_INVALID_D3D10_RESOURCE_KHR),
-                                          NAME(CL_INVALID_D3D11_DEVICE_KHR),
-                                          NAME(CL_INVALID_D3D11_RESOURCE_KHR),
-                                          NAME(CL_INVALID_DX9_MEDIA_ADAPTER_KHR),
-                                          NAME(CL_INVALID_DX9_MEDIA_SURFACE_KHR),
-                                          {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
-                                          {0, NULL}};
-static const struct name order_names[] = {
-    NAME(CL_R),    NAME(CL_A),         NAME(CL_RG),        NAME(CL_RA), NAME(CL_RGB),
-    NAME(CL_RGBA), NAME(CL_BGRA),      NAME(CL_ARGB),      NAME(CL_Rx), NAME(CL_RGx),
-    NAME(CL_RGBx), NAME(CL_INTENSITY), NAME(CL_LUMINANCE), {0, NULL}};
-static const struct name type_names[] = {NAME(CL_SNORM_INT8),
-                                         NAME(CL_SNORM_INT16),
-                                         NAME(CL_UNORM_INT8),
-                                         NAME(CL_UNORM_INT16),
-                                         NAME(CL_UNORM_SHORT_565),
-                                         NAME(CL_UNORM_SHORT_555),
-                                         NAME(CL_UNORM_INT_101010),
-                                         NAME(CL_SIGNED_INT8),
-                                         NAME(CL_SIGNED_INT16),
-                                         NAME(CL_SIGNED_INT32),
-                                         NAME(CL_UNSIGNED_INT8),
-                                         NAME(CL_UNSIGNED_INT16),
-                                         NAME(CL_UNSIGNED_INT32),
-                                         NAME(CL_HALF_FLOAT),
-                                         NAME(CL_FLOAT),
-                                         {0, NULL}};
-#undef NAME
-
-static const char *find_name(const struct name *names, cl_int value)
-{
-    for (; names->name; names++)
-        if (names->value == value)
-            return names->name;
-    return NULL;
-}
-
-static const char *error_name(cl_int err)
-{
-    static char other[32];
-    const char *name = find_name(error_names, err);
-
-    if (name)
-        return name;
-    snprintf(other, sizeof(other), "error %d", err);
-    return other;
-}
-
-static const char *order_name(cl_channel_order order)
-{
-    const char *name = find_name(order_names, (cl_int)order);
-    return name ? name : "?";
-}
-
-static const char *type_name(cl_channel_type type)
-{
-    const char *name = find_name(type_names, (cl_int)type);
-    return name ? name : "?";
-}
-
-static bool has_word(const char *list, const char *word)
-{
-    size_t len = strlen(word);
-
-    for (const char *p = list; (p = strstr(p, word)); p += len)
-        if ((p == list || p[-1] == ' ') && (p[len] == 0 || p[len] == ' '))
-            return true;
-    return false;
-}
-
 /* --- The sharing families and their extensions. ------------------------------------------- */
 
 enum family { D3D11, D3D10, DX9, FAMILIES };
@@ -167,7 +74,7 @@ static int print_sharing(const char *list)
 
     for (int f = 0; f < FAMILIES; f++)
         for (int k = 0; k < 2; k++)
-            if (has_word(list, extensions[f][k]))
+            if (dxcl_has_word(list, extensions[f][k]))
                 printf("%s%s", count++ ? " " : "", extensions[f][k]);
     if (!count)
         printf("none");
@@ -269,8 +176,8 @@ static void print_table_header(const char *what)
 /* "CL_RGBA  CL_UNORM_INT8": a format as two aligned names. */
 static const char *format_text(const cl_image_format *format, char *out, size_t size)
 {
-    snprintf(out, size, "%-8s %s", order_name(format->image_channel_order),
-             type_name(format->image_channel_data_type));
+    snprintf(out, size, "%-8s %s", dxcl_channel_order_name(format->image_channel_order),
+             dxcl_channel_type_name(format->image_channel_data_type));
     return out;
 }
 
@@ -282,17 +189,17 @@ static void print_row(const char *name, cl_mem image, cl_int err, struct tally *
     char spec_text[40], driver_text[40];
 
     if (!image || err != CL_SUCCESS) {
-        printf("    %-22s not accepted: %s\n", name, error_name(err));
+        printf("    %-22s not accepted: %s\n", name, dxcl_error_name(err));
         tally->rejected++;
         return;
     }
     err = cl.clGetImageInfo(image, CL_IMAGE_FORMAT, sizeof(spec), &spec, NULL);
     if (err != CL_SUCCESS) {
-        printf("    %-22s clGetImageInfo(CL_IMAGE_FORMAT): %s\n", name, error_name(err));
+        printf("    %-22s clGetImageInfo(CL_IMAGE_FORMAT): %s\n", name, dxcl_error_name(err));
         tally->untested++, status = 2;
     } else if ((err = dxcl_get_backing_format(image, &driver, &emulated)) != CL_SUCCESS) {
         printf("    %-22s %-28s dxclGetBackingFormat: %s\n", name,
-               format_text(&spec, spec_text, sizeof(spec_text)), error_name(err));
+               format_text(&spec, spec_text, sizeof(spec_text)), dxcl_error_name(err));
         tally->untested++, status = 2;
     } else {
         format_text(&driver, driver_text, sizeof(driver_text));
@@ -330,13 +237,13 @@ static cl_context make_context(cl_platform_id platform, cl_context_properties pr
     cl_int err;
 
     if (query_err != CL_SUCCESS || num_devices == 0) {
-        printf("    no OpenCL device for this Direct3D device (%s)\n", error_name(query_err));
+        printf("    no OpenCL device for this Direct3D device (%s)\n", dxcl_error_name(query_err));
         status = 2;
         return NULL;
     }
     context = cl.clCreateContext(properties, num_devices, devices, NULL, NULL, &err);
     if (!context || err != CL_SUCCESS) {
-        printf("    clCreateContext with the Direct3D device: %s\n", error_name(err));
+        printf("    clCreateContext with the Direct3D device: %s\n", dxcl_error_name(err));
         status = 2;
         return NULL;
     }
@@ -348,8 +255,8 @@ static cl_context make_context(cl_platform_id platform, cl_context_properties pr
 static const char *family_suffix(const char *platform_extensions, enum family f)
 {
     static const char *suffixes[FAMILIES][2] = {{"KHR", "NV"}, {"KHR", "NV"}, {"KHR", "INTEL"}};
-    bool khr = has_word(platform_extensions, extensions[f][0]);
-    bool vendor = has_word(platform_extensions, extensions[f][1]);
+    bool khr = dxcl_has_word(platform_extensions, extensions[f][0]);
+    bool vendor = dxcl_has_word(platform_extensions, extensions[f][1]);
 
     if (!khr && !vendor)
         return NULL;
@@ -378,72 +285,90 @@ static void *lookup(cl_platform_id platform, const char *base, const char *suffi
 
 /* --- D3D11 and D3D10 (the DXGI table). ----------------------------------------------------- */
 
-static void probe_d3d11(cl_platform_id platform, const char *suffix)
+/* The CL functions of the two families differ only in the Direct3D interface types they take:
+ * one signature for each serves both. */
+typedef cl_int(CL_API_CALL *get_ids_dxgi_fn)(cl_platform_id platform, cl_uint source, void *object,
+                                             cl_uint set, cl_uint num_entries,
+                                             cl_device_id *devices, cl_uint *num_devices);
+typedef cl_mem(CL_API_CALL *create_dxgi_fn)(cl_context context, cl_mem_flags flags, void *texture,
+                                            UINT subresource, cl_int *errcode_ret);
+
+/* What differs between the D3D11 and D3D10 probes. The devices and textures are released
+ * through IUnknown. */
+struct dxgi_api {
+    enum family family;
+    const char *get_ids, *create; /* the CL functions, without their KHR or NV suffix */
+    cl_uint device_source, device_set;
+    cl_context_properties context_property;
+    HRESULT (*create_device)(IUnknown **device);
+    /* A 16x16 texture of `format` that shaders can sample. */
+    HRESULT (*create_texture)(IUnknown *device, DXGI_FORMAT format, IUnknown **texture);
+};
+
+#define PROBE_TEXTURE_DESC(api, format)                                                            \
+    {                                                                                              \
+        .Width = 16, .Height = 16, .MipLevels = 1, .ArraySize = 1, .Format = (format),             \
+        .SampleDesc = {1, 0}, .Usage = api##_USAGE_DEFAULT,                                        \
+        .BindFlags = api##_BIND_SHADER_RESOURCE                                                    \
+    }
+
+static HRESULT create_d3d11_device(IUnknown **device)
 {
     static const D3D_FEATURE_LEVEL level = D3D_FEATURE_LEVEL_11_0;
-    clGetDeviceIDsFromD3D11KHR_fn get_ids = lookup(platform, "clGetDeviceIDsFromD3D11", suffix);
-    clCreateFromD3D11Texture2DKHR_fn create =
-        lookup(platform, "clCreateFromD3D11Texture2D", suffix);
-    ID3D11Device *device = NULL;
-    cl_device_id devices[16];
-    cl_uint num_devices = 0;
-    cl_context context;
-    struct tally tally = {0};
-    HRESULT hr;
-    cl_int err;
 
-    if (!get_ids || !create)
-        return;
-    hr = D3D11CreateDevice(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, &level, 1, D3D11_SDK_VERSION,
-                           &device, NULL, NULL);
-    if (FAILED(hr)) {
-        printf("    cannot create a D3D11 device (0x%08lx): formats not probed\n",
-               (unsigned long)hr);
-        status = 2;
-        return;
-    }
-    err = get_ids(platform, CL_D3D11_DEVICE_KHR, device, CL_ALL_DEVICES_FOR_D3D11_KHR, 16, devices,
-                  &num_devices);
-    if ((context = make_context(platform, CL_CONTEXT_D3D11_DEVICE_KHR, device, err, devices,
-                                num_devices))) {
-        print_table_header("DXGI_FORMAT_");
-        for (size_t i = 0; i < sizeof(dxgi_formats) / sizeof(dxgi_formats[0]); i++) {
-            D3D11_TEXTURE2D_DESC desc = {
-                .Width = 16,
-                .Height = 16,
-                .MipLevels = 1,
-                .ArraySize = 1,
-                .Format = dxgi_formats[i].format,
-                .SampleDesc = {1, 0},
-                .Usage = D3D11_USAGE_DEFAULT,
-                .BindFlags = D3D11_BIND_SHADER_RESOURCE,
-            };
-            ID3D11Texture2D *texture = NULL;
-            cl_mem image;
-
-            hr = ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture);
-            if (FAILED(hr)) {
-                printf("    %-22s D3D11 cannot create this texture (0x%08lx)\n",
-                       dxgi_formats[i].name, (unsigned long)hr);
-                tally.untested++;
-                continue;
-            }
-            image = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
-            print_row(dxgi_formats[i].name, image, err, &tally);
-            ID3D11Texture2D_Release(texture);
-        }
-        print_tally(&tally);
-        cl.clReleaseContext(context);
-    }
-    ID3D11Device_Release(device);
+    return D3D11CreateDevice(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, &level, 1, D3D11_SDK_VERSION,
+                             (ID3D11Device **)device, NULL, NULL);
 }
 
-static void probe_d3d10(cl_platform_id platform, const char *suffix)
+static HRESULT create_d3d11_texture(IUnknown *device, DXGI_FORMAT format, IUnknown **texture)
 {
-    clGetDeviceIDsFromD3D10KHR_fn get_ids = lookup(platform, "clGetDeviceIDsFromD3D10", suffix);
-    clCreateFromD3D10Texture2DKHR_fn create =
-        lookup(platform, "clCreateFromD3D10Texture2D", suffix);
-    ID3D10Device *device = NULL;
+    D3D11_TEXTURE2D_DESC desc = PROBE_TEXTURE_DESC(D3D11, format);
+
+    return ID3D11Device_CreateTexture2D((ID3D11Device *)device, &desc, NULL,
+                                        (ID3D11Texture2D **)texture);
+}
+
+static HRESULT create_d3d10_device(IUnknown **device)
+{
+    return D3D10CreateDevice(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_SDK_VERSION,
+                             (ID3D10Device **)device);
+}
+
+static HRESULT create_d3d10_texture(IUnknown *device, DXGI_FORMAT format, IUnknown **texture)
+{
+    D3D10_TEXTURE2D_DESC desc = PROBE_TEXTURE_DESC(D3D10, format);
+
+    return ID3D10Device_CreateTexture2D((ID3D10Device *)device, &desc, NULL,
+                                        (ID3D10Texture2D **)texture);
+}
+
+static const struct dxgi_api d3d11_api = {
+    D3D11,
+    "clGetDeviceIDsFromD3D11",
+    "clCreateFromD3D11Texture2D",
+    CL_D3D11_DEVICE_KHR,
+    CL_ALL_DEVICES_FOR_D3D11_KHR,
+    CL_CONTEXT_D3D11_DEVICE_KHR,
+    create_d3d11_device,
+    create_d3d11_texture,
+};
+static const struct dxgi_api d3d10_api = {
+    D3D10,
+    "clGetDeviceIDsFromD3D10",
+    "clCreateFromD3D10Texture2D",
+    CL_D3D10_DEVICE_KHR,
+    CL_ALL_DEVICES_FOR_D3D10_KHR,
+    CL_CONTEXT_D3D10_DEVICE_KHR,
+    create_d3d10_device,
+    create_d3d10_texture,
+};
+
+static void probe_dxgi(const struct dxgi_api *api, cl_platform_id platform, const char *suffix)
+{
+    const char *family = family_names[api->family];
+    get_ids_dxgi_fn get_ids = lookup(platform, api->get_ids, suffix);
+    create_dxgi_fn create = lookup(platform, api->create, suffix);
+    IUnknown *device = NULL;
     cl_device_id devices[16];
     cl_uint num_devices = 0;
     cl_context context;
@@ -453,47 +378,36 @@ static void probe_d3d10(cl_platform_id platform, const char *suffix)
 
     if (!get_ids || !create)
         return;
-    hr = D3D10CreateDevice(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_SDK_VERSION, &device);
+    hr = api->create_device(&device);
     if (FAILED(hr)) {
-        printf("    cannot create a D3D10 device (0x%08lx): formats not probed\n",
+        printf("    cannot create a %s device (0x%08lx): formats not probed\n", family,
                (unsigned long)hr);
         status = 2;
         return;
     }
-    err = get_ids(platform, CL_D3D10_DEVICE_KHR, device, CL_ALL_DEVICES_FOR_D3D10_KHR, 16, devices,
-                  &num_devices);
-    if ((context = make_context(platform, CL_CONTEXT_D3D10_DEVICE_KHR, device, err, devices,
-                                num_devices))) {
+    err = get_ids(platform, api->device_source, device, api->device_set, 16, devices, &num_devices);
+    if ((context =
+             make_context(platform, api->context_property, device, err, devices, num_devices))) {
         print_table_header("DXGI_FORMAT_");
         for (size_t i = 0; i < sizeof(dxgi_formats) / sizeof(dxgi_formats[0]); i++) {
-            D3D10_TEXTURE2D_DESC desc = {
-                .Width = 16,
-                .Height = 16,
-                .MipLevels = 1,
-                .ArraySize = 1,
-                .Format = dxgi_formats[i].format,
-                .SampleDesc = {1, 0},
-                .Usage = D3D10_USAGE_DEFAULT,
-                .BindFlags = D3D10_BIND_SHADER_RESOURCE,
-            };
-            ID3D10Texture2D *texture = NULL;
+            IUnknown *texture = NULL;
             cl_mem image;
 
-            hr = ID3D10Device_CreateTexture2D(device, &desc, NULL, &texture);
+            hr = api->create_texture(device, dxgi_formats[i].format, &texture);
             if (FAILED(hr)) {
-                printf("    %-22s D3D10 cannot create this texture (0x%08lx)\n",
-                       dxgi_formats[i].name, (unsigned long)hr);
+                printf("    %-22s %s cannot create this texture (0x%08lx)\n", dxgi_formats[i].name,
+                       family, (unsigned long)hr);
                 tally.untested++;
                 continue;
             }
             image = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
             print_row(dxgi_formats[i].name, image, err, &tally);
-            ID3D10Texture2D_Release(texture);
+            IUnknown_Release(texture);
         }
         print_tally(&tally);
         cl.clReleaseContext(context);
     }
-    ID3D10Device_Release(device);
+    IUnknown_Release(device);
 }
 
 /* --- DX9 media sharing (the D3D9 and FourCC tables) on a D3D9Ex device. ------------------- */
@@ -624,28 +538,24 @@ static void probe_dx9(cl_platform_id platform, const char *suffix)
 
 /* --- Platforms and devices. ----------------------------------------------------------------- */
 
-static char *platform_string(cl_platform_id platform, cl_platform_info param)
+/* A string query of `device` (clGetDeviceInfo) or, when it is NULL, of `platform`. */
+static cl_int get_string(cl_platform_id platform, cl_device_id device, cl_uint param, size_t size,
+                         char *text, size_t *size_ret)
 {
-    size_t size = 0;
-    char *text;
-
-    if (cl.clGetPlatformInfo(platform, param, 0, NULL, &size) != CL_SUCCESS || !size ||
-        !(text = calloc(1, size + 1)))
-        return calloc(1, 1);
-    if (cl.clGetPlatformInfo(platform, param, size, text, NULL) != CL_SUCCESS)
-        text[0] = 0;
-    return text;
+    return device ? cl.clGetDeviceInfo(device, param, size, text, size_ret)
+                  : cl.clGetPlatformInfo(platform, param, size, text, size_ret);
 }
 
-static char *device_string(cl_device_id device, cl_device_info param)
+/* The string as a malloc'ed copy; "" when the query fails. */
+static char *info_string(cl_platform_id platform, cl_device_id device, cl_uint param)
 {
     size_t size = 0;
     char *text;
 
-    if (cl.clGetDeviceInfo(device, param, 0, NULL, &size) != CL_SUCCESS || !size ||
+    if (get_string(platform, device, param, 0, NULL, &size) != CL_SUCCESS || !size ||
         !(text = calloc(1, size + 1)))
         return calloc(1, 1);
-    if (cl.clGetDeviceInfo(device, param, size, text, NULL) != CL_SUCCESS)
+    if (get_string(platform, device, param, size, text, NULL) != CL_SUCCESS)
         text[0] = 0;
     return text;
 }
@@ -664,10 +574,10 @@ static const char *device_type_name(cl_device_type type)
 static void show_platform(cl_uint index, cl_platform_id platform, const char *data_path,
                           bool formats)
 {
-    char *name = platform_string(platform, CL_PLATFORM_NAME);
-    char *version = platform_string(platform, CL_PLATFORM_VERSION);
-    char *vendor = platform_string(platform, CL_PLATFORM_VENDOR);
-    char *extension_list = platform_string(platform, CL_PLATFORM_EXTENSIONS);
+    char *name = info_string(platform, NULL, CL_PLATFORM_NAME);
+    char *version = info_string(platform, NULL, CL_PLATFORM_VERSION);
+    char *vendor = info_string(platform, NULL, CL_PLATFORM_VENDOR);
+    char *extension_list = info_string(platform, NULL, CL_PLATFORM_EXTENSIONS);
     cl_device_id devices[16];
     cl_uint num_devices = 0;
     cl_int err;
@@ -680,13 +590,13 @@ static void show_platform(cl_uint index, cl_platform_id platform, const char *da
         printf("  Served by     %s\n", data_path);
     err = cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &num_devices);
     if (err != CL_SUCCESS) {
-        printf("  Devices       none (%s)\n", error_name(err));
+        printf("  Devices       none (%s)\n", dxcl_error_name(err));
         num_devices = 0;
     }
     for (cl_uint d = 0; d < num_devices && d < 16; d++) {
-        char *device_name = device_string(devices[d], CL_DEVICE_NAME);
-        char *device_version = device_string(devices[d], CL_DEVICE_VERSION);
-        char *device_extensions = device_string(devices[d], CL_DEVICE_EXTENSIONS);
+        char *device_name = info_string(NULL, devices[d], CL_DEVICE_NAME);
+        char *device_version = info_string(NULL, devices[d], CL_DEVICE_VERSION);
+        char *device_extensions = info_string(NULL, devices[d], CL_DEVICE_EXTENSIONS);
         cl_device_type type = 0;
 
         cl.clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
@@ -700,9 +610,9 @@ static void show_platform(cl_uint index, cl_platform_id platform, const char *da
     if (formats) {
         const char *suffix;
         if ((suffix = family_suffix(extension_list, D3D11)))
-            probe_d3d11(platform, suffix);
+            probe_dxgi(&d3d11_api, platform, suffix);
         if ((suffix = family_suffix(extension_list, D3D10)))
-            probe_d3d10(platform, suffix);
+            probe_dxgi(&d3d10_api, platform, suffix);
         if ((suffix = family_suffix(extension_list, DX9)))
             probe_dx9(platform, suffix);
     }
@@ -768,7 +678,7 @@ int main(int argc, char **argv)
     }
     err = cl.clGetPlatformIDs(16, platforms, &num_platforms);
     if (err != CL_SUCCESS || num_platforms == 0) {
-        printf("\nNo OpenCL platform through dxcl (%s)\n", error_name(err));
+        printf("\nNo OpenCL platform through dxcl (%s)\n", dxcl_error_name(err));
         return 2;
     }
     for (cl_uint p = 0; p < num_platforms && p < 16; p++)

@@ -4,6 +4,7 @@
 #define DXCL_FORMATS_H
 
 #include "core/common.h"
+#include "core/names.h" /* dxcl_channel_order_name, dxcl_channel_type_name */
 #include "core/pixels.h"
 
 #include <d3d9.h>
@@ -45,9 +46,5 @@ struct dxcl_backing {
  * nothing can. */
 cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                            const cl_image_format *spec, struct dxcl_backing *backing);
-
-/* Names for logs and dxclinfo: "CL_RG", "CL_UNORM_INT8"; "?" when unknown. */
-const char *dxcl_channel_order_name(cl_channel_order order);
-const char *dxcl_channel_type_name(cl_channel_type type);
 
 #endif

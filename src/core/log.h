@@ -2,6 +2,8 @@
 #ifndef DXCL_LOG_H
 #define DXCL_LOG_H
 
+#include "core/names.h"
+
 #include <CL/cl.h>
 #include <stdbool.h>
 
@@ -10,7 +12,6 @@ extern bool dxcl_log_on;
 void dxcl_log_init(void);
 void dxcl_log_shutdown(void);
 void dxcl_logf(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
-const char *dxcl_error_name(cl_int code);
 
 #define DXCL_LOG(...)                                                                              \
     do {                                                                                           \

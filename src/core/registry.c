@@ -1,4 +1,5 @@
 #include "core/registry.h"
+#include "core/names.h"
 
 #include <stdlib.h>
 
@@ -35,19 +36,6 @@ void *dxcl_find_ext_function(const char *name)
     return NULL;
 }
 
-static bool list_contains(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-
-    for (const char *p = list; (p = strstr(p, name)); p += len) {
-        bool starts = p == list || p[-1] == ' ';
-        bool ends = p[len] == 0 || p[len] == ' ';
-        if (starts && ends)
-            return true;
-    }
-    return false;
-}
-
 char *dxcl_extend_extension_string(const char *driver_list)
 {
     size_t size = strlen(driver_list) + 2;
@@ -60,7 +48,7 @@ char *dxcl_extend_extension_string(const char *driver_list)
     strcpy(result, driver_list);
     for (size_t i = 0; i < num_extensions; i++) {
         size_t len = strlen(result);
-        if (list_contains(driver_list, extensions[i]->name))
+        if (dxcl_has_word(driver_list, extensions[i]->name))
             continue;
         if (len && result[len - 1] != ' ')
             strcat(result, " ");

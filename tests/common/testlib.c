@@ -1,4 +1,5 @@
 #include "testlib.h"
+#include "core/names.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,17 +168,7 @@ bool test_address_in(HMODULE module, const void *address)
 
 bool test_has_word(const char *list, const char *word)
 {
-    size_t len = strlen(word);
-
-    if (!list || !len)
-        return false;
-    for (const char *p = list; (p = strstr(p, word)); p++) {
-        bool starts = p == list || p[-1] == ' ';
-        bool ends = p[len] == 0 || p[len] == ' ';
-        if (starts && ends)
-            return true;
-    }
-    return false;
+    return dxcl_has_word(list, word);
 }
 
 char *test_read_file(const char *path, size_t *size)
