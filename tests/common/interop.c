@@ -144,6 +144,78 @@ size_t test_subresource_bytes(const struct test_texture_desc *desc, bool is_3d, 
     return (size_t)w * h * d * test_format_bytes(desc->format);
 }
 
+bool test_subresource_locate(enum test_kind kind, const struct test_texture_desc *desc,
+                             UINT subresource, struct test_subresource *sub)
+{
+    memset(sub, 0, sizeof(*sub));
+    sub->kind = kind;
+    if (kind == TEST_KIND_BUFFER) {
+        sub->width = desc->width;
+        sub->height = sub->depth = sub->bytes_per_pixel = 1;
+        return subresource == 0;
+    }
+    if (subresource >= test_subresource_count(desc, kind == TEST_KIND_TEXTURE3D))
+        return false;
+    test_subresource_size(desc, kind == TEST_KIND_TEXTURE3D, subresource, &sub->width, &sub->height,
+                          &sub->depth);
+    sub->format = desc->format;
+    sub->bytes_per_pixel = test_format_bytes(desc->format);
+    return true;
+}
+
+void test_packed_pitches(const struct test_texture_desc *desc, bool is_3d, UINT subresource,
+                         UINT *row_pitch, UINT *slice_pitch)
+{
+    UINT w, h, d;
+
+    test_subresource_size(desc, is_3d, subresource, &w, &h, &d);
+    *row_pitch = w * test_format_bytes(desc->format);
+    *slice_pitch = *row_pitch * h;
+}
+
+void test_copy_mapped(const struct test_subresource *sub, const struct test_mapped *mapped,
+                      void *data, bool to_mapped)
+{
+    const size_t row = (size_t)sub->width * sub->bytes_per_pixel;
+
+    for (UINT z = 0; z < sub->depth; z++) {
+        for (UINT y = 0; y < sub->height; y++) {
+            char *m = (char *)mapped->data + (size_t)z * mapped->depth_pitch +
+                      (size_t)y * mapped->row_pitch;
+            char *p = (char *)data + ((size_t)z * sub->height + y) * row;
+            if (to_mapped)
+                memcpy(m, p, row);
+            else
+                memcpy(p, m, row);
+        }
+    }
+}
+
+/* ---- COM ---- */
+
+void *test_dxgi_adapter(void *device)
+{
+    IDXGIDevice *dxgi = NULL;
+    IDXGIAdapter *adapter = NULL;
+
+    if (FAILED(IUnknown_QueryInterface((IUnknown *)device, &IID_IDXGIDevice, (void **)&dxgi)))
+        return NULL;
+    if (FAILED(IDXGIDevice_GetAdapter(dxgi, &adapter)))
+        adapter = NULL;
+    IDXGIDevice_Release(dxgi);
+    return adapter;
+}
+
+ULONG test_com_release(void *object)
+{
+    return IUnknown_Release((IUnknown *)object);
+}
+
+ULONG test_com_refcount(void *object)
+{
+    return test_refcount(object);
+}
+
 /* ---- Data ---- */
 
 static uint32_t next_random(uint32_t *state)

@@ -1,4 +1,4 @@
-/* One Direct3D sharing API (D3D11 KHR, D3D11 NV, later D3D10 ...) described for the shared
+/* One Direct3D sharing API (D3D11 KHR, D3D11 NV, D3D10 KHR, D3D10 NV) described for the shared
  * test suites (tests/common/suite_*.c): its tokens, its six OpenCL entry points (found by name
  * through clGetExtensionFunctionAddressForPlatform) and the Direct3D operations the tests
  * need. The suites use nothing API-specific beyond this table, so the same bodies test every
@@ -93,6 +93,14 @@ struct test_api {
 
 extern const struct test_api api_d3d11_khr;
 extern const struct test_api api_d3d11_nv;
+extern const struct test_api api_d3d10_khr;
+extern const struct test_api api_d3d10_nv;
+/* cl_khr_d3d10_sharing on ID3D10Device1 devices (D3D10CreateDevice1, feature level 10.1). */
+extern const struct test_api api_d3d10_1_khr;
+
+/* A device of each API (each is the other's "other API"); failing is a failed check. */
+void *test_create_d3d10_device(void);
+void *test_create_d3d11_device(void);
 
 /* Finds the six entry points through clGetExtensionFunctionAddressForPlatform; aborts when one
  * is missing. */
@@ -152,6 +160,39 @@ bool test_texture_intact(const struct test_api *api, const struct test_texture *
                          const char *what);
 /* Compares `bytes` bytes and reports the first difference. */
 bool test_same_bytes(const void *got, const void *want, size_t bytes, const char *what);
+
+/* ---- What the D3D10 and D3D11 tables share (tests/common/api_dxgi.h) ---- */
+
+/* The IDXGIAdapter (referenced) of any D3D1x device; NULL if it has none. */
+void *test_dxgi_adapter(void *device);
+ULONG test_com_release(void *object);
+ULONG test_com_refcount(void *object); /* AddRef then Release: the count before the probe */
+
+enum test_kind { TEST_KIND_BUFFER, TEST_KIND_TEXTURE2D, TEST_KIND_TEXTURE3D };
+
+/* One subresource in plain terms. Buffers: width is the size in bytes, one byte per pixel. */
+struct test_subresource {
+    enum test_kind kind;
+    UINT width, height, depth, bytes_per_pixel;
+    DXGI_FORMAT format;
+};
+/* Fills `sub` for a subresource of a resource described by `desc` (buffers: desc->width
+ * bytes); false when the subresource does not exist. */
+bool test_subresource_locate(enum test_kind kind, const struct test_texture_desc *desc,
+                             UINT subresource, struct test_subresource *sub);
+/* Row and slice pitches of a tightly packed subresource (initial data). */
+void test_packed_pitches(const struct test_texture_desc *desc, bool is_3d, UINT subresource,
+                         UINT *row_pitch, UINT *slice_pitch);
+
+/* A mapped staging subresource. */
+struct test_mapped {
+    void *data;
+    UINT row_pitch, depth_pitch;
+};
+/* Copies the subresource between tightly packed `data` and the mapping (to_mapped: data ->
+ * mapping). */
+void test_copy_mapped(const struct test_subresource *sub, const struct test_mapped *mapped,
+                      void *data, bool to_mapped);
 
 /* ---- The OpenCL side ---- */
 

@@ -1,0 +1,8 @@
+/* The roundtrip suite (tests/common/suite_roundtrip.c) for cl_khr_d3d10_sharing. */
+#include "suites.h"
+
+int main(void)
+{
+    suite_roundtrip(&api_d3d10_khr);
+    return test_finish("d3d10_khr_roundtrip");
+}
