@@ -84,6 +84,14 @@ static void unmap_staging(ID3D10Device *device, ID3D10Resource *staging, enum te
         ID3D10Texture3D_Unmap((ID3D10Texture3D *)staging, 0);
 }
 
+static void *multithread(void *device)
+{
+    void *object = NULL;
+
+    ID3D10Device_QueryInterface((ID3D10Device *)device, &IID_ID3D10Multithread, &object);
+    return object;
+}
+
 TEST_DXGI_API(D3D10)
 
 TEST_DXGI_TABLES(D3D10, d3d10, CL_CONTEXT_D3D11_DEVICE_KHR, test_create_d3d11_device);

@@ -49,6 +49,17 @@ static void unmap_staging(ID3D11Device *device, ID3D11Resource *staging, enum te
     ID3D11DeviceContext_Release(immediate);
 }
 
+static void *multithread(void *device)
+{
+    ID3D11DeviceContext *immediate;
+    void *object = NULL;
+
+    ID3D11Device_GetImmediateContext((ID3D11Device *)device, &immediate);
+    ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D10Multithread, &object);
+    ID3D11DeviceContext_Release(immediate);
+    return object;
+}
+
 TEST_DXGI_API(D3D11)
 
 TEST_DXGI_TABLES(D3D11, d3d11, CL_CONTEXT_D3D10_DEVICE_KHR, test_create_d3d10_device);

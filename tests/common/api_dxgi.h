@@ -263,7 +263,7 @@
         .create_texture2d = create_texture2d, .create_texture3d = create_texture3d,                \
         .read_subresource = read_subresource, .write_subresource = write_subresource,              \
         .msaa_quality_levels = msaa_quality_levels, .release = test_com_release,                   \
-        .refcount = test_com_refcount, .cl = &fns,                                                 \
+        .refcount = test_com_refcount, .multithread = multithread, .cl = &fns,                     \
     }
 
 /* Checks at compile time that dxcl's NV header (dxcl/cl_nv_d3d1x.h) gives the NV tokens the

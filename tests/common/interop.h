@@ -87,6 +87,9 @@ struct test_api {
     UINT (*msaa_quality_levels)(void *device, DXGI_FORMAT format, UINT samples);
     ULONG (*release)(void *object);
     ULONG (*refcount)(void *object); /* AddRef then Release: the count before the probe */
+    /* The device's multithread protection object, referenced: ID3D10Multithread or
+     * ID3D11Multithread (the same IID and vtable; D3D11's lives on the immediate context). */
+    void *(*multithread)(void *device);
 
     struct test_cl_fns *cl; /* filled by interop_load() */
 };

@@ -21,5 +21,7 @@ void suite_roundtrip_misc(const struct test_api *api);
 void suite_lifetime(const struct test_api *api);
 /* Events, user events, several queues, CL_CONTEXT_INTEROP_USER_SYNC. */
 void suite_sync(const struct test_api *api);
+/* Two threads share one device with multithread protection on, and one context. */
+void suite_threads(const struct test_api *api);
 
 #endif

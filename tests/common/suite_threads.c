@@ -1,0 +1,144 @@
+/* Two threads share one Direct3D device (with ID3D1xMultithread protection on, as a threaded
+ * program turns it on) and one OpenCL context; each acquires, runs a kernel on and releases
+ * its own textures on its own queue, many times. Every round's data must be exact, and the
+ * device's references must all be gone at the end. */
+#include "interop.h"
+#include "suites.h"
+
+#include <d3d10.h>
+
+enum { W = 64, H = 32, ROUNDS = 25, THREADS = 2 };
+
+static const char *source =
+    "__kernel void add(__read_only image2d_t src, __write_only image2d_t dst, uint k)\n"
+    "{ int2 p = (int2)(get_global_id(0), get_global_id(1));\n"
+    "  write_imageui(dst, p, read_imageui(src, p) + (uint4)(k)); }\n";
+
+struct shared {
+    const struct test_api *api;
+    void *device;
+    ID3D10Multithread *multithread; /* ID3D11Multithread has the same IID and vtable */
+    cl_context context;
+    cl_device_id cl_device;
+    volatile LONG failures;
+};
+
+struct worker {
+    struct shared *shared;
+    unsigned base;
+};
+
+/* The program's own Direct3D use from a thread happens inside the protection. */
+static void *make_texture(struct shared *s, const unsigned *data)
+{
+    const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R32_UINT, TEST_USAGE_DEFAULT,
+                                           1};
+    const void *levels[1] = {data};
+    void *texture;
+
+    ID3D10Multithread_Enter(s->multithread);
+    texture = s->api->create_texture2d(s->device, &desc, levels);
+    ID3D10Multithread_Leave(s->multithread);
+    return texture;
+}
+
+static bool texture_holds(struct shared *s, void *texture, unsigned first)
+{
+    unsigned data[W * H];
+    bool ok;
+
+    ID3D10Multithread_Enter(s->multithread);
+    ok = s->api->read_subresource(texture, 0, data);
+    ID3D10Multithread_Leave(s->multithread);
+    for (int i = 0; ok && i < W * H; i++)
+        ok = data[i] == first + (unsigned)i;
+    return ok;
+}
+
+static bool round_trip(struct shared *s, cl_command_queue queue, cl_kernel kernel,
+                       cl_mem objects[2])
+{
+    const size_t region[2] = {W, H};
+    const cl_uint one = 1;
+    const struct test_cl_fns *cl = s->api->cl;
+    bool ok = cl->acquire(queue, 2, objects, 0, NULL, NULL) == CL_SUCCESS;
+
+    /* a -> b adds 1, then b -> a adds 1: a gains 2 per round, b is a + 1. */
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        ok &= clSetKernelArg(kernel, 0, sizeof(cl_mem), &objects[pass]) == CL_SUCCESS;
+        ok &= clSetKernelArg(kernel, 1, sizeof(cl_mem), &objects[1 - pass]) == CL_SUCCESS;
+        ok &= clSetKernelArg(kernel, 2, sizeof(one), &one) == CL_SUCCESS;
+        ok &= clEnqueueNDRangeKernel(queue, kernel, 2, NULL, region, NULL, 0, NULL, NULL) ==
+              CL_SUCCESS;
+    }
+    return cl->release(queue, 2, objects, 0, NULL, NULL) == CL_SUCCESS && ok;
+}
+
+static DWORD WINAPI run_worker(void *arg)
+{
+    struct worker *w = arg;
+    struct shared *s = w->shared;
+    unsigned data[W * H];
+    cl_int err;
+
+    for (int i = 0; i < W * H; i++)
+        data[i] = w->base + (unsigned)i;
+    void *a = make_texture(s, data), *b = make_texture(s, data);
+    cl_command_queue queue = clCreateCommandQueue(s->context, s->cl_device, 0, &err);
+    cl_kernel kernel = test_kernel(s->context, s->cl_device, source, "add");
+    cl_mem objects[2] = {s->api->cl->create_texture2d(s->context, 0, a, 0, &err),
+                         s->api->cl->create_texture2d(s->context, 0, b, 0, &err)};
+
+    for (unsigned round = 0; round < ROUNDS; round++) {
+        if (!objects[0] || !objects[1] || !round_trip(s, queue, kernel, objects) ||
+            !texture_holds(s, a, w->base + 2 * (round + 1)) ||
+            !texture_holds(s, b, w->base + 2 * round + 1)) {
+            fprintf(stderr, "%s: thread %u wrong in round %u\n", s->api->name, w->base >> 20,
+                    round);
+            InterlockedIncrement(&s->failures);
+            break;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (objects[i])
+            clReleaseMemObject(objects[i]);
+    clReleaseKernel(kernel);
+    clReleaseCommandQueue(queue);
+    ID3D10Multithread_Enter(s->multithread);
+    s->api->release(a);
+    s->api->release(b);
+    ID3D10Multithread_Leave(s->multithread);
+    return 0;
+}
+
+void suite_threads(const struct test_api *api)
+{
+    cl_platform_id platform = test_platform();
+    struct shared s = {.api = api, .cl_device = test_device(platform)};
+    struct worker workers[THREADS];
+    HANDLE threads[THREADS];
+    cl_int err;
+
+    interop_load(api, platform);
+    REQUIRE((s.device = api->create_device()), "%s device", api->name);
+    REQUIRE((s.multithread = api->multithread(s.device)), "%s multithread object", api->name);
+    ID3D10Multithread_SetMultithreadProtected(s.multithread, TRUE);
+    CHECK(ID3D10Multithread_GetMultithreadProtected(s.multithread), "protection on");
+    cl_context_properties props[] = {api->context_property, (cl_context_properties)s.device, 0};
+    s.context = clCreateContext(props, 1, &s.cl_device, NULL, NULL, &err);
+    REQUIRE(err == CL_SUCCESS, "context: %d", err);
+
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (struct worker){&s, (unsigned)(i + 1) << 20};
+        threads[i] = CreateThread(NULL, 0, run_worker, &workers[i], 0, NULL);
+    }
+    WaitForMultipleObjects(THREADS, threads, TRUE, INFINITE);
+    for (int i = 0; i < THREADS; i++)
+        CloseHandle(threads[i]);
+    CHECK(s.failures == 0, "%s: %ld threads saw wrong data", api->name, (long)s.failures);
+
+    CHECK_ERR(clReleaseContext(s.context), CL_SUCCESS);
+    ID3D10Multithread_Release(s.multithread);
+    CHECK(api->release(s.device) == 0, "%s: the device is released once everything is gone",
+          api->name);
+}

@@ -1,0 +1,8 @@
+/* The threads suite (tests/common/suite_threads.c) for cl_khr_d3d11_sharing. */
+#include "suites.h"
+
+int main(void)
+{
+    suite_threads(&api_d3d11_khr);
+    return test_finish("d3d11_khr_threads");
+}
