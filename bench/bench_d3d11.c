@@ -75,8 +75,8 @@ struct setup {
 static ID3D11Texture2D *texture(ID3D11Device *device, D3D11_USAGE usage, UINT bind, UINT cpu,
                                 const void *data)
 {
-    D3D11_TEXTURE2D_DESC desc = {W, H, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, {1, 0}, usage, bind,
-                                 cpu, 0};
+    D3D11_TEXTURE2D_DESC desc = {W,      H,     1,    1,   DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0}, usage, bind, cpu, 0};
     D3D11_SUBRESOURCE_DATA init = {data, W * 4, 0};
     ID3D11Texture2D *t;
 
@@ -93,8 +93,8 @@ static void frame_manual(struct setup *s, cl_mem src, cl_mem dst)
                                      (ID3D11Resource *)s->src);
     TRY_HR(ID3D11DeviceContext_Map(s->immediate, (ID3D11Resource *)s->staging, 0,
                                    D3D11_MAP_READ_WRITE, 0, &m));
-    TRY_CL(clEnqueueWriteImage(s->queue, src, CL_TRUE, origin, region, m.RowPitch, 0, m.pData,
-                               0, NULL, NULL));
+    TRY_CL(clEnqueueWriteImage(s->queue, src, CL_TRUE, origin, region, m.RowPitch, 0, m.pData, 0,
+                               NULL, NULL));
     TRY_CL(clEnqueueNDRangeKernel(s->queue, s->kernel, 2, NULL, region, NULL, 0, NULL, NULL));
     TRY_CL(clEnqueueReadImage(s->queue, dst, CL_TRUE, origin, region, m.RowPitch, 0, m.pData, 0,
                               NULL, NULL));
@@ -103,7 +103,8 @@ static void frame_manual(struct setup *s, cl_mem src, cl_mem dst)
                                      (ID3D11Resource *)s->staging);
 }
 
-static void frame_sharing(struct setup *s, cl_mem objects[2], clEnqueueAcquireD3D11ObjectsKHR_fn acquire,
+static void frame_sharing(struct setup *s, cl_mem objects[2],
+                          clEnqueueAcquireD3D11ObjectsKHR_fn acquire,
                           clEnqueueReleaseD3D11ObjectsKHR_fn release)
 {
     const size_t region[2] = {W, H};
@@ -120,8 +121,8 @@ static void check_result(struct setup *s, const unsigned char *input)
 
     ID3D11DeviceContext_CopyResource(s->immediate, (ID3D11Resource *)s->staging,
                                      (ID3D11Resource *)s->dst);
-    TRY_HR(ID3D11DeviceContext_Map(s->immediate, (ID3D11Resource *)s->staging, 0,
-                                   D3D11_MAP_READ, 0, &m));
+    TRY_HR(ID3D11DeviceContext_Map(s->immediate, (ID3D11Resource *)s->staging, 0, D3D11_MAP_READ, 0,
+                                   &m));
     for (int y = 0; y < H; y += 97)
         for (int x = 0; x < W * 4; x++)
             wrong += ((unsigned char *)m.pData)[y * m.RowPitch + x] != 255 - input[y * W * 4 + x];
@@ -136,8 +137,8 @@ int main(int argc, char **argv)
     double *manual = calloc(frames, sizeof(double)), *sharing = calloc(frames, sizeof(double));
     unsigned char *input = malloc((size_t)W * H * 4);
     const cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
-    const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W,
-                                .image_height = H};
+    const cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
     struct setup s;
     cl_platform_id platform;
     cl_device_id cl_device;
@@ -165,12 +166,12 @@ int main(int argc, char **argv)
     s.kernel = clCreateKernel(program, "invert", &err);
     TRY_CL(err);
 
-    clCreateFromD3D11Texture2DKHR_fn create = clGetExtensionFunctionAddressForPlatform(
-        platform, "clCreateFromD3D11Texture2DKHR");
-    clEnqueueAcquireD3D11ObjectsKHR_fn acquire = clGetExtensionFunctionAddressForPlatform(
-        platform, "clEnqueueAcquireD3D11ObjectsKHR");
-    clEnqueueReleaseD3D11ObjectsKHR_fn release = clGetExtensionFunctionAddressForPlatform(
-        platform, "clEnqueueReleaseD3D11ObjectsKHR");
+    clCreateFromD3D11Texture2DKHR_fn create =
+        clGetExtensionFunctionAddressForPlatform(platform, "clCreateFromD3D11Texture2DKHR");
+    clEnqueueAcquireD3D11ObjectsKHR_fn acquire =
+        clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueAcquireD3D11ObjectsKHR");
+    clEnqueueReleaseD3D11ObjectsKHR_fn release =
+        clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueReleaseD3D11ObjectsKHR");
     if (!create || !acquire || !release)
         die("cl_khr_d3d11_sharing lookup (is OpenCL.dll dxcl?)", 0);
 
@@ -184,8 +185,7 @@ int main(int argc, char **argv)
     shared[1] = create(s.context, CL_MEM_WRITE_ONLY, s.dst, 0, &err);
     TRY_CL(err);
 
-    printf("bench: %dx%d RGBA8, %d frames each, interleaved (median ms per frame)\n", W, H,
-           frames);
+    printf("bench: %dx%d RGBA8, %d frames each, interleaved (median ms per frame)\n", W, H, frames);
     for (int i = -2; i < frames; i++) { /* two warm-up frames of each */
         double t0 = now_ms();
         TRY_CL(clSetKernelArg(s.kernel, 0, sizeof(cl_mem), &plain[0]));

@@ -14,8 +14,8 @@ static clEnqueueReleaseD3D11ObjectsKHR_fn release;
 
 static ID3D11Texture2D *rg_texture(ID3D11Device *device, DXGI_FORMAT format)
 {
-    D3D11_TEXTURE2D_DESC desc = {W, H, 1, 1, format, {1, 0}, D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE, 0, 0};
+    D3D11_TEXTURE2D_DESC desc = {
+        W, H, 1, 1, format, {1, 0}, D3D11_USAGE_DEFAULT, D3D11_BIND_SHADER_RESOURCE, 0, 0};
     ID3D11Texture2D *texture = NULL;
 
     REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture)), "texture");
@@ -79,8 +79,7 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
                                   padded, 0, NULL, NULL),
               CL_SUCCESS);
     memset(back, 0, sizeof(back));
-    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL,
-                                 NULL),
+    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
               CL_SUCCESS);
     CHECK(!memcmp(back, data, sizeof(data)), "read returns the packed RG pixels written");
 
@@ -90,8 +89,8 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
         unsigned char sub[3][4 * 2 + 3];
         bool ok = true;
         memset(sub, 0x5A, sizeof(sub));
-        CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, sub_origin, sub_region,
-                                     sizeof(sub[0]), 0, sub, 0, NULL, NULL),
+        CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, sub_origin, sub_region, sizeof(sub[0]),
+                                     0, sub, 0, NULL, NULL),
                   CL_SUCCESS);
         for (int y = 0; y < 3; y++) {
             ok &= !memcmp(sub[y], data + ((y + 1) * W + 2) * element, 4 * element);
@@ -105,23 +104,22 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
         const float color[4] = {1.0f, 0.0f, 0.5f, 0.25f};
         CHECK_ERR(clEnqueueFillImage(queue, image, color, origin, region, 0, NULL, NULL),
                   CL_SUCCESS);
-        CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0,
-                                     NULL, NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
+            CL_SUCCESS);
         bool ok = true;
         for (int i = 0; i < W * H; i++)
             ok &= back[i * 2] == 255 && back[i * 2 + 1] == 0;
-        CHECK(ok, "fill stores (r, g) = (255, 0) in every pixel (first %u,%u)", back[0],
-              back[1]);
+        CHECK(ok, "fill stores (r, g) = (255, 0) in every pixel (first %u,%u)", back[0], back[1]);
     }
 
     /* map: the program sees packed RG with the reported pitch, and writes go back */
     {
         size_t row_pitch = 0;
         cl_event done;
-        unsigned char *p = clEnqueueMapImage(queue, image, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                                             origin, region, &row_pitch, NULL, 0, NULL, &done,
-                                             &err);
+        unsigned char *p =
+            clEnqueueMapImage(queue, image, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin, region,
+                              &row_pitch, NULL, 0, NULL, &done, &err);
         REQUIRE(err == CL_SUCCESS && p, "map: %d", err);
         CHECK(row_pitch == W * element, "mapped row pitch %zu is the spec's %zu", row_pitch,
               (size_t)(W * element));
@@ -130,9 +128,9 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
             p[i] = data[i];
         clReleaseEvent(done);
         CHECK_ERR(clEnqueueUnmapMemObject(queue, image, p, 0, NULL, NULL), CL_SUCCESS);
-        CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0,
-                                     NULL, NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
+            CL_SUCCESS);
         CHECK(!memcmp(back, data, sizeof(data)), "writes through the map reach the image");
     }
 
@@ -143,25 +141,25 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
         cl_event event;
         cl_command_type type = 0;
         REQUIRE(err == CL_SUCCESS, "buffer");
-        CHECK_ERR(clEnqueueCopyImageToBuffer(queue, image, buffer, origin, region, 8, 0, NULL,
-                                             &event),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueCopyImageToBuffer(queue, image, buffer, origin, region, 8, 0, NULL, &event),
+            CL_SUCCESS);
         CHECK_ERR(clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL),
                   CL_SUCCESS);
         CHECK(type == CL_COMMAND_COPY_IMAGE_TO_BUFFER, "copy event type 0x%x", type);
         clReleaseEvent(event);
-        CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 8, sizeof(packed), packed, 0,
-                                      NULL, NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadBuffer(queue, buffer, CL_TRUE, 8, sizeof(packed), packed, 0, NULL, NULL),
+            CL_SUCCESS);
         CHECK(!memcmp(packed, data, sizeof(data)), "image -> buffer is packed RG");
         for (size_t i = 0; i < sizeof(packed); i++)
             packed[i] = (unsigned char)(255 - data[i]);
-        CHECK_ERR(clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 8, sizeof(packed), packed, 0,
-                                       NULL, NULL),
-                  CL_SUCCESS);
-        CHECK_ERR(clEnqueueCopyBufferToImage(queue, buffer, image, 8, origin, region, 0, NULL,
-                                             NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 8, sizeof(packed), packed, 0, NULL, NULL),
+            CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueCopyBufferToImage(queue, buffer, image, 8, origin, region, 0, NULL, NULL),
+            CL_SUCCESS);
         clReleaseMemObject(buffer);
     }
 
@@ -188,26 +186,24 @@ static void check_rg32f(cl_context context, cl_command_queue queue, ID3D11Device
     for (int i = 0; i < W * H * 2; i++)
         data[i] = (float)i * -1.25f + 0.1f;
     CHECK_ERR(acquire(queue, 1, &image, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clEnqueueWriteImage(queue, image, CL_FALSE, origin, region, 0, 0, data, 0, NULL,
-                                  NULL),
-              CL_SUCCESS);
-    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL,
-                                 NULL),
+    CHECK_ERR(
+        clEnqueueWriteImage(queue, image, CL_FALSE, origin, region, 0, 0, data, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
               CL_SUCCESS);
     CHECK(!memcmp(back, data, sizeof(data)), "RG32F write/read bit-exact");
     {
         const cl_uint bits[4] = {0x3f800000u, 0xc0000000u, 0, 0};
         CHECK_ERR(clEnqueueFillImage(queue, image, bits, origin, region, 0, NULL, NULL),
                   CL_SUCCESS);
-        CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0,
-                                     NULL, NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
+            CL_SUCCESS);
         CHECK(back[0] == 1.0f && back[1] == -2.0f && back[W * H * 2 - 1] == -2.0f,
               "RG32F fill (%g, %g)", back[0], back[1]);
     }
     CHECK_ERR(release(queue, 1, &image, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL,
-                                 NULL),
+    CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
               CL_D3D11_RESOURCE_NOT_ACQUIRED_KHR);
     clReleaseMemObject(image);
     ID3D11Texture2D_Release(texture);
@@ -219,16 +215,12 @@ int main(void)
     cl_device_id device = test_device(platform);
     ID3D11DeviceContext *immediate;
     ID3D11Device *d3d = test_d3d11_device(&immediate);
-    cl_context_properties props[] = {CL_CONTEXT_D3D11_DEVICE_KHR, (cl_context_properties)d3d,
-                                     0};
+    cl_context_properties props[] = {CL_CONTEXT_D3D11_DEVICE_KHR, (cl_context_properties)d3d, 0};
     cl_int err;
 
-    create_2d = clGetExtensionFunctionAddressForPlatform(platform,
-                                                         "clCreateFromD3D11Texture2DKHR");
-    acquire = clGetExtensionFunctionAddressForPlatform(platform,
-                                                       "clEnqueueAcquireD3D11ObjectsKHR");
-    release = clGetExtensionFunctionAddressForPlatform(platform,
-                                                       "clEnqueueReleaseD3D11ObjectsKHR");
+    create_2d = clGetExtensionFunctionAddressForPlatform(platform, "clCreateFromD3D11Texture2DKHR");
+    acquire = clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueAcquireD3D11ObjectsKHR");
+    release = clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueReleaseD3D11ObjectsKHR");
     REQUIRE(create_2d && acquire && release, "D3D11 sharing functions");
     cl_context context = clCreateContext(props, 1, &device, NULL, NULL, &err);
     REQUIRE(err == CL_SUCCESS, "context: %d", err);

@@ -12,8 +12,7 @@ static const struct api_entry {
     const char *kind;  /* "INT", "OBJ", "PTR", "NONE" */
     int version;
 } api[] = {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    {#name, #route, #kind, version},
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) {#name, #route, #kind, version},
 #include "proxy/cl_api.h"
 #undef DXCL_API_FN
 };
@@ -114,8 +113,8 @@ static void check_exports(void)
         CHECK(hits == 1, "%s appears %d times in the export table", api[i].name, hits);
         in_table += hits == 1;
     }
-    printf("%d of %d listed functions exported (%d OWN), export table holds %lu names\n",
-           resolved, API_COUNT, own, (unsigned long)num_exports);
+    printf("%d of %d listed functions exported (%d OWN), export table holds %lu names\n", resolved,
+           API_COUNT, own, (unsigned long)num_exports);
     CHECK(resolved == API_COUNT, "%d of %d listed names resolve", resolved, API_COUNT);
     CHECK(in_table == API_COUNT, "%d of %d listed names are in the export table", in_table,
           API_COUNT);
@@ -154,8 +153,7 @@ static cl_event timed_write(cl_command_queue queue, cl_mem buffer)
     static const int data[64];
     cl_event event = NULL;
 
-    CHECK_ERR(clEnqueueWriteBuffer(queue, buffer, CL_FALSE, 0, sizeof(data), data, 0, NULL,
-                                   &event),
+    CHECK_ERR(clEnqueueWriteBuffer(queue, buffer, CL_FALSE, 0, sizeof(data), data, 0, NULL, &event),
               CL_SUCCESS);
     CHECK(event != NULL, "no event");
     CHECK_ERR(clWaitForEvents(1, &event), CL_SUCCESS);
@@ -182,14 +180,13 @@ static void check_queue_with_properties(void)
     REQUIRE(plain != NULL, "clCreateCommandQueueWithProperties(NULL) gave no queue");
     CHECK(queue_properties(plain) == 0, "NULL properties gave queue properties 0x%llx",
           (unsigned long long)queue_properties(plain));
-    CHECK_ERR(clGetCommandQueueInfo(plain, CL_QUEUE_DEVICE, sizeof(queue_device), &queue_device,
-                                    NULL),
-              CL_SUCCESS);
-    CHECK(queue_device == device, "queue device %p, want %p", (void *)queue_device,
-          (void *)device);
-    CHECK_ERR(clGetCommandQueueInfo(plain, CL_QUEUE_CONTEXT, sizeof(queue_context),
-                                    &queue_context, NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clGetCommandQueueInfo(plain, CL_QUEUE_DEVICE, sizeof(queue_device), &queue_device, NULL),
+        CL_SUCCESS);
+    CHECK(queue_device == device, "queue device %p, want %p", (void *)queue_device, (void *)device);
+    CHECK_ERR(
+        clGetCommandQueueInfo(plain, CL_QUEUE_CONTEXT, sizeof(queue_context), &queue_context, NULL),
+        CL_SUCCESS);
     CHECK(queue_context == context, "queue context %p, want %p", (void *)queue_context,
           (void *)context);
     cl_event event = timed_write(plain, buffer);
@@ -218,9 +215,9 @@ static void check_queue_with_properties(void)
     CHECK(queue_properties(queue) == CL_QUEUE_PROFILING_ENABLE,
           "profiling queue has properties 0x%llx", (unsigned long long)queue_properties(queue));
     event = timed_write(queue, buffer);
-    CHECK_ERR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start,
-                                      NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, NULL),
+        CL_SUCCESS);
     CHECK_ERR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL),
               CL_SUCCESS);
     CHECK(start != 0 && end >= start, "profiling times start %llu end %llu",
@@ -230,13 +227,13 @@ static void check_queue_with_properties(void)
 
     /* Out-of-order execution, when the device offers it, reaches the driver too. */
     cl_command_queue_properties supported = 0;
-    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported,
-                              NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported, NULL),
+        CL_SUCCESS);
     if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
         const cl_queue_properties ooo[] = {
-            CL_QUEUE_PROPERTIES,
-            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
+            CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE,
+            0};
         err = 1;
         queue = clCreateCommandQueueWithProperties(context, device, ooo, &err);
         CHECK_ERR(err, CL_SUCCESS);
@@ -262,8 +259,8 @@ static void check_queue_with_properties(void)
     } else {
         /* A 2.0 driver decides about on-device queues itself. */
         cl_int drv_err = 1;
-        cl_command_queue drv_queue = test_driver()->clCreateCommandQueueWithProperties(
-            context, device, on_device, &drv_err);
+        cl_command_queue drv_queue =
+            test_driver()->clCreateCommandQueueWithProperties(context, device, on_device, &drv_err);
         err = 1;
         queue = clCreateCommandQueueWithProperties(context, device, on_device, &err);
         CHECK_ERR(err, drv_err);
@@ -331,12 +328,12 @@ static void check_sampler(const cl_sampler_properties *props, cl_bool normalized
     CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_ADDRESSING_MODE, sizeof(got_addressing),
                                &got_addressing, NULL),
               CL_SUCCESS);
-    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_FILTER_MODE, sizeof(got_filter), &got_filter,
-                               NULL),
-              CL_SUCCESS);
-    CHECK_ERR(clGetSamplerInfo(sampler, CL_SAMPLER_CONTEXT, sizeof(got_context), &got_context,
-                               NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clGetSamplerInfo(sampler, CL_SAMPLER_FILTER_MODE, sizeof(got_filter), &got_filter, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(
+        clGetSamplerInfo(sampler, CL_SAMPLER_CONTEXT, sizeof(got_context), &got_context, NULL),
+        CL_SUCCESS);
     CHECK(got_normalized == normalized, "%s: normalized %u, want %u", what, got_normalized,
           normalized);
     CHECK(got_addressing == addressing, "%s: addressing 0x%x, want 0x%x", what, got_addressing,
@@ -358,9 +355,13 @@ static void check_sampler_with_properties(void)
     const cl_sampler_properties empty[] = {0};
     check_sampler(NULL, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, "NULL list");
     check_sampler(empty, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, "empty list");
-    const cl_sampler_properties unnormalized[] = {
-        CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE, CL_SAMPLER_ADDRESSING_MODE,
-        CL_ADDRESS_CLAMP_TO_EDGE,     CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR, 0};
+    const cl_sampler_properties unnormalized[] = {CL_SAMPLER_NORMALIZED_COORDS,
+                                                  CL_FALSE,
+                                                  CL_SAMPLER_ADDRESSING_MODE,
+                                                  CL_ADDRESS_CLAMP_TO_EDGE,
+                                                  CL_SAMPLER_FILTER_MODE,
+                                                  CL_FILTER_LINEAR,
+                                                  0};
     check_sampler(unnormalized, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_LINEAR,
                   "unnormalized/clamp-to-edge/linear");
     /* Any order; unnamed properties keep their defaults. */
@@ -430,16 +431,15 @@ static void check_mem_with_properties(cl_command_queue queue)
         CHECK(buffer != NULL, "clCreateBufferWithProperties(%s) gave no buffer", what);
         if (buffer) {
             cl_mem_flags flags = 0;
-            CHECK(mem_size(buffer) == sizeof(data), "%s: buffer size %zu", what,
-                  mem_size(buffer));
+            CHECK(mem_size(buffer) == sizeof(data), "%s: buffer size %zu", what, mem_size(buffer));
             CHECK_ERR(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof(flags), &flags, NULL),
                       CL_SUCCESS);
             CHECK(flags == (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR), "%s: flags 0x%llx", what,
                   (unsigned long long)flags);
             memset(back, 0, sizeof(back));
-            CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(back), back, 0, NULL,
-                                          NULL),
-                      CL_SUCCESS);
+            CHECK_ERR(
+                clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(back), back, 0, NULL, NULL),
+                CL_SUCCESS);
             CHECK(!memcmp(back, data, sizeof(data)), "%s: buffer contents differ", what);
             clReleaseMemObject(buffer);
         }
@@ -471,8 +471,7 @@ static void check_mem_with_properties(cl_command_queue queue)
     }
 
     err = 1;
-    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, &err) ==
-              NULL,
+    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, &err) == NULL,
           "a memory property gave a buffer");
     CHECK_ERR(err, CL_INVALID_PROPERTY);
     const cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
@@ -485,8 +484,7 @@ static void check_mem_with_properties(cl_command_queue queue)
                                       &err) == NULL,
           "a memory property gave an image");
     CHECK_ERR(err, CL_INVALID_PROPERTY);
-    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, NULL) ==
-              NULL,
+    CHECK(clCreateBufferWithProperties(context, unknown, CL_MEM_READ_WRITE, 64, NULL, NULL) == NULL,
           "a memory property gave a buffer (errcode_ret NULL)");
     /* Errors of the driver's own call pass through: size 0 is invalid. */
     err = 1;
@@ -573,14 +571,13 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
         CHECK_ERR(err, CL_INVALID_OPERATION);
 
     /* clSetProgramSpecializationConstant (INT), on a program built from source. */
-    cl_program source_program =
-        clCreateProgramWithSource(context, 1, &program_source, NULL, &err);
+    cl_program source_program = clCreateProgramWithSource(context, 1, &program_source, NULL, &err);
     CHECK_ERR(err, CL_SUCCESS);
     cl_int value = 5;
     err = clSetProgramSpecializationConstant(source_program, 0, sizeof(value), &value);
     if (note("clSetProgramSpecializationConstant", drv->clSetProgramSpecializationConstant))
-        CHECK_ERR(err, drv->clSetProgramSpecializationConstant(source_program, 0, sizeof(value),
-                                                                &value));
+        CHECK_ERR(
+            err, drv->clSetProgramSpecializationConstant(source_program, 0, sizeof(value), &value));
     else
         CHECK_ERR(err, CL_INVALID_OPERATION);
 
@@ -611,8 +608,7 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     ptr = clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0);
     if (note("clSVMAlloc", drv->clSVMAlloc)) {
         void *drv_ptr = drv->clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0);
-        CHECK((ptr == NULL) == (drv_ptr == NULL), "clSVMAlloc: dxcl %p, driver %p", ptr,
-              drv_ptr);
+        CHECK((ptr == NULL) == (drv_ptr == NULL), "clSVMAlloc: dxcl %p, driver %p", ptr, drv_ptr);
         if (drv_ptr)
             drv->clSVMFree(context, drv_ptr);
     } else {
@@ -648,8 +644,7 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     /* A 1.2 function every driver has is forwarded, never reported missing. */
     CHECK(note("clUnloadPlatformCompiler", drv->clUnloadPlatformCompiler),
           "the driver lacks clUnloadPlatformCompiler (a 1.2 function)");
-    CHECK_ERR(clUnloadPlatformCompiler(platform),
-              drv->clUnloadPlatformCompiler(platform));
+    CHECK_ERR(clUnloadPlatformCompiler(platform), drv->clUnloadPlatformCompiler(platform));
 
     printf("driver lacks %d of %d listed functions; checked %d absent, %d present\n", missing,
            API_COUNT, absent_count, present_count);

@@ -106,8 +106,7 @@ static void check_extension_string(const struct target *t)
     memset(value, 'x', size + 16);
     size_ret = 0;
     CHECK_ERR(t->dxcl(t->object, t->extensions, size, value, &size_ret), CL_SUCCESS);
-    CHECK(size_ret == size, "%s: fetch reports %zu bytes, size query %zu", t->what, size_ret,
-          size);
+    CHECK(size_ret == size, "%s: fetch reports %zu bytes, size query %zu", t->what, size_ret, size);
     CHECK(memchr(value, 0, size) == value + size - 1, "%s: string is not %zu characters long",
           t->what, size - 1);
     CHECK(value[size] == 'x', "%s: wrote past the %zu-byte answer", t->what, size);
@@ -153,8 +152,8 @@ static void check_extension_string(const struct target *t)
         int driver_count = split_words(driver_copy, driver_words, 512);
         printf("%s (driver): %s\n", t->what, driver);
         for (int i = 0; i < driver_count; i++)
-            CHECK(test_has_word(value, driver_words[i]), "%s: the driver's %s is missing",
-                  t->what, driver_words[i]);
+            CHECK(test_has_word(value, driver_words[i]), "%s: the driver's %s is missing", t->what,
+                  driver_words[i]);
         for (int i = 0; i < driver_count && i < count; i++)
             CHECK(!strcmp(words[i], driver_words[i]), "%s: name %d is %s, the driver's is %s",
                   t->what, i, words[i], driver_words[i]);
@@ -166,8 +165,8 @@ static void check_extension_string(const struct target *t)
             bool well_formed = !strncmp(words[i], "cl_", 3);
             for (const char *c = words[i]; *c; c++)
                 well_formed &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
-            CHECK(well_formed, "%s: dxcl adds \"%s\": not a lower-case cl_ extension name",
-                  t->what, words[i]);
+            CHECK(well_formed, "%s: dxcl adds \"%s\": not a lower-case cl_ extension name", t->what,
+                  words[i]);
         }
         free(driver_copy);
         free(driver);
@@ -200,8 +199,7 @@ static void check_extension_versions(const struct target *t)
 {
     size_t driver_size = 0, size = 0;
     cl_int driver_err, err;
-    cl_name_version *driver =
-        driver_answer(t, t->with_version, &driver_size, &driver_err);
+    cl_name_version *driver = driver_answer(t, t->with_version, &driver_size, &driver_err);
 
     err = t->dxcl(t->object, t->with_version, 0, NULL, &size);
     if (driver_err != CL_SUCCESS) {
@@ -215,16 +213,14 @@ static void check_extension_versions(const struct target *t)
 
     CHECK_ERR(err, CL_SUCCESS);
     CHECK(size % sizeof(cl_name_version) == 0, "%s: _WITH_VERSION size %zu", t->what, size);
-    size_t count = size / sizeof(cl_name_version), driver_count =
-                                                        driver_size / sizeof(cl_name_version);
-    printf("%s: _WITH_VERSION has %zu entries, the driver's %zu\n", t->what, count,
-           driver_count);
+    size_t count = size / sizeof(cl_name_version),
+           driver_count = driver_size / sizeof(cl_name_version);
+    printf("%s: _WITH_VERSION has %zu entries, the driver's %zu\n", t->what, count, driver_count);
     cl_name_version *list = calloc(count + 1, sizeof(*list));
     REQUIRE(list != NULL, "out of memory");
     size_t size_ret = 0;
     CHECK_ERR(t->dxcl(t->object, t->with_version, size, list, &size_ret), CL_SUCCESS);
-    CHECK(size_ret == size, "%s: fetch reports %zu bytes, size query %zu", t->what, size_ret,
-          size);
+    CHECK(size_ret == size, "%s: fetch reports %zu bytes, size query %zu", t->what, size_ret, size);
     if (size >= sizeof(cl_name_version))
         CHECK_ERR(t->dxcl(t->object, t->with_version, size - 1, list, NULL), CL_INVALID_VALUE);
 
@@ -242,8 +238,10 @@ static void check_extension_versions(const struct target *t)
     }
     /* The driver's entries come first, unchanged; what dxcl appends is also in its string. */
     for (size_t i = 0; i < driver_count && i < count; i++)
-        CHECK(!memcmp(&list[i], &driver[i], sizeof(list[i])), "%s: entry %zu is %.64s, the "
-              "driver's is %.64s", t->what, i, list[i].name, driver[i].name);
+        CHECK(!memcmp(&list[i], &driver[i], sizeof(list[i])),
+              "%s: entry %zu is %.64s, the "
+              "driver's is %.64s",
+              t->what, i, list[i].name, driver[i].name);
     size_t string_size = 0;
     CHECK_ERR(t->dxcl(t->object, t->extensions, 0, NULL, &string_size), CL_SUCCESS);
     char *string = calloc(1, string_size + 1);
@@ -262,8 +260,7 @@ static void check_extension_versions(const struct target *t)
     for (size_t i = 0; i < driver_count; i++) {
         int hits;
         const cl_name_version *entry = find_version(list, count, driver[i].name, &hits);
-        CHECK(hits == 1, "%s: the driver's %.64s appears %d times", t->what, driver[i].name,
-              hits);
+        CHECK(hits == 1, "%s: the driver's %.64s appears %d times", t->what, driver[i].name, hits);
         CHECK(entry && entry->version == driver[i].version, "%s: the driver's %.64s changed",
               t->what, driver[i].name);
     }
@@ -275,9 +272,9 @@ static void check_extension_versions(const struct target *t)
 static void check_function_lookup(cl_platform_id platform, const char *platform_extensions)
 {
     HMODULE dxcl = test_dxcl_module();
-    static const char *const unknown[] = {
-        "clNoSuchFunctionXYZ", "clGetDeviceIDsFromD3D11KHRX", "clGetDeviceIDsFromD3D11",
-        "", "clgetdeviceidsfromd3d11khr"};
+    static const char *const unknown[] = {"clNoSuchFunctionXYZ", "clGetDeviceIDsFromD3D11KHRX",
+                                          "clGetDeviceIDsFromD3D11", "",
+                                          "clgetdeviceidsfromd3d11khr"};
 
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         CHECK(clGetExtensionFunctionAddress(unknown[i]) == NULL,
@@ -300,8 +297,8 @@ static void check_function_lookup(cl_platform_id platform, const char *platform_
             CHECK(address != NULL, "%s is advertised but %s is not found",
                   extension_functions[e].extension, *name);
             CHECK(test_address_in(dxcl, address), "%s resolves outside dxcl", *name);
-            CHECK(clGetExtensionFunctionAddress(*name) == address,
-                  "the two lookups of %s disagree", *name);
+            CHECK(clGetExtensionFunctionAddress(*name) == address, "the two lookups of %s disagree",
+                  *name);
         }
     }
 }
@@ -323,8 +320,11 @@ int main(void)
         cl_uint num_devices = 0;
 
         snprintf(what, sizeof(what), "platform %u", p);
-        struct target platform = {what, platforms[p], (info_fn)clGetPlatformInfo,
-                                  (info_fn)drv->clGetPlatformInfo, CL_PLATFORM_EXTENSIONS,
+        struct target platform = {what,
+                                  platforms[p],
+                                  (info_fn)clGetPlatformInfo,
+                                  (info_fn)drv->clGetPlatformInfo,
+                                  CL_PLATFORM_EXTENSIONS,
                                   CL_PLATFORM_EXTENSIONS_WITH_VERSION};
         check_extension_string(&platform);
         check_extension_versions(&platform);
@@ -334,8 +334,7 @@ int main(void)
                   CL_SUCCESS);
         char *extensions = calloc(1, size + 1);
         REQUIRE(extensions != NULL, "out of memory");
-        CHECK_ERR(clGetPlatformInfo(platforms[p], CL_PLATFORM_EXTENSIONS, size, extensions,
-                                    NULL),
+        CHECK_ERR(clGetPlatformInfo(platforms[p], CL_PLATFORM_EXTENSIONS, size, extensions, NULL),
                   CL_SUCCESS);
         check_function_lookup(platforms[p], extensions);
         free(extensions);
@@ -346,8 +345,11 @@ int main(void)
         for (cl_uint d = 0; d < num_devices && d < 16; d++) {
             char device_what[64];
             snprintf(device_what, sizeof(device_what), "platform %u device %u", p, d);
-            struct target device = {device_what, devices[d], (info_fn)clGetDeviceInfo,
-                                    (info_fn)drv->clGetDeviceInfo, CL_DEVICE_EXTENSIONS,
+            struct target device = {device_what,
+                                    devices[d],
+                                    (info_fn)clGetDeviceInfo,
+                                    (info_fn)drv->clGetDeviceInfo,
+                                    CL_DEVICE_EXTENSIONS,
                                     CL_DEVICE_EXTENSIONS_WITH_VERSION};
             check_extension_string(&device);
             check_extension_versions(&device);

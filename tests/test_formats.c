@@ -264,8 +264,8 @@ static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_
         return;
     CHECK(backing.spec.image_channel_order == order && backing.spec.image_channel_data_type == type,
           "%s/%s: backing.spec kept", o, t);
-    CHECK(backing.emulated == !native, "%s/%s: emulated %d, driver lists it (and right) %d", o,
-          t, backing.emulated, native);
+    CHECK(backing.emulated == !native, "%s/%s: emulated %d, driver lists it (and right) %d", o, t,
+          backing.emulated, native);
     if (native) {
         CHECK(backing.driver.image_channel_order == order &&
                   backing.driver.image_channel_data_type == type &&

@@ -125,9 +125,9 @@ static void check_log_lines(const char *text, const char *what)
     CHECK(strstr(text, "dxcl: forwarding to ") != NULL, "%s: no \"forwarding to\" line", what);
     const char *forwarding = strstr(text, "dxcl: forwarding to ");
     if (forwarding)
-        CHECK(!_strnicmp(forwarding + strlen("dxcl: forwarding to "), driver_dir,
-                         strlen(driver_dir)),
-              "%s: not forwarding to %s", what, driver_dir);
+        CHECK(
+            !_strnicmp(forwarding + strlen("dxcl: forwarding to "), driver_dir, strlen(driver_dir)),
+            "%s: not forwarding to %s", what, driver_dir);
     /* The too-small buffer: a diagnostic naming the error, then the call's result. */
     CHECK(strstr(text, "dxcl: CL_INVALID_VALUE: extension string needs ") != NULL,
           "%s: no diagnostic for the too-small buffer", what);
@@ -239,12 +239,11 @@ int main(int argc, char **argv)
     CHECK(code == 0, "child with DXCL_DRIVER=%s exited with %lu", system_driver, code);
     text = test_read_file(output, NULL);
     snprintf(line, sizeof(line), "dxcl: forwarding to %s", system_driver);
-    CHECK(text && strstr(text, line), "DXCL_DRIVER=%s: no line \"%s\" in: %s", system_driver,
-          line, text ? text : "");
+    CHECK(text && strstr(text, line), "DXCL_DRIVER=%s: no line \"%s\" in: %s", system_driver, line,
+          text ? text : "");
     free(text);
     /* A driver that does not exist: no platforms, every call fails, the log says why. */
-    code = run_child_as("child-without-driver", "1", "C:\\dxcl-no-such-driver.dll", NULL,
-                        output);
+    code = run_child_as("child-without-driver", "1", "C:\\dxcl-no-such-driver.dll", NULL, output);
     CHECK(code == 0, "child with a missing DXCL_DRIVER exited with %lu", code);
     text = test_read_file(output, NULL);
     CHECK(text && strstr(text, "dxcl: cannot load the OpenCL driver 'C:\\dxcl-no-such-driver.dll'"),

@@ -51,8 +51,16 @@ static void check_d3d11(void)
     }
 
     /* GPU texture with initial data -> staging copy -> map: the data comes back. */
-    D3D11_TEXTURE2D_DESC td = {W, H, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, {1, 0},
-                               D3D11_USAGE_DEFAULT, D3D11_BIND_SHADER_RESOURCE, 0, 0};
+    D3D11_TEXTURE2D_DESC td = {W,
+                               H,
+                               1,
+                               1,
+                               DXGI_FORMAT_R8G8B8A8_UNORM,
+                               {1, 0},
+                               D3D11_USAGE_DEFAULT,
+                               D3D11_BIND_SHADER_RESOURCE,
+                               0,
+                               0};
     D3D11_SUBRESOURCE_DATA init = {pixels, W * 4, 0};
     ID3D11Texture2D *texture = NULL, *staging = NULL;
     fill_pattern(pixels);
@@ -90,8 +98,16 @@ static void check_d3d11(void)
 static void check_d3d10_texture(ID3D10Device *device, const char *what)
 {
     uint32_t pixels[W * H];
-    D3D10_TEXTURE2D_DESC td = {W, H, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, {1, 0},
-                               D3D10_USAGE_STAGING, 0, D3D10_CPU_ACCESS_READ, 0};
+    D3D10_TEXTURE2D_DESC td = {W,
+                               H,
+                               1,
+                               1,
+                               DXGI_FORMAT_R8G8B8A8_UNORM,
+                               {1, 0},
+                               D3D10_USAGE_STAGING,
+                               0,
+                               D3D10_CPU_ACCESS_READ,
+                               0};
     D3D10_SUBRESOURCE_DATA init = {pixels, W * 4, 0};
     ID3D10Texture2D *texture = NULL;
     D3D10_MAPPED_TEXTURE2D map;
@@ -120,8 +136,8 @@ typedef HRESULT(WINAPI *create_device1_fn)(IDXGIAdapter *, D3D10_DRIVER_TYPE, HM
 static void check_d3d10(void)
 {
     ID3D10Device *device = NULL;
-    HRESULT hr = D3D10CreateDevice(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_SDK_VERSION,
-                                   &device);
+    HRESULT hr =
+        D3D10CreateDevice(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_SDK_VERSION, &device);
 
     REQUIRE(SUCCEEDED(hr) && device, "D3D10CreateDevice: 0x%08lx", (unsigned long)hr);
     check_d3d10_texture(device, "D3D10");
@@ -130,8 +146,8 @@ static void check_d3d10(void)
     /* mingw-w64 has no import library for d3d10_1.dll. */
     HMODULE d3d10_1 = LoadLibraryA("d3d10_1.dll");
     REQUIRE(d3d10_1 != NULL, "cannot load d3d10_1.dll (error %lu)", GetLastError());
-    create_device1_fn create1 = (create_device1_fn)(void *)GetProcAddress(d3d10_1,
-                                                                         "D3D10CreateDevice1");
+    create_device1_fn create1 =
+        (create_device1_fn)(void *)GetProcAddress(d3d10_1, "D3D10CreateDevice1");
     REQUIRE(create1 != NULL, "d3d10_1.dll has no D3D10CreateDevice1");
     ID3D10Device1 *device1 = NULL;
     hr = create1(NULL, D3D10_DRIVER_TYPE_HARDWARE, NULL, 0, D3D10_FEATURE_LEVEL_10_1,
@@ -146,8 +162,8 @@ static void check_d3d10(void)
 static HWND focus_window(void)
 {
     /* A hidden window of a system class: D3D9 needs a focus window, nobody needs to see it. */
-    HWND window = CreateWindowA("STATIC", "dxcl rig", WS_OVERLAPPEDWINDOW, 0, 0, 64, 64, NULL,
-                                NULL, GetModuleHandleA(NULL), NULL);
+    HWND window = CreateWindowA("STATIC", "dxcl rig", WS_OVERLAPPEDWINDOW, 0, 0, 64, 64, NULL, NULL,
+                                GetModuleHandleA(NULL), NULL);
     CHECK(window != NULL, "CreateWindow: error %lu", GetLastError());
     return window ? window : GetDesktopWindow();
 }
@@ -168,8 +184,8 @@ static void d3d9_params(D3DPRESENT_PARAMETERS *pp, HWND window)
 static void check_d3d9_fill(IDirect3DDevice9 *device, const char *what)
 {
     IDirect3DSurface9 *surface = NULL;
-    HRESULT hr = IDirect3DDevice9_CreateOffscreenPlainSurface(
-        device, W, H, D3DFMT_A8R8G8B8, D3DPOOL_DEFAULT, &surface, NULL);
+    HRESULT hr = IDirect3DDevice9_CreateOffscreenPlainSurface(device, W, H, D3DFMT_A8R8G8B8,
+                                                              D3DPOOL_DEFAULT, &surface, NULL);
     D3DLOCKED_RECT lock;
 
     CHECK(SUCCEEDED(hr), "%s A8R8G8B8 surface: 0x%08lx", what, (unsigned long)hr);
@@ -252,8 +268,7 @@ static void check_d3d9ex(HWND window)
         printf("D3D9 adapter: %s\n", id.Description);
     d3d9_params(&pp, window);
     hr = IDirect3D9Ex_CreateDeviceEx(d3d, D3DADAPTER_DEFAULT, D3DDEVTYPE_HAL, window,
-                                     D3DCREATE_SOFTWARE_VERTEXPROCESSING |
-                                         D3DCREATE_MULTITHREADED,
+                                     D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED,
                                      &pp, NULL, &device);
     REQUIRE(SUCCEEDED(hr) && device, "CreateDeviceEx: 0x%08lx", (unsigned long)hr);
 
@@ -278,8 +293,8 @@ static void check_d3d9(HWND window)
     REQUIRE(d3d != NULL, "Direct3DCreate9 failed");
     d3d9_params(&pp, window);
     hr = IDirect3D9_CreateDevice(d3d, D3DADAPTER_DEFAULT, D3DDEVTYPE_HAL, window,
-                                 D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED,
-                                 &pp, &device);
+                                 D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED, &pp,
+                                 &device);
     REQUIRE(SUCCEEDED(hr) && device, "CreateDevice: 0x%08lx", (unsigned long)hr);
     check_d3d9_fill(device, "D3D9");
     CHECK(check_yuv_surface(device, (D3DFORMAT)MAKEFOURCC('N', 'V', '1', '2'), "NV12"),

@@ -16,8 +16,7 @@ int main(void)
     int in[N], out[N];
     cl_int err;
 
-    CHECK_ERR(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name), name, NULL),
-              CL_SUCCESS);
+    CHECK_ERR(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name), name, NULL), CL_SUCCESS);
     printf("platform: %s\n", name);
     CHECK(strstr(name, "Portable Computing Language") != NULL, "platform is PoCL: %s", name);
 
@@ -29,8 +28,8 @@ int main(void)
 
     for (int i = 0; i < N; i++)
         in[i] = i - 100;
-    cl_mem a = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(in), in,
-                              &err);
+    cl_mem a =
+        clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
     CHECK_ERR(err, CL_SUCCESS);
     cl_mem b = clCreateBuffer(context, CL_MEM_WRITE_ONLY, sizeof(out), NULL, &err);
     CHECK_ERR(err, CL_SUCCESS);

@@ -39,16 +39,12 @@ typedef cl_int(CL_API_CALL *clGetDeviceIDsFromD3D11NV_fn)(
 typedef cl_mem(CL_API_CALL *clCreateFromD3D11BufferNV_fn)(cl_context context, cl_mem_flags flags,
                                                           ID3D11Buffer *resource,
                                                           cl_int *errcode_ret);
-typedef cl_mem(CL_API_CALL *clCreateFromD3D11Texture2DNV_fn)(cl_context context,
-                                                             cl_mem_flags flags,
+typedef cl_mem(CL_API_CALL *clCreateFromD3D11Texture2DNV_fn)(cl_context context, cl_mem_flags flags,
                                                              ID3D11Texture2D *resource,
-                                                             UINT subresource,
-                                                             cl_int *errcode_ret);
-typedef cl_mem(CL_API_CALL *clCreateFromD3D11Texture3DNV_fn)(cl_context context,
-                                                             cl_mem_flags flags,
+                                                             UINT subresource, cl_int *errcode_ret);
+typedef cl_mem(CL_API_CALL *clCreateFromD3D11Texture3DNV_fn)(cl_context context, cl_mem_flags flags,
                                                              ID3D11Texture3D *resource,
-                                                             UINT subresource,
-                                                             cl_int *errcode_ret);
+                                                             UINT subresource, cl_int *errcode_ret);
 typedef cl_int(CL_API_CALL *clEnqueueAcquireD3D11ObjectsNV_fn)(
     cl_command_queue command_queue, cl_uint num_objects, const cl_mem *mem_objects,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);

@@ -37,8 +37,8 @@ static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_e
                          num_events, (const void *)wait_list);
     for (cl_uint i = 0; i < num_events; i++) {
         cl_context context;
-        if (DXCL_DRIVER_CALL_INT(clGetEventInfo, (wait_list[i], CL_EVENT_CONTEXT,
-                                                  sizeof(context), &context, NULL)) != CL_SUCCESS)
+        if (DXCL_DRIVER_CALL_INT(clGetEventInfo, (wait_list[i], CL_EVENT_CONTEXT, sizeof(context),
+                                                  &context, NULL)) != CL_SUCCESS)
             return DXCL_FAIL(CL_INVALID_EVENT_WAIT_LIST, "%s: wait list entry %u is not an event",
                              t->name, i);
         if (context != t->context)
@@ -53,22 +53,24 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
     struct dxcl_memobj *mem = dxcl_memobj_get(handle);
 
     if (!mem || mem->context->backend != t->backend)
-        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "%s: object %u (%p) was not created from a %s "
-                         "resource", t->name, index, (void *)handle, t->backend->name);
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT,
+                         "%s: object %u (%p) was not created from a %s "
+                         "resource",
+                         t->name, index, (void *)handle, t->backend->name);
     if (mem->context->handle != t->context)
-        return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: object %u belongs to another context",
-                         t->name, index);
+        return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: object %u belongs to another context", t->name,
+                         index);
     for (cl_uint i = 0; i < index; i++)
         if (t->mems[i] == mem)
             return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
                                         : t->backend->errors.not_acquired,
                              "%s: object %u is listed twice", t->name, index);
     if (t->acquire && mem->acquired)
-        return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is acquired",
-                         t->name, index);
+        return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is acquired", t->name,
+                         index);
     if (!t->acquire && !mem->acquired)
-        return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is not acquired",
-                         t->name, index);
+        return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is not acquired", t->name,
+                         index);
     t->mems[index] = mem;
     return CL_SUCCESS;
 }
@@ -92,9 +94,8 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     if ((num_objects == 0) != (mem_objects == NULL))
         return DXCL_FAIL(CL_INVALID_VALUE, "%s: %u objects with list %p", t->name, num_objects,
                          (const void *)mem_objects);
-    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT,
-                                                     sizeof(t->context), &t->context, NULL)) !=
-        CL_SUCCESS)
+    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT, sizeof(t->context),
+                                                     &t->context, NULL)) != CL_SUCCESS)
         return DXCL_FAIL(CL_INVALID_COMMAND_QUEUE, "%s: %p is not a command queue", t->name,
                          (void *)t->queue);
     if ((err = dxcl_context_get(t->context, t->backend, &t->ctx)) != CL_SUCCESS)
@@ -203,16 +204,14 @@ static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uin
         struct dxcl_pixel_box src = {view.data, view.row_pitch, view.slice_pitch}, dst;
         if ((err = convert_buffer(mem, &dst)) != CL_SUCCESS)
             return err;
-        dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, region[0], region[1],
-                               region[2]);
+        dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, region[0], region[1], region[2]);
         view.data = dst.data;
         view.row_pitch = dst.row_pitch;
         view.slice_pitch = dst.slice_pitch;
     }
-    return drv->clEnqueueWriteImage(t->queue, mem->handle, CL_FALSE, origin, region,
-                                    view.row_pitch, is_image(mem) && region[2] > 1 ?
-                                    view.slice_pitch : 0, view.data, num_events, wait_list,
-                                    event);
+    return drv->clEnqueueWriteImage(t->queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
+                                    is_image(mem) && region[2] > 1 ? view.slice_pitch : 0,
+                                    view.data, num_events, wait_list, event);
 }
 
 static cl_int enqueue_download(struct transfer *t, struct dxcl_memobj *mem, cl_event after,
@@ -235,9 +234,9 @@ static cl_int enqueue_download(struct transfer *t, struct dxcl_memobj *mem, cl_e
         view.row_pitch = box.row_pitch;
         view.slice_pitch = box.slice_pitch;
     }
-    return drv->clEnqueueReadImage(t->queue, mem->handle, CL_FALSE, origin, region,
-                                   view.row_pitch, region[2] > 1 ? view.slice_pitch : 0,
-                                   view.data, 1, &after, event);
+    return drv->clEnqueueReadImage(t->queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
+                                   region[2] > 1 ? view.slice_pitch : 0, view.data, 1, &after,
+                                   event);
 }
 
 /* Emulated formats: the downloaded backing pixels go into the surface in the spec layout. */
@@ -355,7 +354,8 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         convert_downloads(t);
     else
         DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
-                 "contents", t->name, status, t->backend->name);
+                 "contents",
+                 t->name, status, t->backend->name);
     AcquireSRWLockExclusive(&dxcl_lock);
     for (i = 0; i < t->count; i++) {
         t->mems[i]->acquired = false;
@@ -396,12 +396,15 @@ static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *me
 }
 
 cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
-                             cl_command_type command, cl_command_queue queue,
-                             cl_uint num_objects, const cl_mem *mem_objects, cl_uint num_events,
+                             cl_command_type command, cl_command_queue queue, cl_uint num_objects,
+                             const cl_mem *mem_objects, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event)
 {
-    struct transfer t = {.backend = backend, .command = command, .acquire = acquire,
-                         .queue = queue, .name = acquire ? "acquire" : "release"};
+    struct transfer t = {.backend = backend,
+                         .command = command,
+                         .acquire = acquire,
+                         .queue = queue,
+                         .name = acquire ? "acquire" : "release"};
 
     return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
 }

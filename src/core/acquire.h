@@ -7,8 +7,8 @@
 /* clEnqueueAcquire* (acquire == true) and clEnqueueRelease* of a family; `command` is the
  * command type its events report. */
 cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
-                             cl_command_type command, cl_command_queue queue,
-                             cl_uint num_objects, const cl_mem *mem_objects, cl_uint num_events,
+                             cl_command_type command, cl_command_queue queue, cl_uint num_objects,
+                             const cl_mem *mem_objects, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event);
 
 /* Defines an acquire or release entry point `name` of a family. */

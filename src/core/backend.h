@@ -41,8 +41,7 @@ struct dxcl_backend {
     const IID *device_iid;
     /* Optional, instead of device_iid: checks `object` (the value of context property
      * `property`) and takes a reference on it into ctx->device. */
-    cl_int (*open_device)(struct dxcl_context *ctx, cl_context_properties property,
-                          void *object);
+    cl_int (*open_device)(struct dxcl_context *ctx, cl_context_properties property, void *object);
     /* Optional: undoes open_device (default: Release ctx->device). */
     void (*close_device)(struct dxcl_context *ctx);
 

@@ -16,8 +16,8 @@ static bool readable(const void *address, size_t size)
 static bool executable(const void *address)
 {
     MEMORY_BASIC_INFORMATION info;
-    const DWORD ok = PAGE_EXECUTE | PAGE_EXECUTE_READ | PAGE_EXECUTE_READWRITE |
-                     PAGE_EXECUTE_WRITECOPY;
+    const DWORD ok =
+        PAGE_EXECUTE | PAGE_EXECUTE_READ | PAGE_EXECUTE_READWRITE | PAGE_EXECUTE_WRITECOPY;
 
     return address && VirtualQuery(address, &info, sizeof(info)) && info.State == MEM_COMMIT &&
            (info.Protect & ok);

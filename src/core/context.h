@@ -9,8 +9,8 @@ struct dxcl_context {
     LONG app_refs;    /* the program's references: its clRetain/clRelease calls */
     LONG record_refs; /* dxcl records (memobjs, in-flight calls) that need this record */
     bool user_sync;   /* CL_CONTEXT_INTEROP_USER_SYNC is CL_TRUE */
-    cl_context_properties *properties; /* the program's list, as given (NULL if none) */
-    size_t properties_size;            /* in bytes, including the terminating 0 */
+    cl_context_properties *properties;  /* the program's list, as given (NULL if none) */
+    size_t properties_size;             /* in bytes, including the terminating 0 */
     const struct dxcl_backend *backend; /* the interop API named, or NULL */
     cl_context_properties device_property;
     void *device;       /* the backend's device object, referenced */

@@ -16,8 +16,8 @@ static bool is_platform(cl_platform_id platform)
     return false;
 }
 
-cl_int dxcl_check_device_query(cl_platform_id platform, cl_uint num_entries,
-                               cl_device_id *devices, cl_uint *num_devices)
+cl_int dxcl_check_device_query(cl_platform_id platform, cl_uint num_entries, cl_device_id *devices,
+                               cl_uint *num_devices)
 {
     if (!is_platform(platform))
         return DXCL_FAIL(CL_INVALID_PLATFORM, "%p is not a platform", (void *)platform);
@@ -34,8 +34,8 @@ static bool has_luid(cl_device_id device, const LUID *luid)
     cl_bool valid = CL_FALSE;
     cl_uchar value[CL_LUID_SIZE_KHR];
 
-    DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
-                                           extensions, NULL));
+    DXCL_DRIVER_CALL_INT(clGetDeviceInfo,
+                         (device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1, extensions, NULL));
     if (!strstr(extensions, "cl_khr_device_uuid"))
         return false;
     if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_LUID_VALID_KHR, sizeof(valid),
@@ -53,8 +53,8 @@ cl_int dxcl_interop_devices(cl_platform_id platform, const LUID *luid, bool pref
 {
     cl_device_id *all;
     cl_uint count = 0, matched = 0;
-    cl_int err = DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, 0, NULL,
-                                                       &count));
+    cl_int err =
+        DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, 0, NULL, &count));
 
     if (err != CL_SUCCESS || count == 0)
         return DXCL_FAIL(CL_DEVICE_NOT_FOUND, "the platform has no devices (%d)", err);
@@ -68,8 +68,7 @@ cl_int dxcl_interop_devices(cl_platform_id platform, const LUID *luid, bool pref
         if (matched)
             count = matched;
         else /* no LUID matches: the copy engine serves every device alike */
-            DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, count, all,
-                                                  NULL));
+            DXCL_DRIVER_CALL_INT(clGetDeviceIDs, (platform, CL_DEVICE_TYPE_ALL, count, all, NULL));
     }
     for (cl_uint i = 0; devices && i < count && i < num_entries; i++)
         devices[i] = all[i];

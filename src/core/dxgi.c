@@ -65,8 +65,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     surface->kind = args->kind;
     if (FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
         free(surface);
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p",
-                         args->resource);
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
     desc->resource = args->resource;
     desc->surface_data = surface;

@@ -52,11 +52,7 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
 /* A D3D1x surface: the staging copy of one subresource. */
 struct dxcl_dxgi_surface {
     IUnknown *staging; /* CPU readable and writable, the subresource's size */
-    enum dxcl_dxgi_kind {
-        DXCL_DXGI_BUFFER,
-        DXCL_DXGI_TEXTURE2D,
-        DXCL_DXGI_TEXTURE3D
-    } kind;
+    enum dxcl_dxgi_kind { DXCL_DXGI_BUFFER, DXCL_DXGI_TEXTURE2D, DXCL_DXGI_TEXTURE3D } kind;
 };
 void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
 
@@ -76,98 +72,96 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
  * same in lower case, as extension names are) on a
  * backend and its prepare function, and registers them under the KHR and NV names. The
  * resource parameters are typed void *: the same pointers as the spec's ID3D1x types. */
-#define DXCL_DXGI_EXTENSION(API, api, backend, prepare, tokens, acquire_command,                 \
-                            release_command, khr_version)                                         \
-    static cl_int CL_API_CALL get_device_ids(cl_platform_id platform, cl_uint source,            \
-                                             void *object, cl_uint set, cl_uint num_entries,      \
-                                             cl_device_id *devices, cl_uint *num_devices)         \
-    {                                                                                             \
-        return dxcl_log_result("clGetDeviceIDsFrom" #API,                                         \
-                               dxcl_dxgi_device_ids(&tokens, platform, source, object, set,       \
-                                                    num_entries, devices, num_devices));          \
-    }                                                                                             \
-    static cl_mem create(const char *name, cl_context context, cl_mem_flags flags,               \
-                         void *resource, enum dxcl_dxgi_kind kind, UINT subresource,              \
-                         cl_int *errcode_ret)                                                     \
-    {                                                                                             \
-        const struct dxcl_dxgi_args args = {resource, kind, subresource};                         \
-        return dxcl_create_shared(name, context, &backend, flags, prepare, &args, errcode_ret);  \
-    }                                                                                             \
-    static cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags,              \
-                                            void *resource, cl_int *errcode_ret)                  \
-    {                                                                                             \
-        return create("clCreateFrom" #API "Buffer", context, flags, resource, DXCL_DXGI_BUFFER,  \
-                      0, errcode_ret);                                                            \
-    }                                                                                             \
-    static cl_mem CL_API_CALL create_texture2d(cl_context context, cl_mem_flags flags,           \
-                                               void *resource, UINT subresource,                  \
-                                               cl_int *errcode_ret)                               \
-    {                                                                                             \
-        return create("clCreateFrom" #API "Texture2D", context, flags, resource,                 \
-                      DXCL_DXGI_TEXTURE2D, subresource, errcode_ret);                             \
-    }                                                                                             \
-    static cl_mem CL_API_CALL create_texture3d(cl_context context, cl_mem_flags flags,           \
-                                               void *resource, UINT subresource,                  \
-                                               cl_int *errcode_ret)                               \
-    {                                                                                             \
-        return create("clCreateFrom" #API "Texture3D", context, flags, resource,                 \
-                      DXCL_DXGI_TEXTURE3D, subresource, errcode_ret);                             \
-    }                                                                                             \
-    DXCL_TRANSFER_ENTRY(acquire, backend, true, acquire_command)                                  \
-    DXCL_TRANSFER_ENTRY(release, backend, false, release_command)                                 \
-    DXCL_DXGI_FUNCTION_TABLE(API, khr, "KHR")                                                     \
-    DXCL_DXGI_FUNCTION_TABLE(API, nv, "NV")                                                       \
-    static const struct dxcl_extension khr_extension = {"cl_khr_" #api "_sharing", khr_version,  \
-                                                        khr_functions};                           \
-    /* NVIDIA assigned its variants no version. */                                               \
-    static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                 \
-                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions};   \
-    DXCL_REGISTER_EXTENSION(khr_extension)                                                        \
+#define DXCL_DXGI_EXTENSION(API, api, backend, prepare, tokens, acquire_command, release_command,  \
+                            khr_version)                                                           \
+    static cl_int CL_API_CALL get_device_ids(cl_platform_id platform, cl_uint source,              \
+                                             void *object, cl_uint set, cl_uint num_entries,       \
+                                             cl_device_id *devices, cl_uint *num_devices)          \
+    {                                                                                              \
+        return dxcl_log_result("clGetDeviceIDsFrom" #API,                                          \
+                               dxcl_dxgi_device_ids(&tokens, platform, source, object, set,        \
+                                                    num_entries, devices, num_devices));           \
+    }                                                                                              \
+    static cl_mem create(const char *name, cl_context context, cl_mem_flags flags, void *resource, \
+                         enum dxcl_dxgi_kind kind, UINT subresource, cl_int *errcode_ret)          \
+    {                                                                                              \
+        const struct dxcl_dxgi_args args = {resource, kind, subresource};                          \
+        return dxcl_create_shared(name, context, &backend, flags, prepare, &args, errcode_ret);    \
+    }                                                                                              \
+    static cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags,                \
+                                            void *resource, cl_int *errcode_ret)                   \
+    {                                                                                              \
+        return create("clCreateFrom" #API "Buffer", context, flags, resource, DXCL_DXGI_BUFFER, 0, \
+                      errcode_ret);                                                                \
+    }                                                                                              \
+    static cl_mem CL_API_CALL create_texture2d(cl_context context, cl_mem_flags flags,             \
+                                               void *resource, UINT subresource,                   \
+                                               cl_int *errcode_ret)                                \
+    {                                                                                              \
+        return create("clCreateFrom" #API "Texture2D", context, flags, resource,                   \
+                      DXCL_DXGI_TEXTURE2D, subresource, errcode_ret);                              \
+    }                                                                                              \
+    static cl_mem CL_API_CALL create_texture3d(cl_context context, cl_mem_flags flags,             \
+                                               void *resource, UINT subresource,                   \
+                                               cl_int *errcode_ret)                                \
+    {                                                                                              \
+        return create("clCreateFrom" #API "Texture3D", context, flags, resource,                   \
+                      DXCL_DXGI_TEXTURE3D, subresource, errcode_ret);                              \
+    }                                                                                              \
+    DXCL_TRANSFER_ENTRY(acquire, backend, true, acquire_command)                                   \
+    DXCL_TRANSFER_ENTRY(release, backend, false, release_command)                                  \
+    DXCL_DXGI_FUNCTION_TABLE(API, khr, "KHR")                                                      \
+    DXCL_DXGI_FUNCTION_TABLE(API, nv, "NV")                                                        \
+    static const struct dxcl_extension khr_extension = {"cl_khr_" #api "_sharing", khr_version,    \
+                                                        khr_functions};                            \
+    /* NVIDIA assigned its variants no version. */                                                 \
+    static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                   \
+                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions};    \
+    DXCL_REGISTER_EXTENSION(khr_extension)                                                         \
     DXCL_REGISTER_EXTENSION(nv_extension)
 
 /* A whole D3D1x family (API is D3D10 or D3D11): the backend, named dxcl_<prefix>_backend,
  * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_lock_surface and
  * <prefix>_unlock_surface, and its entry points. All tokens come from the Khronos header of
  * that API. */
-#define DXCL_DXGI_FAMILY(API, prefix)                                                             \
-    static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                   \
-                                   struct dxcl_shared_desc *desc)                                 \
-    {                                                                                             \
-        return dxcl_dxgi_prepare(ctx, args, prefix##_check_resource, prefix##_create_staging,    \
-                                 desc);                                                           \
-    }                                                                                             \
-    static const cl_context_properties prefix##_properties[] = {CL_CONTEXT_##API##_DEVICE_KHR,   \
-                                                                0};                               \
-    const struct dxcl_backend dxcl_##prefix##_backend = {                                         \
-        .name = #API,                                                                             \
-        .context_properties = prefix##_properties,                                                \
-        .prefer_shared_query = CL_CONTEXT_##API##_PREFER_SHARED_RESOURCES_KHR,                    \
-        .errors = {CL_INVALID_##API##_DEVICE_KHR, CL_INVALID_##API##_RESOURCE_KHR,                \
-                   CL_##API##_RESOURCE_ALREADY_ACQUIRED_KHR,                                      \
-                   CL_##API##_RESOURCE_NOT_ACQUIRED_KHR},                                         \
-        .device_iid = &IID_I##API##Device,                                                        \
-        .lock_surface = prefix##_lock_surface,                                                    \
-        .unlock_surface = prefix##_unlock_surface,                                                \
-        .destroy_surface = dxcl_dxgi_destroy_surface,                                             \
-        .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                            \
-        .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                    \
-    };                                                                                            \
-    DXCL_REGISTER_BACKEND(dxcl_##prefix##_backend)                                                \
-    static const struct dxcl_dxgi_tokens prefix##_tokens = {                                      \
-        CL_##API##_DEVICE_KHR, CL_##API##_DXGI_ADAPTER_KHR, CL_PREFERRED_DEVICES_FOR_##API##_KHR, \
-        CL_ALL_DEVICES_FOR_##API##_KHR};                                                          \
-    DXCL_DXGI_EXTENSION(API, prefix, dxcl_##prefix##_backend, prefix##_prepare, prefix##_tokens,  \
-                        CL_COMMAND_ACQUIRE_##API##_OBJECTS_KHR,                                   \
+#define DXCL_DXGI_FAMILY(API, prefix)                                                              \
+    static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                     \
+                                   struct dxcl_shared_desc *desc)                                  \
+    {                                                                                              \
+        return dxcl_dxgi_prepare(ctx, args, prefix##_check_resource, prefix##_create_staging,      \
+                                 desc);                                                            \
+    }                                                                                              \
+    static const cl_context_properties prefix##_properties[] = {CL_CONTEXT_##API##_DEVICE_KHR, 0}; \
+    const struct dxcl_backend dxcl_##prefix##_backend = {                                          \
+        .name = #API,                                                                              \
+        .context_properties = prefix##_properties,                                                 \
+        .prefer_shared_query = CL_CONTEXT_##API##_PREFER_SHARED_RESOURCES_KHR,                     \
+        .errors = {CL_INVALID_##API##_DEVICE_KHR, CL_INVALID_##API##_RESOURCE_KHR,                 \
+                   CL_##API##_RESOURCE_ALREADY_ACQUIRED_KHR,                                       \
+                   CL_##API##_RESOURCE_NOT_ACQUIRED_KHR},                                          \
+        .device_iid = &IID_I##API##Device,                                                         \
+        .lock_surface = prefix##_lock_surface,                                                     \
+        .unlock_surface = prefix##_unlock_surface,                                                 \
+        .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
+        .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
+        .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \
+    };                                                                                             \
+    DXCL_REGISTER_BACKEND(dxcl_##prefix##_backend)                                                 \
+    static const struct dxcl_dxgi_tokens prefix##_tokens = {                                       \
+        CL_##API##_DEVICE_KHR, CL_##API##_DXGI_ADAPTER_KHR, CL_PREFERRED_DEVICES_FOR_##API##_KHR,  \
+        CL_ALL_DEVICES_FOR_##API##_KHR};                                                           \
+    DXCL_DXGI_EXTENSION(API, prefix, dxcl_##prefix##_backend, prefix##_prepare, prefix##_tokens,   \
+                        CL_COMMAND_ACQUIRE_##API##_OBJECTS_KHR,                                    \
                         CL_COMMAND_RELEASE_##API##_OBJECTS_KHR, CL_MAKE_VERSION(1, 0, 0))
 
-#define DXCL_DXGI_FUNCTION_TABLE(API, variant, suffix)                                            \
-    static const struct dxcl_ext_function variant##_functions[] = {                               \
-        {"clGetDeviceIDsFrom" #API suffix, (void *)get_device_ids},                               \
-        {"clCreateFrom" #API "Buffer" suffix, (void *)create_buffer},                             \
-        {"clCreateFrom" #API "Texture2D" suffix, (void *)create_texture2d},                       \
-        {"clCreateFrom" #API "Texture3D" suffix, (void *)create_texture3d},                       \
-        {"clEnqueueAcquire" #API "Objects" suffix, (void *)acquire},                              \
-        {"clEnqueueRelease" #API "Objects" suffix, (void *)release},                              \
+#define DXCL_DXGI_FUNCTION_TABLE(API, variant, suffix)                                             \
+    static const struct dxcl_ext_function variant##_functions[] = {                                \
+        {"clGetDeviceIDsFrom" #API suffix, (void *)get_device_ids},                                \
+        {"clCreateFrom" #API "Buffer" suffix, (void *)create_buffer},                              \
+        {"clCreateFrom" #API "Texture2D" suffix, (void *)create_texture2d},                        \
+        {"clCreateFrom" #API "Texture3D" suffix, (void *)create_texture3d},                        \
+        {"clEnqueueAcquire" #API "Objects" suffix, (void *)acquire},                               \
+        {"clEnqueueRelease" #API "Objects" suffix, (void *)release},                               \
         {NULL, NULL}};
 
 #endif

@@ -8,88 +8,105 @@
 #include "core/com.h"
 #include "core/dxgi.h"
 
-#define DXCL_DXGI_RESOURCES(API, prefix)                                                          \
-    static void prefix##_describe(void *resource, API##_RESOURCE_DIMENSION type,                 \
-                                  struct dxcl_dxgi_resource *out)                                 \
-    {                                                                                             \
-        API##_BUFFER_DESC b;                                                                      \
-        API##_TEXTURE2D_DESC t;                                                                   \
-        API##_TEXTURE3D_DESC v;                                                                   \
-                                                                                                  \
-        if (type == API##_RESOURCE_DIMENSION_BUFFER) {                                            \
-            I##API##Buffer_GetDesc((I##API##Buffer *)resource, &b);                               \
-            *out = (struct dxcl_dxgi_resource){.is_buffer = true,                                 \
-                                               .immutable = b.Usage == API##_USAGE_IMMUTABLE,     \
-                                               .byte_width = b.ByteWidth};                        \
-        } else if (type == API##_RESOURCE_DIMENSION_TEXTURE2D) {                                  \
-            I##API##Texture2D_GetDesc((I##API##Texture2D *)resource, &t);                         \
-            *out = (struct dxcl_dxgi_resource){                                                   \
-                .immutable = t.Usage == API##_USAGE_IMMUTABLE, .format = t.Format,                \
-                .width = t.Width, .height = t.Height, .depth = 1, .mip_levels = t.MipLevels,      \
-                .array_size = t.ArraySize, .sample_count = t.SampleDesc.Count};                   \
-        } else {                                                                                  \
-            I##API##Texture3D_GetDesc((I##API##Texture3D *)resource, &v);                         \
-            *out = (struct dxcl_dxgi_resource){                                                   \
-                .is_3d = true, .immutable = v.Usage == API##_USAGE_IMMUTABLE,                     \
-                .format = v.Format, .width = v.Width, .height = v.Height, .depth = v.Depth,       \
-                .mip_levels = v.MipLevels, .array_size = 1, .sample_count = 1};                   \
-        }                                                                                         \
-    }                                                                                             \
-                                                                                                  \
-    static cl_int prefix##_check_resource(struct dxcl_context *ctx,                               \
-                                          const struct dxcl_dxgi_args *args,                      \
-                                          struct dxcl_dxgi_resource *info)                        \
-    {                                                                                             \
-        static const API##_RESOURCE_DIMENSION expected[] = {                                      \
-            [DXCL_DXGI_BUFFER] = API##_RESOURCE_DIMENSION_BUFFER,                                 \
-            [DXCL_DXGI_TEXTURE2D] = API##_RESOURCE_DIMENSION_TEXTURE2D,                           \
-            [DXCL_DXGI_TEXTURE3D] = API##_RESOURCE_DIMENSION_TEXTURE3D};                          \
-        I##API##Resource *resource;                                                               \
-        API##_RESOURCE_DIMENSION type;                                                            \
-        I##API##Device *device;                                                                   \
-        bool same;                                                                                \
-                                                                                                  \
-        if (FAILED(dxcl_query_interface(args->resource, &IID_I##API##Resource,                    \
-                                        (void **)&resource)))                                     \
-            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p is not an I" #API "Resource",   \
-                             args->resource);                                                     \
-        I##API##Resource_GetType(resource, &type);                                                \
-        I##API##Resource_GetDevice(resource, &device);                                            \
-        same = dxcl_same_object((IUnknown *)device, ctx->device);                                 \
-        I##API##Device_Release(device);                                                           \
-        I##API##Resource_Release(resource);                                                       \
-        if (type != expected[args->kind])                                                         \
-            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p: wrong resource type",          \
-                             args->resource);                                                     \
-        if (!same)                                                                                \
-            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR,                                     \
-                             "%p: another device than the context's", args->resource);            \
-        prefix##_describe(args->resource, type, info);                                            \
-        return CL_SUCCESS;                                                                        \
-    }                                                                                             \
-                                                                                                  \
-    static HRESULT prefix##_create_staging(void *object, const struct dxcl_dxgi_resource *info,  \
-                                           const struct dxcl_shared_desc *desc,                   \
-                                           IUnknown **staging)                                    \
-    {                                                                                             \
-        I##API##Device *device = object;                                                          \
-        const UINT cpu = API##_CPU_ACCESS_READ | API##_CPU_ACCESS_WRITE;                          \
-        API##_BUFFER_DESC b = {.ByteWidth = info->byte_width, .Usage = API##_USAGE_STAGING,       \
-                               .CPUAccessFlags = cpu};                                            \
-        API##_TEXTURE2D_DESC t = {.Width = desc->width, .Height = desc->height,                   \
-                                  .MipLevels = 1, .ArraySize = 1, .Format = info->format,         \
-                                  .SampleDesc = {1, 0}, .Usage = API##_USAGE_STAGING,             \
-                                  .CPUAccessFlags = cpu};                                         \
-        API##_TEXTURE3D_DESC v = {.Width = desc->width, .Height = desc->height,                   \
-                                  .Depth = desc->depth, .MipLevels = 1, .Format = info->format,   \
-                                  .Usage = API##_USAGE_STAGING, .CPUAccessFlags = cpu};           \
-                                                                                                  \
-        if (info->is_buffer)                                                                      \
-            return I##API##Device_CreateBuffer(device, &b, NULL, (I##API##Buffer **)staging);    \
-        if (!info->is_3d)                                                                         \
-            return I##API##Device_CreateTexture2D(device, &t, NULL,                               \
-                                                  (I##API##Texture2D **)staging);                 \
-        return I##API##Device_CreateTexture3D(device, &v, NULL, (I##API##Texture3D **)staging);  \
+#define DXCL_DXGI_RESOURCES(API, prefix)                                                           \
+    static void prefix##_describe(void *resource, API##_RESOURCE_DIMENSION type,                   \
+                                  struct dxcl_dxgi_resource *out)                                  \
+    {                                                                                              \
+        API##_BUFFER_DESC b;                                                                       \
+        API##_TEXTURE2D_DESC t;                                                                    \
+        API##_TEXTURE3D_DESC v;                                                                    \
+                                                                                                   \
+        if (type == API##_RESOURCE_DIMENSION_BUFFER) {                                             \
+            I##API##Buffer_GetDesc((I##API##Buffer *)resource, &b);                                \
+            *out = (struct dxcl_dxgi_resource){.is_buffer = true,                                  \
+                                               .immutable = b.Usage == API##_USAGE_IMMUTABLE,      \
+                                               .byte_width = b.ByteWidth};                         \
+        } else if (type == API##_RESOURCE_DIMENSION_TEXTURE2D) {                                   \
+            I##API##Texture2D_GetDesc((I##API##Texture2D *)resource, &t);                          \
+            *out = (struct dxcl_dxgi_resource){.immutable = t.Usage == API##_USAGE_IMMUTABLE,      \
+                                               .format = t.Format,                                 \
+                                               .width = t.Width,                                   \
+                                               .height = t.Height,                                 \
+                                               .depth = 1,                                         \
+                                               .mip_levels = t.MipLevels,                          \
+                                               .array_size = t.ArraySize,                          \
+                                               .sample_count = t.SampleDesc.Count};                \
+        } else {                                                                                   \
+            I##API##Texture3D_GetDesc((I##API##Texture3D *)resource, &v);                          \
+            *out = (struct dxcl_dxgi_resource){.is_3d = true,                                      \
+                                               .immutable = v.Usage == API##_USAGE_IMMUTABLE,      \
+                                               .format = v.Format,                                 \
+                                               .width = v.Width,                                   \
+                                               .height = v.Height,                                 \
+                                               .depth = v.Depth,                                   \
+                                               .mip_levels = v.MipLevels,                          \
+                                               .array_size = 1,                                    \
+                                               .sample_count = 1};                                 \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static cl_int prefix##_check_resource(struct dxcl_context *ctx,                                \
+                                          const struct dxcl_dxgi_args *args,                       \
+                                          struct dxcl_dxgi_resource *info)                         \
+    {                                                                                              \
+        static const API##_RESOURCE_DIMENSION expected[] = {                                       \
+            [DXCL_DXGI_BUFFER] = API##_RESOURCE_DIMENSION_BUFFER,                                  \
+            [DXCL_DXGI_TEXTURE2D] = API##_RESOURCE_DIMENSION_TEXTURE2D,                            \
+            [DXCL_DXGI_TEXTURE3D] = API##_RESOURCE_DIMENSION_TEXTURE3D};                           \
+        I##API##Resource *resource;                                                                \
+        API##_RESOURCE_DIMENSION type;                                                             \
+        I##API##Device *device;                                                                    \
+        bool same;                                                                                 \
+                                                                                                   \
+        if (FAILED(                                                                                \
+                dxcl_query_interface(args->resource, &IID_I##API##Resource, (void **)&resource)))  \
+            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p is not an I" #API "Resource",    \
+                             args->resource);                                                      \
+        I##API##Resource_GetType(resource, &type);                                                 \
+        I##API##Resource_GetDevice(resource, &device);                                             \
+        same = dxcl_same_object((IUnknown *)device, ctx->device);                                  \
+        I##API##Device_Release(device);                                                            \
+        I##API##Resource_Release(resource);                                                        \
+        if (type != expected[args->kind])                                                          \
+            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p: wrong resource type",           \
+                             args->resource);                                                      \
+        if (!same)                                                                                 \
+            return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR,                                      \
+                             "%p: another device than the context's", args->resource);             \
+        prefix##_describe(args->resource, type, info);                                             \
+        return CL_SUCCESS;                                                                         \
+    }                                                                                              \
+                                                                                                   \
+    static HRESULT prefix##_create_staging(void *object, const struct dxcl_dxgi_resource *info,    \
+                                           const struct dxcl_shared_desc *desc,                    \
+                                           IUnknown **staging)                                     \
+    {                                                                                              \
+        I##API##Device *device = object;                                                           \
+        const UINT cpu = API##_CPU_ACCESS_READ | API##_CPU_ACCESS_WRITE;                           \
+        API##_BUFFER_DESC b = {                                                                    \
+            .ByteWidth = info->byte_width, .Usage = API##_USAGE_STAGING, .CPUAccessFlags = cpu};   \
+        API##_TEXTURE2D_DESC t = {.Width = desc->width,                                            \
+                                  .Height = desc->height,                                          \
+                                  .MipLevels = 1,                                                  \
+                                  .ArraySize = 1,                                                  \
+                                  .Format = info->format,                                          \
+                                  .SampleDesc = {1, 0},                                            \
+                                  .Usage = API##_USAGE_STAGING,                                    \
+                                  .CPUAccessFlags = cpu};                                          \
+        API##_TEXTURE3D_DESC v = {.Width = desc->width,                                            \
+                                  .Height = desc->height,                                          \
+                                  .Depth = desc->depth,                                            \
+                                  .MipLevels = 1,                                                  \
+                                  .Format = info->format,                                          \
+                                  .Usage = API##_USAGE_STAGING,                                    \
+                                  .CPUAccessFlags = cpu};                                          \
+                                                                                                   \
+        if (info->is_buffer)                                                                       \
+            return I##API##Device_CreateBuffer(device, &b, NULL, (I##API##Buffer **)staging);      \
+        if (!info->is_3d)                                                                          \
+            return I##API##Device_CreateTexture2D(device, &t, NULL,                                \
+                                                  (I##API##Texture2D **)staging);                  \
+        return I##API##Device_CreateTexture3D(device, &v, NULL, (I##API##Texture3D **)staging);    \
     }
 
 #endif

@@ -194,10 +194,10 @@ static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl
     for (cl_uint i = 0; i < count; i++) {
         bool broken = false;
         for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && !broken; j++)
-            broken = !strncmp(name, broken_formats[j].platform,
-                              strlen(broken_formats[j].platform)) &&
-                     list[i].image_channel_order == broken_formats[j].order &&
-                     list[i].image_channel_data_type == broken_formats[j].type;
+            broken =
+                !strncmp(name, broken_formats[j].platform, strlen(broken_formats[j].platform)) &&
+                list[i].image_channel_order == broken_formats[j].order &&
+                list[i].image_channel_data_type == broken_formats[j].type;
         if (!broken)
             list[kept++] = list[i];
     }

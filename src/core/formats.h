@@ -37,7 +37,7 @@ struct dxcl_backing {
     cl_image_format spec;   /* what the program sees in queries */
     cl_image_format driver; /* what the driver image really is */
     struct dxcl_layout layout;
-    bool emulated;          /* driver != spec: the copy engine converts */
+    bool emulated; /* driver != spec: the copy engine converts */
 };
 
 /* Picks the backing for `spec`: the spec format itself when the driver supports it for this

@@ -13,9 +13,9 @@ struct dxcl_surface {
     struct dxcl_context *context;
     IUnknown *resource; /* referenced by the surface */
     UINT subresource;
-    LONG refs;          /* memobjs using the surface; guarded by dxcl_lock */
-    LONG lock_count;    /* acquired memobjs; the surface is mapped while > 0 */
-    bool written;       /* a release copied data into the mapping */
+    LONG refs;       /* memobjs using the surface; guarded by dxcl_lock */
+    LONG lock_count; /* acquired memobjs; the surface is mapped while > 0 */
+    bool written;    /* a release copied data into the mapping */
     struct dxcl_mapping mapping;
     void *backend_data; /* staging resource etc. */
 };
@@ -28,9 +28,9 @@ struct dxcl_shared_desc {
     cl_mem_object_type type; /* CL_MEM_OBJECT_BUFFER, _IMAGE2D or _IMAGE3D */
     size_t size;             /* buffers */
     size_t width, height, depth;
-    cl_image_format format;  /* the spec's format (images) */
-    cl_uint adapter_type;    /* DX9 media: the adapter type given at creation */
-    void *shared_handle;     /* DX9 media: the shared handle given at creation */
+    cl_image_format format; /* the spec's format (images) */
+    cl_uint adapter_type;   /* DX9 media: the adapter type given at creation */
+    void *shared_handle;    /* DX9 media: the shared handle given at creation */
     /* Reject a second memobj of the same (resource, subresource, plane) in the context. */
     bool unique;
     /* Share the surface with other memobjs of the same resource (planes). */
@@ -51,8 +51,8 @@ struct dxcl_memobj {
     /* A command that can write the object was enqueued since the acquire: release downloads
      * and writes back only such objects (the Direct3D data of others is unchanged). */
     volatile LONG written;
-    void *convert_buffer;        /* emulated formats: the spec-layout copy while acquired */
-    cl_event pending_write;      /* the acquire's upload, until release */
+    void *convert_buffer;   /* emulated formats: the spec-layout copy while acquired */
+    cl_event pending_write; /* the acquire's upload, until release */
 };
 
 /* Creates the driver object and the record; the backend has validated the resource. */
@@ -79,8 +79,8 @@ typedef cl_int (*dxcl_prepare_fn)(struct dxcl_context *ctx, const void *args,
                                   struct dxcl_shared_desc *desc);
 /* The whole create function: CL_INVALID_CONTEXT, the flags, the backend's checks, then the
  * object. `name` is for the log. */
-cl_mem dxcl_create_shared(const char *name, cl_context context,
-                          const struct dxcl_backend *backend, cl_mem_flags flags,
-                          dxcl_prepare_fn prepare, const void *args, cl_int *errcode_ret);
+cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxcl_backend *backend,
+                          cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
+                          cl_int *errcode_ret);
 
 #endif

@@ -53,9 +53,9 @@ void dxcl_pixels_to_backing(const struct dxcl_layout *layout, const struct dxcl_
                             const struct dxcl_pixel_box *dst, size_t width, size_t height,
                             size_t depth);
 /* The reverse: keeps only the spec's channels. */
-void dxcl_pixels_from_backing(const struct dxcl_layout *layout,
-                              const struct dxcl_pixel_box *src, const struct dxcl_pixel_box *dst,
-                              size_t width, size_t height, size_t depth);
+void dxcl_pixels_from_backing(const struct dxcl_layout *layout, const struct dxcl_pixel_box *src,
+                              const struct dxcl_pixel_box *dst, size_t width, size_t height,
+                              size_t depth);
 /* Copies rows between two boxes with different pitches (row_bytes per row). */
 void dxcl_copy_box(const struct dxcl_pixel_box *src, const struct dxcl_pixel_box *dst,
                    size_t row_bytes, size_t height, size_t depth);

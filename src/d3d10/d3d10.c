@@ -72,8 +72,8 @@ static cl_int d3d10_lock_surface(struct dxcl_surface *surface)
     HRESULT hr;
 
     ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
-                                       (ID3D10Resource *)surface->resource,
-                                       surface->subresource, NULL);
+                                       (ID3D10Resource *)surface->resource, surface->subresource,
+                                       NULL);
     hr = map(s, &surface->mapping);
     leave_device(mt);
     if (FAILED(hr))

@@ -16,8 +16,8 @@ static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, ID3D11Mul
 
     ID3D11Device_GetImmediateContext((ID3D11Device *)surface->context->device, &immediate);
     *mt = NULL;
-    if (SUCCEEDED(ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread,
-                                                     (void **)mt))) {
+    if (SUCCEEDED(
+            ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)mt))) {
         if (ID3D11Multithread_GetMultithreadProtected(*mt)) {
             ID3D11Multithread_Enter(*mt);
         } else {
@@ -57,7 +57,8 @@ static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
 
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
-    hr = ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)s->staging, 0, D3D11_MAP_READ_WRITE, 0, &mapped);
+    hr = ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)s->staging, 0, D3D11_MAP_READ_WRITE,
+                                 0, &mapped);
     leave_device(immediate, mt);
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",

@@ -25,10 +25,10 @@ struct dx9_surface {
 
 /* The adapter kinds, whichever spelling (KHR or Intel) named them. */
 static const struct {
-    cl_uint khr_type;           /* CL_ADAPTER_*_KHR */
-    cl_context_properties khr;  /* CL_CONTEXT_ADAPTER_*_KHR */
+    cl_uint khr_type;            /* CL_ADAPTER_*_KHR */
+    cl_context_properties khr;   /* CL_CONTEXT_ADAPTER_*_KHR */
     cl_context_properties intel; /* CL_CONTEXT_*_DEVICE_INTEL */
-    cl_uint intel_source;       /* CL_*_DEVICE_INTEL device source */
+    cl_uint intel_source;        /* CL_*_DEVICE_INTEL device source */
     const IID *iid;
 } adapters[] = {
     {CL_ADAPTER_D3D9_KHR, CL_CONTEXT_ADAPTER_D3D9_KHR, CL_CONTEXT_D3D9_DEVICE_INTEL,
@@ -69,8 +69,10 @@ static cl_int dx9_open_device(struct dxcl_context *ctx, cl_context_properties pr
     int kind = adapter_by_property(property);
 
     if (FAILED(dxcl_query_interface(object, adapters[kind].iid, &ctx->device)))
-        return DXCL_FAIL(CL_INVALID_DX9_MEDIA_ADAPTER_KHR, "%p is not a media adapter of "
-                         "type 0x%x", object, adapters[kind].khr_type);
+        return DXCL_FAIL(CL_INVALID_DX9_MEDIA_ADAPTER_KHR,
+                         "%p is not a media adapter of "
+                         "type 0x%x",
+                         object, adapters[kind].khr_type);
     return CL_SUCCESS;
 }
 
@@ -118,8 +120,8 @@ static cl_int devices_for_adapters(cl_platform_id platform, cl_uint count, const
 
     for (cl_uint i = 0; i < count && !have_luid; i++)
         have_luid = adapter_luid(kinds[i], objects[i], &luid);
-    return dxcl_interop_devices(platform, have_luid ? &luid : NULL, preferred, num_entries,
-                                devices, num_devices);
+    return dxcl_interop_devices(platform, have_luid ? &luid : NULL, preferred, num_entries, devices,
+                                num_devices);
 }
 
 static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint num_media_adapters,
@@ -149,11 +151,11 @@ static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint nu
     if (media_adapter_set != CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR &&
         media_adapter_set != CL_ALL_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR)
         return DXCL_FAIL(CL_INVALID_VALUE, "media_adapter_set 0x%x", media_adapter_set);
-    return dxcl_log_result("clGetDeviceIDsFromDX9MediaAdapterKHR",
-                           devices_for_adapters(
-                               platform, num_media_adapters, kinds, objects,
-                               media_adapter_set == CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR,
-                               num_entries, devices, num_devices));
+    return dxcl_log_result(
+        "clGetDeviceIDsFromDX9MediaAdapterKHR",
+        devices_for_adapters(platform, num_media_adapters, kinds, objects,
+                             media_adapter_set == CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR,
+                             num_entries, devices, num_devices));
 }
 
 static cl_int CL_API_CALL get_device_ids_intel(cl_platform_id platform, cl_uint source,
@@ -166,8 +168,7 @@ static cl_int CL_API_CALL get_device_ids_intel(cl_platform_id platform, cl_uint 
     if (err != CL_SUCCESS)
         return err;
     if (kind < 0 || !adapter_valid(kind, object))
-        return DXCL_FAIL(CL_INVALID_VALUE, "dx9_device_source 0x%x with object %p", source,
-                         object);
+        return DXCL_FAIL(CL_INVALID_VALUE, "dx9_device_source 0x%x with object %p", source, object);
     if (set != CL_PREFERRED_DEVICES_FOR_DX9_INTEL && set != CL_ALL_DEVICES_FOR_DX9_INTEL)
         return DXCL_FAIL(CL_INVALID_VALUE, "dx9_device_set 0x%x", set);
     return dxcl_log_result("clGetDeviceIDsFromDX9INTEL",
@@ -201,17 +202,16 @@ static cl_int check_surface_device(struct dxcl_context *ctx, const struct dx9_ar
     if (FAILED(IDirect3DSurface9_GetDevice(args->resource, &device)))
         return surface_invalid("has no device", args->resource);
     if (args->adapter_type == CL_ADAPTER_D3D9EX_KHR) {
-        ok = SUCCEEDED(IDirect3DDevice9_QueryInterface(device, &IID_IDirect3DDevice9Ex,
-                                                       (void **)&ex));
+        ok = SUCCEEDED(
+            IDirect3DDevice9_QueryInterface(device, &IID_IDirect3DDevice9Ex, (void **)&ex));
         if (ok)
             IUnknown_Release(ex);
     }
-    if (ok && adapter_by_property(ctx->device_property) !=
-                  adapter_by_type(CL_ADAPTER_DXVA_KHR))
+    if (ok && adapter_by_property(ctx->device_property) != adapter_by_type(CL_ADAPTER_DXVA_KHR))
         ok = dxcl_same_object((IUnknown *)device, ctx->device);
     IDirect3DDevice9_Release(device);
-    return ok ? CL_SUCCESS : surface_invalid("not a surface of the context's adapter",
-                                             args->resource);
+    return ok ? CL_SUCCESS
+              : surface_invalid("not a surface of the context's adapter", args->resource);
 }
 
 static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC *surface,
@@ -225,8 +225,7 @@ static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC 
                          "D3D9 format 0x%x is not in the media sharing tables",
                          (unsigned)surface->Format);
     if (args->plane >= planes || !dxcl_format_from_d3d9(surface->Format, args->plane, &plane))
-        return DXCL_FAIL(CL_INVALID_VALUE, "plane %u of a %u-plane surface", args->plane,
-                         planes);
+        return DXCL_FAIL(CL_INVALID_VALUE, "plane %u of a %u-plane surface", args->plane, planes);
     desc->type = CL_MEM_OBJECT_IMAGE2D;
     desc->format = plane.format;
     desc->width = surface->Width / plane.width_divisor;
@@ -262,9 +261,8 @@ static HRESULT make_sysmem_copy(IDirect3DSurface9 *resource, struct dx9_surface 
         return S_OK;
     if (FAILED(hr = IDirect3DSurface9_GetDevice(resource, &device)))
         return hr;
-    hr = IDirect3DDevice9_CreateOffscreenPlainSurface(device, s->desc.Width, s->desc.Height,
-                                                      s->desc.Format, D3DPOOL_SYSTEMMEM,
-                                                      &s->sysmem, NULL);
+    hr = IDirect3DDevice9_CreateOffscreenPlainSurface(
+        device, s->desc.Width, s->desc.Height, s->desc.Format, D3DPOOL_SYSTEMMEM, &s->sysmem, NULL);
     IDirect3DDevice9_Release(device);
     return hr;
 }
@@ -291,7 +289,8 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
         err = surface_invalid("not in D3DPOOL_DEFAULT", args->resource);
     else if (!copy_engine_reaches(args->resource, &s->desc))
         err = surface_invalid("a texture level that is neither dynamic nor a render target "
-                              "cannot be read back", args->resource);
+                              "cannot be read back",
+                              args->resource);
     else if ((err = check_surface_device(ctx, args)) == CL_SUCCESS &&
              (err = describe_plane(args, &s->desc, desc)) == CL_SUCCESS &&
              FAILED(make_sysmem_copy(args->resource, s)))
@@ -311,15 +310,16 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
 }
 
 static cl_mem CL_API_CALL create_khr(cl_context context, cl_mem_flags flags,
-                                     cl_dx9_media_adapter_type_khr adapter_type,
-                                     void *surface_info, cl_uint plane, cl_int *errcode_ret)
+                                     cl_dx9_media_adapter_type_khr adapter_type, void *surface_info,
+                                     cl_uint plane, cl_int *errcode_ret)
 {
     const cl_dx9_surface_info_khr *info = surface_info;
-    struct dx9_args args = {adapter_type, info ? info->resource : NULL,
-                            info ? info->shared_handle : NULL, plane, false, !info};
+    struct dx9_args args = {
+        adapter_type, info ? info->resource : NULL, info ? info->shared_handle : NULL, plane, false,
+        !info};
 
-    return dxcl_create_shared("clCreateFromDX9MediaSurfaceKHR", context, &dxcl_dx9_backend,
-                              flags, dx9_prepare, &args, errcode_ret);
+    return dxcl_create_shared("clCreateFromDX9MediaSurfaceKHR", context, &dxcl_dx9_backend, flags,
+                              dx9_prepare, &args, errcode_ret);
 }
 
 static cl_int intel_prepare(struct dxcl_context *ctx, const void *arg,
@@ -338,8 +338,8 @@ static cl_mem CL_API_CALL create_intel(cl_context context, cl_mem_flags flags,
 {
     struct dx9_args args = {0, resource, shared_handle, plane, true, false};
 
-    return dxcl_create_shared("clCreateFromDX9MediaSurfaceINTEL", context, &dxcl_dx9_backend,
-                              flags, intel_prepare, &args, errcode_ret);
+    return dxcl_create_shared("clCreateFromDX9MediaSurfaceINTEL", context, &dxcl_dx9_backend, flags,
+                              intel_prepare, &args, errcode_ret);
 }
 
 static cl_int dx9_lock_surface(struct dxcl_surface *surface)
@@ -361,8 +361,8 @@ static cl_int dx9_lock_surface(struct dxcl_surface *surface)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "reading render target %p failed (0x%08lx)",
                          (void *)resource, (unsigned long)hr);
     if (FAILED(hr = IDirect3DSurface9_LockRect(target, &locked, NULL, 0)))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "locking surface %p failed (0x%08lx)",
-                         (void *)target, (unsigned long)hr);
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "locking surface %p failed (0x%08lx)", (void *)target,
+                         (unsigned long)hr);
     surface->mapping = (struct dxcl_mapping){locked.pBits, (size_t)locked.Pitch, 0};
     return CL_SUCCESS;
 }
@@ -438,17 +438,19 @@ static cl_int dx9_query(const struct dxcl_memobj *mem, bool image, cl_uint param
         return dxcl_info_return(&mem->desc.adapter_type, sizeof(cl_dx9_media_adapter_type_khr),
                                 size, value, size_ret);
     if (param == CL_MEM_DX9_SHARED_HANDLE_INTEL)
-        return dxcl_info_return(&mem->desc.shared_handle, sizeof(HANDLE), size, value,
-                                size_ret);
+        return dxcl_info_return(&mem->desc.shared_handle, sizeof(HANDLE), size, value, size_ret);
     info.resource = (IDirect3DSurface9 *)mem->desc.resource;
     info.shared_handle = mem->desc.shared_handle;
     return dxcl_info_return(&info, sizeof(info), size, value, size_ret);
 }
 
-static const cl_context_properties dx9_properties[] = {
-    CL_CONTEXT_ADAPTER_D3D9_KHR,  CL_CONTEXT_ADAPTER_D3D9EX_KHR,  CL_CONTEXT_ADAPTER_DXVA_KHR,
-    CL_CONTEXT_D3D9_DEVICE_INTEL, CL_CONTEXT_D3D9EX_DEVICE_INTEL, CL_CONTEXT_DXVA_DEVICE_INTEL,
-    0};
+static const cl_context_properties dx9_properties[] = {CL_CONTEXT_ADAPTER_D3D9_KHR,
+                                                       CL_CONTEXT_ADAPTER_D3D9EX_KHR,
+                                                       CL_CONTEXT_ADAPTER_DXVA_KHR,
+                                                       CL_CONTEXT_D3D9_DEVICE_INTEL,
+                                                       CL_CONTEXT_D3D9EX_DEVICE_INTEL,
+                                                       CL_CONTEXT_DXVA_DEVICE_INTEL,
+                                                       0};
 
 const struct dxcl_backend dxcl_dx9_backend = {
     .name = "DX9 media",

@@ -252,8 +252,7 @@ static void guard_refuses(struct interop_env *env, struct objects *o, cl_kernel 
     CHECK_ERR(clSetKernelArg(sample, 1, sizeof(cl_mem), &o->pb), CL_SUCCESS);
     CHECK_ERR(clEnqueueNDRangeKernel(q, sample, 2, NULL, pixels, NULL, 0, NULL, NULL), na);
     CHECK_ERR(clSetKernelArg(sample, 0, sizeof(cl_mem), &o->pi), CL_SUCCESS);
-    CHECK_ERR(clEnqueueNDRangeKernel(q, sample, 2, NULL, pixels, NULL, 0, NULL, NULL),
-              CL_SUCCESS);
+    CHECK_ERR(clEnqueueNDRangeKernel(q, sample, 2, NULL, pixels, NULL, 0, NULL, NULL), CL_SUCCESS);
     clReleaseKernel(sample);
     CHECK_ERR(clFinish(q), CL_SUCCESS);
 }

@@ -61,8 +61,7 @@ cl_device_id test_device(cl_platform_id platform)
     return device;
 }
 
-cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source,
-                      const char *name)
+cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source, const char *name)
 {
     cl_int err;
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
@@ -119,8 +118,7 @@ const struct test_driver *test_driver(void)
     if (driver_module)
         return &driver_table;
     len = GetSystemDirectoryA(path, sizeof(path));
-    REQUIRE(len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path), "GetSystemDirectory: %u",
-            len);
+    REQUIRE(len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path), "GetSystemDirectory: %u", len);
     strcat(path, "\\OpenCL.dll");
     driver_module = LoadLibraryA(path);
     REQUIRE(driver_module != NULL, "cannot load the system driver %s (error %lu)", path,
