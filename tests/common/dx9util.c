@@ -526,25 +526,9 @@ void dx9_close(struct dx9_env *env)
 
 cl_kernel dx9_kernel(struct dx9_env *env, const char *name)
 {
-    cl_int err;
-    cl_kernel kernel;
-
-    if (!env->program) {
-        const char *source = kernel_source;
-        env->program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
-        err = clBuildProgram(env->program, 1, &env->device, "", NULL, NULL);
-        if (err != CL_SUCCESS) {
-            char log[8192] = "";
-            clGetProgramBuildInfo(env->program, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1,
-                                  log, NULL);
-            fprintf(stderr, "build log:\n%s\n", log);
-        }
-        REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
-    }
-    kernel = clCreateKernel(env->program, name, &err);
-    REQUIRE(err == CL_SUCCESS && kernel, "clCreateKernel(%s): %d", name, err);
-    return kernel;
+    if (!env->program)
+        env->program = test_program(env->context, env->device, kernel_source);
+    return test_program_kernel(env->program, name);
 }
 
 const char *dx9_kernel_for(enum dx9_class cls)

@@ -370,24 +370,9 @@ static const char *program_source =
 
 cl_kernel interop_kernel(struct interop_env *env, const char *name)
 {
-    cl_kernel kernel;
-    cl_int err;
-
-    if (!env->program) {
-        env->program = clCreateProgramWithSource(env->context, 1, &program_source, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
-        err = clBuildProgram(env->program, 1, &env->device, "", NULL, NULL);
-        if (err != CL_SUCCESS) {
-            char log[8192] = "";
-            clGetProgramBuildInfo(env->program, env->device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1,
-                                  log, NULL);
-            fprintf(stderr, "build log:\n%s\n", log);
-        }
-        REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
-    }
-    kernel = clCreateKernel(env->program, name, &err);
-    REQUIRE(err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
-    return kernel;
+    if (!env->program)
+        env->program = test_program(env->context, env->device, program_source);
+    return test_program_kernel(env->program, name);
 }
 
 cl_context interop_context(struct interop_env *env, const cl_context_properties *extra, cl_int *err)
@@ -444,19 +429,16 @@ void interop_close(struct interop_env *env)
     memset(env, 0, sizeof(*env));
 }
 
-void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
-                          cl_mem_flags flags, void *resource, const char *what)
+/* Type, flags and context: what every shared object reports like any other. */
+static void check_mem_basics(const struct interop_env *env, cl_mem mem, cl_mem_object_type want,
+                             cl_mem_flags flags, const char *what)
 {
-    const struct test_api *api = env->api;
     cl_mem_object_type type = 0;
     cl_mem_flags got_flags = 0;
     cl_context context = NULL;
-    size_t got_size = 0, ret = 0;
-    void *got_resource = NULL;
-    cl_uint sub = 0;
 
     CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof(type), &type, NULL), CL_SUCCESS);
-    CHECK(type == CL_MEM_OBJECT_BUFFER, "%s: CL_MEM_TYPE 0x%x", what, type);
+    CHECK(type == want, "%s: CL_MEM_TYPE 0x%x, want 0x%x", what, type, want);
     CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof(got_flags), &got_flags, NULL),
               CL_SUCCESS);
     CHECK(got_flags == flags, "%s: CL_MEM_FLAGS 0x%llx, want 0x%llx", what,
@@ -464,6 +446,17 @@ void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size
     CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, NULL), CL_SUCCESS);
     CHECK(context == env->context, "%s: CL_MEM_CONTEXT %p, want %p", what, (void *)context,
           (void *)env->context);
+}
+
+void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
+                          cl_mem_flags flags, void *resource, const char *what)
+{
+    const struct test_api *api = env->api;
+    size_t got_size = 0, ret = 0;
+    void *got_resource = NULL;
+    cl_uint sub = 0;
+
+    check_mem_basics(env, mem, CL_MEM_OBJECT_BUFFER, flags, what);
     CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(got_size), &got_size, NULL), CL_SUCCESS);
     CHECK(got_size == size, "%s: CL_MEM_SIZE %zu, want %zu", what, got_size, size);
     CHECK_ERR(
@@ -486,24 +479,12 @@ void interop_check_image(const struct interop_env *env, cl_mem mem,
 {
     const struct test_api *api = env->api;
     size_t element = format->channels * format->channel_size;
-    cl_mem_object_type type = 0;
-    cl_mem_flags got_flags = 0;
-    cl_context context = NULL;
     size_t value = 0, ret = 0;
     void *got_resource = NULL;
     cl_uint sub = ~0u;
     cl_image_format got_format = {0, 0};
 
-    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof(type), &type, NULL), CL_SUCCESS);
-    CHECK(type == (is_3d ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D), "%s: CL_MEM_TYPE 0x%x",
-          what, type);
-    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof(got_flags), &got_flags, NULL),
-              CL_SUCCESS);
-    CHECK(got_flags == flags, "%s: CL_MEM_FLAGS 0x%llx, want 0x%llx", what,
-          (unsigned long long)got_flags, (unsigned long long)flags);
-    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, NULL), CL_SUCCESS);
-    CHECK(context == env->context, "%s: CL_MEM_CONTEXT %p, want %p", what, (void *)context,
-          (void *)env->context);
+    check_mem_basics(env, mem, is_3d ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D, flags, what);
     CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(value), &value, NULL), CL_SUCCESS);
     CHECK(value == element * width * height * depth, "%s: CL_MEM_SIZE %zu, want %zu", what, value,
           element * width * height * depth);

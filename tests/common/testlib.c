@@ -61,11 +61,10 @@ cl_device_id test_device(cl_platform_id platform)
     return device;
 }
 
-cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source, const char *name)
+cl_program test_program(cl_context context, cl_device_id device, const char *source)
 {
     cl_int err;
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-    cl_kernel kernel;
 
     REQUIRE(err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
     err = clBuildProgram(program, 1, &device, "", NULL, NULL);
@@ -75,8 +74,23 @@ cl_kernel test_kernel(cl_context context, cl_device_id device, const char *sourc
         fprintf(stderr, "build log:\n%s\n", log);
     }
     REQUIRE(err == CL_SUCCESS, "clBuildProgram: %d", err);
-    kernel = clCreateKernel(program, name, &err);
-    REQUIRE(err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
+    return program;
+}
+
+cl_kernel test_program_kernel(cl_program program, const char *name)
+{
+    cl_int err;
+    cl_kernel kernel = clCreateKernel(program, name, &err);
+
+    REQUIRE(err == CL_SUCCESS && kernel, "clCreateKernel(%s): %d", name, err);
+    return kernel;
+}
+
+cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source, const char *name)
+{
+    cl_program program = test_program(context, device, source);
+    cl_kernel kernel = test_program_kernel(program, name);
+
     clReleaseProgram(program); /* the kernel keeps the program alive */
     return kernel;
 }

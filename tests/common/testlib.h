@@ -49,6 +49,10 @@ int test_finish(const char *name);
 /* OpenCL: the first platform and its first device; abort if there is none. */
 cl_platform_id test_platform(void);
 cl_device_id test_device(cl_platform_id platform);
+/* Builds `source` for the device; aborts with the build log on error. */
+cl_program test_program(cl_context context, cl_device_id device, const char *source);
+/* The kernel `name` of a built program; aborts on error. */
+cl_kernel test_program_kernel(cl_program program, const char *name);
 /* Builds `source` for the device and returns the kernel `name`; aborts with the log on error. */
 cl_kernel test_kernel(cl_context context, cl_device_id device, const char *source,
                       const char *name);
