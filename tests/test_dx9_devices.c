@@ -85,6 +85,17 @@ static void khr_queries(IDirect3DDevice9 *dev9, IDirect3DDevice9 *dev9ex)
         adapters[2] = dev9;
         snprintf(what, sizeof(what), "KHR array {D3D9, D3D9Ex, D3D9}, %s", set);
         check_khr_query(3, types, adapters, sets[s], what);
+        /* A long array: no limit on the number of adapters. */
+        {
+            cl_dx9_media_adapter_type_khr many_types[40];
+            void *many[40];
+            for (int i = 0; i < 40; i++) {
+                many_types[i] = i % 2 ? CL_ADAPTER_D3D9EX_KHR : CL_ADAPTER_D3D9_KHR;
+                many[i] = i % 2 ? (void *)dev9ex : (void *)dev9;
+            }
+            snprintf(what, sizeof(what), "KHR array of 40 adapters, %s", set);
+            check_khr_query(40, many_types, many, sets[s], what);
+        }
     }
 }
 

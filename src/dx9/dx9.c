@@ -110,8 +110,9 @@ static bool adapter_valid(int kind, void *object)
     return true;
 }
 
-/* Preferred devices of several adapters: the union of each adapter's. */
-static cl_int devices_for_adapters(cl_platform_id platform, cl_uint count, const int *kinds,
+/* Preferred devices of several adapters (types are CL_ADAPTER_*_KHR): those of the first
+ * adapter that tells its LUID. */
+static cl_int devices_for_adapters(cl_platform_id platform, cl_uint count, const cl_uint *types,
                                    void *const *objects, bool preferred, cl_uint num_entries,
                                    cl_device_id *devices, cl_uint *num_devices)
 {
@@ -119,7 +120,7 @@ static cl_int devices_for_adapters(cl_platform_id platform, cl_uint count, const
     bool have_luid = false;
 
     for (cl_uint i = 0; i < count && !have_luid; i++)
-        have_luid = adapter_luid(kinds[i], objects[i], &luid);
+        have_luid = adapter_luid(adapter_by_type(types[i]), objects[i], &luid);
     return dxcl_interop_devices(platform, have_luid ? &luid : NULL, preferred, num_entries, devices,
                                 num_devices);
 }
@@ -132,7 +133,6 @@ static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint nu
                                              cl_uint *num_devices)
 {
     void *const *objects = media_adapters;
-    int kinds[16];
     cl_int err = dxcl_check_device_query(platform, num_entries, devices, num_devices);
 
     if (err != CL_SUCCESS)
@@ -140,11 +140,8 @@ static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint nu
     if (num_media_adapters == 0 || !media_adapter_type || !media_adapters)
         return DXCL_FAIL(CL_INVALID_VALUE, "%u media adapters, types %p, adapters %p",
                          num_media_adapters, (void *)media_adapter_type, media_adapters);
-    if (num_media_adapters > DXCL_ARRAY_SIZE(kinds))
-        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "more than 16 media adapters");
     for (cl_uint i = 0; i < num_media_adapters; i++) {
-        kinds[i] = adapter_by_type(media_adapter_type[i]);
-        if (!adapter_valid(kinds[i], objects[i]))
+        if (!adapter_valid(adapter_by_type(media_adapter_type[i]), objects[i]))
             return DXCL_FAIL(CL_INVALID_VALUE, "media adapter %u (type 0x%x, %p) is invalid", i,
                              media_adapter_type[i], objects[i]);
     }
@@ -153,7 +150,7 @@ static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint nu
         return DXCL_FAIL(CL_INVALID_VALUE, "media_adapter_set 0x%x", media_adapter_set);
     return dxcl_log_result(
         "clGetDeviceIDsFromDX9MediaAdapterKHR",
-        devices_for_adapters(platform, num_media_adapters, kinds, objects,
+        devices_for_adapters(platform, num_media_adapters, media_adapter_type, objects,
                              media_adapter_set == CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR,
                              num_entries, devices, num_devices));
 }
@@ -172,7 +169,7 @@ static cl_int CL_API_CALL get_device_ids_intel(cl_platform_id platform, cl_uint 
     if (set != CL_PREFERRED_DEVICES_FOR_DX9_INTEL && set != CL_ALL_DEVICES_FOR_DX9_INTEL)
         return DXCL_FAIL(CL_INVALID_VALUE, "dx9_device_set 0x%x", set);
     return dxcl_log_result("clGetDeviceIDsFromDX9INTEL",
-                           devices_for_adapters(platform, 1, &kind, &object,
+                           devices_for_adapters(platform, 1, &adapters[kind].khr_type, &object,
                                                 set == CL_PREFERRED_DEVICES_FOR_DX9_INTEL,
                                                 num_entries, devices, num_devices));
 }
