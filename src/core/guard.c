@@ -185,7 +185,7 @@ cl_int CL_API_CALL DXCL_IMPL(clSetKernelArg)(cl_kernel kernel, cl_uint arg_index
         return err;
     if (arg_size == sizeof(cl_mem) && arg_value) {
         memcpy(&mem, arg_value, sizeof(mem));
-        if (!dxcl_memobj_get(mem))
+        if (!dxcl_memobj_is_shared(mem))
             mem = NULL;
     }
     AcquireSRWLockShared(&dxcl_lock);

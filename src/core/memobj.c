@@ -10,6 +10,26 @@
 
 static struct dxcl_table memobjs;
 
+/* Sub-buffers of shared buffers: they alias the Direct3D data, so the guard treats them as
+ * their parent. */
+struct dxcl_subbuffer {
+    struct dxcl_mirrored mirror;
+    cl_mem parent;
+};
+static struct dxcl_table subbuffers;
+
+/* The shared record `handle` stands for: its own, or its parent's for a sub-buffer. Called
+ * with dxcl_lock held. */
+static struct dxcl_memobj *resolve(cl_mem handle)
+{
+    struct dxcl_memobj *mem = dxcl_table_get(&memobjs, handle);
+    struct dxcl_subbuffer *sub;
+
+    if (!mem && (sub = dxcl_table_get(&subbuffers, handle)))
+        mem = dxcl_table_get(&memobjs, sub->parent);
+    return mem;
+}
+
 cl_int dxcl_check_shared_flags(cl_mem_flags flags)
 {
     const cl_mem_flags access = CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE;
@@ -221,13 +241,23 @@ struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
     return mem;
 }
 
+bool dxcl_memobj_is_shared(cl_mem handle)
+{
+    bool shared;
+
+    AcquireSRWLockShared(&dxcl_lock);
+    shared = resolve(handle) != NULL;
+    ReleaseSRWLockShared(&dxcl_lock);
+    return shared;
+}
+
 cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
 {
     cl_int err = CL_SUCCESS;
     struct dxcl_memobj *mem;
 
     AcquireSRWLockShared(&dxcl_lock);
-    mem = dxcl_table_get(&memobjs, handle);
+    mem = resolve(handle);
     if (mem && !mem->acquired)
         err = mem->context->backend->errors.not_acquired;
     else if (mem && writes)
@@ -270,8 +300,10 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainMemObject)(cl_mem memobj)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainMemObject, (memobj));
 
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS) {
         dxcl_mirror_retain(&memobjs, memobj);
+        dxcl_mirror_retain(&subbuffers, memobj);
+    }
     return err;
 }
 
@@ -282,7 +314,37 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
 
     if (mem)
         destroy_memobj(mem);
+    else if (err == CL_SUCCESS)
+        free(dxcl_mirror_release(&subbuffers, memobj));
     return err;
+}
+
+cl_mem CL_API_CALL DXCL_IMPL(clCreateSubBuffer)(cl_mem buffer, cl_mem_flags flags,
+                                                cl_buffer_create_type buffer_create_type,
+                                                const void *buffer_create_info, cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_subbuffer *sub;
+    cl_mem handle;
+    bool stored = false;
+
+    if (!drv->clCreateSubBuffer) {
+        if (errcode_ret)
+            *errcode_ret = dxcl_driver_missing("clCreateSubBuffer");
+        return NULL;
+    }
+    handle =
+        drv->clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    if (!handle || !dxcl_memobj_is_shared(buffer) || !(sub = malloc(sizeof(*sub))))
+        return handle;
+    sub->mirror.app_refs = 1;
+    sub->parent = buffer;
+    AcquireSRWLockExclusive(&dxcl_lock);
+    stored = dxcl_table_put(&subbuffers, handle, sub);
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    if (!stored)
+        free(sub);
+    return handle;
 }
 
 /* The resource and subresource queries every family has. */

@@ -62,8 +62,11 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
  * program releases the handle; a program racing a release against other use of the same
  * handle is in error, as with any driver. */
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
-/* The enqueue guard: the family's not-acquired error when `handle` is a shared object that is
- * not acquired, CL_SUCCESS otherwise. With `writes`, records that the object may change. */
+/* True when `handle` is a shared object or a sub-buffer of one. */
+bool dxcl_memobj_is_shared(cl_mem handle);
+/* The enqueue guard: the family's not-acquired error when `handle` is a shared object (or a
+ * sub-buffer of one) that is not acquired, CL_SUCCESS otherwise. With `writes`, records that
+ * the object may change. */
 cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller);
 static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
 {
