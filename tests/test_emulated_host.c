@@ -22,31 +22,7 @@ static ID3D11Texture2D *rg_texture(ID3D11Device *device, DXGI_FORMAT format)
     return texture;
 }
 
-static void read_texture(ID3D11Device *device, ID3D11DeviceContext *immediate,
-                         ID3D11Texture2D *texture, unsigned char *out, size_t element)
-{
-    D3D11_TEXTURE2D_DESC desc;
-    ID3D11Texture2D *staging;
-    D3D11_MAPPED_SUBRESOURCE mapped;
-
-    ID3D11Texture2D_GetDesc(texture, &desc);
-    desc.Usage = D3D11_USAGE_STAGING;
-    desc.BindFlags = 0;
-    desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
-    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &staging)), "staging");
-    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)staging,
-                                     (ID3D11Resource *)texture);
-    REQUIRE(SUCCEEDED(ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)staging, 0,
-                                              D3D11_MAP_READ, 0, &mapped)),
-            "map");
-    for (int y = 0; y < H; y++)
-        memcpy(out + y * W * element, (char *)mapped.pData + y * mapped.RowPitch, W * element);
-    ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)staging, 0);
-    ID3D11Texture2D_Release(staging);
-}
-
-static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *device,
-                      ID3D11DeviceContext *immediate)
+static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *device)
 {
     const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1}, element = 2;
     unsigned char data[W * H * 2], back[W * H * 2], padded[H][W * 2 + 6];
@@ -164,7 +140,7 @@ static void check_rg8(cl_context context, cl_command_queue queue, ID3D11Device *
     }
 
     CHECK_ERR(release(queue, 1, &image, 0, NULL, NULL), CL_SUCCESS);
-    read_texture(device, immediate, texture, back, element);
+    test_d3d11_read(device, (ID3D11Resource *)texture, back, W * element, H);
     bool ok = true;
     for (size_t i = 0; i < sizeof(back); i++)
         ok &= back[i] == (unsigned char)(255 - data[i]);
@@ -227,7 +203,7 @@ int main(void)
     cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
     REQUIRE(err == CL_SUCCESS, "queue: %d", err);
 
-    check_rg8(context, queue, d3d, immediate);
+    check_rg8(context, queue, d3d);
     check_rg32f(context, queue, d3d);
 
     clReleaseCommandQueue(queue);

@@ -9,24 +9,6 @@ enum { BUFFER_BYTES = 4096 };
 
 static const char *source = "__kernel void inc(__global uchar *p) { p[get_global_id(0)] += 1; }";
 
-static void read_buffer(ID3D11Device *device, ID3D11DeviceContext *immediate, ID3D11Buffer *buffer,
-                        unsigned char *out)
-{
-    D3D11_BUFFER_DESC desc = {BUFFER_BYTES, D3D11_USAGE_STAGING, 0, D3D11_CPU_ACCESS_READ, 0, 0};
-    D3D11_MAPPED_SUBRESOURCE mapped;
-    ID3D11Buffer *staging;
-
-    REQUIRE(SUCCEEDED(ID3D11Device_CreateBuffer(device, &desc, NULL, &staging)), "staging");
-    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)staging,
-                                     (ID3D11Resource *)buffer);
-    REQUIRE(SUCCEEDED(ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)staging, 0,
-                                              D3D11_MAP_READ, 0, &mapped)),
-            "map");
-    memcpy(out, mapped.pData, BUFFER_BYTES);
-    ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)staging, 0);
-    ID3D11Buffer_Release(staging);
-}
-
 int main(void)
 {
     cl_platform_id platform = test_platform();
@@ -87,7 +69,7 @@ int main(void)
               CL_SUCCESS);
     CHECK_ERR(release(queue, 1, &shared, 0, NULL, NULL), CL_SUCCESS);
 
-    read_buffer(d3d, immediate, buffer, back);
+    test_d3d11_read(d3d, (ID3D11Resource *)buffer, back, BUFFER_BYTES, 1);
     bool ok = true;
     for (size_t i = 0; i < BUFFER_BYTES; i++) {
         bool inside = i >= region.origin && i < region.origin + region.size;

@@ -396,6 +396,20 @@ static void convert_box(row_fn row, const struct plan *plan, const struct dxcl_p
                 d + z * dst->slice_pitch + y * dst->row_pitch, width, src_stride);
 }
 
+/* Nothing to convert (an empty box or an unusable layout) or a plain copy (identity): true
+ * when that settled it. */
+static bool done_without_plan(const struct dxcl_layout *layout, const struct dxcl_pixel_box *src,
+                              const struct dxcl_pixel_box *dst, size_t width, size_t height,
+                              size_t depth)
+{
+    if (!layout_usable(layout) || !width || !height || !depth)
+        return true;
+    if (!dxcl_layout_is_identity(layout))
+        return false;
+    dxcl_copy_box(src, dst, width * layout->spec_channels * layout->channel_size, height, depth);
+    return true;
+}
+
 void dxcl_pixels_to_backing(const struct dxcl_layout *layout, const struct dxcl_pixel_box *src,
                             const struct dxcl_pixel_box *dst, size_t width, size_t height,
                             size_t depth)
@@ -404,13 +418,8 @@ void dxcl_pixels_to_backing(const struct dxcl_layout *layout, const struct dxcl_
     row_fn row;
     int slot;
 
-    if (!layout_usable(layout) || !width || !height || !depth)
+    if (done_without_plan(layout, src, dst, width, height, depth))
         return;
-    if (dxcl_layout_is_identity(layout)) {
-        dxcl_copy_box(src, dst, width * layout->spec_channels * layout->channel_size, height,
-                      depth);
-        return;
-    }
     for (unsigned b = 0; b < layout->backing_channels; b++) {
         int source = layout->source[b];
 
@@ -438,13 +447,8 @@ void dxcl_pixels_from_backing(const struct dxcl_layout *layout, const struct dxc
     row_fn row;
     int slot;
 
-    if (!layout_usable(layout) || !width || !height || !depth)
+    if (done_without_plan(layout, src, dst, width, height, depth))
         return;
-    if (dxcl_layout_is_identity(layout)) {
-        dxcl_copy_box(src, dst, width * layout->spec_channels * layout->channel_size, height,
-                      depth);
-        return;
-    }
     /* Each spec channel comes from the backing channel that holds it (a valid layout has one
      * for every spec channel). */
     for (unsigned b = 0; b < layout->backing_channels; b++) {

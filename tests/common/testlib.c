@@ -106,6 +106,50 @@ ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate)
     return device;
 }
 
+static ID3D11Resource *staging_copy(ID3D11Device *device, ID3D11Resource *resource)
+{
+    D3D11_RESOURCE_DIMENSION type;
+    ID3D11Resource *staging = NULL;
+    HRESULT hr;
+
+    ID3D11Resource_GetType(resource, &type);
+    if (type == D3D11_RESOURCE_DIMENSION_BUFFER) {
+        D3D11_BUFFER_DESC desc;
+        ID3D11Buffer_GetDesc((ID3D11Buffer *)resource, &desc);
+        desc = (D3D11_BUFFER_DESC){
+            desc.ByteWidth, D3D11_USAGE_STAGING, 0, D3D11_CPU_ACCESS_READ, 0, 0};
+        hr = ID3D11Device_CreateBuffer(device, &desc, NULL, (ID3D11Buffer **)&staging);
+    } else {
+        D3D11_TEXTURE2D_DESC desc;
+        ID3D11Texture2D_GetDesc((ID3D11Texture2D *)resource, &desc);
+        desc.Usage = D3D11_USAGE_STAGING;
+        desc.BindFlags = 0;
+        desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+        desc.MiscFlags = 0;
+        hr = ID3D11Device_CreateTexture2D(device, &desc, NULL, (ID3D11Texture2D **)&staging);
+    }
+    REQUIRE(SUCCEEDED(hr), "staging copy: 0x%08lx", (unsigned long)hr);
+    return staging;
+}
+
+void test_d3d11_read(ID3D11Device *device, ID3D11Resource *resource, void *out, size_t row_bytes,
+                     UINT rows)
+{
+    ID3D11Resource *staging = staging_copy(device, resource);
+    ID3D11DeviceContext *immediate;
+    D3D11_MAPPED_SUBRESOURCE mapped;
+
+    ID3D11Device_GetImmediateContext(device, &immediate);
+    ID3D11DeviceContext_CopyResource(immediate, staging, resource);
+    REQUIRE(SUCCEEDED(ID3D11DeviceContext_Map(immediate, staging, 0, D3D11_MAP_READ, 0, &mapped)),
+            "map the staging copy");
+    for (UINT y = 0; y < rows; y++)
+        memcpy((char *)out + y * row_bytes, (char *)mapped.pData + y * mapped.RowPitch, row_bytes);
+    ID3D11DeviceContext_Unmap(immediate, staging, 0);
+    ID3D11DeviceContext_Release(immediate);
+    ID3D11Resource_Release(staging);
+}
+
 ULONG test_refcount(IUnknown *object)
 {
     IUnknown_AddRef(object);

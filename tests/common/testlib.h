@@ -59,6 +59,10 @@ cl_kernel test_kernel(cl_context context, cl_device_id device, const char *sourc
 
 /* Direct3D 11: a hardware device at feature level 11_0 (wined3d); aborts on failure. */
 ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate);
+/* Reads a D3D11 buffer or a single-level 2D texture through a staging copy: `rows` rows of
+ * `row_bytes` each, packed into `out` (a buffer is one row). Aborts on failure. */
+void test_d3d11_read(ID3D11Device *device, ID3D11Resource *resource, void *out, size_t row_bytes,
+                     UINT rows);
 /* COM reference count probe: AddRef then Release, returning the count before the probe. */
 ULONG test_refcount(IUnknown *object);
 
