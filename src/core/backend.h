@@ -52,6 +52,12 @@ struct dxcl_backend {
     void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
+    /* The surface's host copy (the mapping lock_surface gives) can stay at one address for the
+     * surface's life (D3D1x staging resources): the core may then let the driver use that
+     * memory as the object's storage (zero-copy; see core/zerocopy.h), after checking it. */
+    bool persistent_host_copy;
+    /* Optional: how many idle surfaces the context keeps for reuse (dxclGetPooledStagingCount). */
+    unsigned (*pooled_surfaces)(struct dxcl_context *ctx);
     /* Optional: the view of plane mem->plane inside a locked multi-planar surface. */
     void (*plane_mapping)(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                           struct dxcl_mapping *plane);
