@@ -76,6 +76,7 @@ static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
     if (!found)
         return false;
     want->staging = found->staging;
+    want->stable = found->stable;
     free(found);
     return true;
 }
@@ -111,6 +112,37 @@ static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     }
     ReleaseSRWLockExclusive(&pool_lock);
     return count < DXCL_DXGI_POOL_MAX;
+}
+
+static bool same_mapping(const struct dxcl_mapping *a, const struct dxcl_mapping *b)
+{
+    return a->data == b->data && a->row_pitch == b->row_pitch && a->slice_pitch == b->slice_pitch;
+}
+
+/* Locks twice, copying the resource in each time as an acquire does; a pooled staging
+ * resource remembers the answer, so objects created every frame do not pay the check again. */
+bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping)
+{
+    const struct dxcl_backend *backend = surface->backend;
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    struct dxcl_mapping first;
+    bool stable = false;
+
+    if (s->stable.data) {
+        *mapping = s->stable;
+        return true;
+    }
+    if (backend->lock_surface(surface) != CL_SUCCESS)
+        return false;
+    first = surface->mapping;
+    backend->unlock_surface(surface, false);
+    if (backend->lock_surface(surface) != CL_SUCCESS)
+        return false;
+    stable = same_mapping(&first, &surface->mapping);
+    backend->unlock_surface(surface, false);
+    if (stable)
+        *mapping = s->stable = first;
+    return stable;
 }
 
 void dxcl_dxgi_close_device(struct dxcl_context *ctx)

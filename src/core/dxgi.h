@@ -57,6 +57,8 @@ struct dxcl_dxgi_surface {
     DXGI_FORMAT format;
     UINT width, height, depth, byte_width;
     struct dxcl_dxgi_surface *next_pooled;
+    /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
+    struct dxcl_mapping stable;
 };
 /* Staging resources outlive their surfaces in a small per-context pool, so that programs that
  * create and destroy a shared object every frame do not create a staging resource every
@@ -64,6 +66,7 @@ struct dxcl_dxgi_surface {
 void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
 void dxcl_dxgi_close_device(struct dxcl_context *ctx);
 unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);
+bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
 
 /* What the create entry points pass to a backend's prepare function. */
 struct dxcl_dxgi_args {
@@ -154,7 +157,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
-        .persistent_host_copy = true,                                                              \
+        .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \
         .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
         .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \
     };                                                                                             \

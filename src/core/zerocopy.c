@@ -37,31 +37,19 @@ static bool host_unified(cl_context context)
     return size > 0;
 }
 
-/* Locks the surface twice, each time copying the resource in as an acquire does: usable only
- * when the host copy stays where it is. */
 static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
 {
-    const struct dxcl_backend *backend = surface->backend;
-    bool stable = false;
+    bool stable;
 
     AcquireSRWLockExclusive(&dxcl_device_lock);
-    if (backend->lock_surface(surface) == CL_SUCCESS) {
-        *host = surface->mapping;
-        backend->unlock_surface(surface, false);
-        if (backend->lock_surface(surface) == CL_SUCCESS) {
-            stable = surface->mapping.data == host->data &&
-                     surface->mapping.row_pitch == host->row_pitch &&
-                     surface->mapping.slice_pitch == host->slice_pitch;
-            backend->unlock_surface(surface, false);
-        }
-    }
+    stable = surface->backend->stable_host_copy(surface, host);
     ReleaseSRWLockExclusive(&dxcl_device_lock);
     return stable;
 }
 
 static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dxcl_memobj *mem)
 {
-    if (!ctx->backend->persistent_host_copy)
+    if (!ctx->backend->stable_host_copy)
         return "the backend has no persistent host copy";
     if (mem->desc.share_surface)
         return "planes share their surface";
