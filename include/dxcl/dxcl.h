@@ -12,7 +12,8 @@ extern "C" {
 
 #define DXCL_INFO_VERSION 0x1     /* char[]: dxcl's version, "0.1.0" */
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
-#define DXCL_INFO_DATA_PATH 0x3   /* char[]: how data moves: "copy engine" */
+#define DXCL_INFO_DATA_PATH                                                                        \
+    0x3 /* char[]: how data moves: "copy engine, zero-copy where host memory is shared" */
 
 /* The clGet*Info convention: CL_INVALID_VALUE for an unknown param_name or a buffer that is
  * too small. */
@@ -23,6 +24,17 @@ typedef cl_int(CL_API_CALL *dxclGetInfo_fn)(cl_uint param_name, size_t param_val
  * CL_INVALID_MEM_OBJECT when `image` is not an image shared through dxcl. */
 typedef cl_int(CL_API_CALL *dxclGetBackingFormat_fn)(cl_mem image, cl_image_format *driver_format,
                                                      cl_bool *emulated);
+
+/* How a shared object's data moves between Direct3D and the driver (docs/design.md):
+ * DXCL_TRANSFER_COPY, the copy engine copies through host memory of its own;
+ * DXCL_TRANSFER_ZERO_COPY, the driver object's storage is the staging resource's memory.
+ * CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
+#define DXCL_TRANSFER_COPY 1
+#define DXCL_TRANSFER_ZERO_COPY 2
+typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
+/* The idle staging resources a D3D10/D3D11 context keeps for reuse (each holds a reference on
+ * the Direct3D device until the context goes). CL_INVALID_CONTEXT for other contexts. */
+typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl_uint *count);
 
 #ifdef __cplusplus
 }

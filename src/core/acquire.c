@@ -7,6 +7,7 @@
 #include "core/event.h"
 #include "core/memobj.h"
 #include "core/table.h"
+#include "core/zerocopy.h"
 #include "proxy/driver.h"
 
 #include <stdlib.h>
@@ -196,6 +197,11 @@ static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uin
     size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
     cl_int err;
 
+    if (mem->host_copy.data) {
+        if ((err = dxcl_zero_copy_check(mem, t->name)) != CL_SUCCESS)
+            return err;
+        return dxcl_zero_copy_to_device(t->queue, mem, num_events, wait_list, event);
+    }
     surface_view(mem, &view);
     if (!is_image(mem))
         return drv->clEnqueueWriteBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
@@ -223,6 +229,8 @@ static cl_int enqueue_download(struct transfer *t, struct dxcl_memobj *mem, cl_e
     struct dxcl_pixel_box box;
     cl_int err;
 
+    if (mem->host_copy.data)
+        return dxcl_zero_copy_to_host(t->queue, mem, after, event);
     surface_view(mem, &view);
     if (!is_image(mem))
         return drv->clEnqueueReadBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
@@ -342,6 +350,8 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         if (downloads)
             drv->clWaitForEvents(downloads, t->events);
         release_events(t->events, t->count);
+        for (i = 0; i < t->count; i++)
+            dxcl_zero_copy_undo(t->mems[i]);
         return DXCL_FAIL(err, "%s: the download could not be queued; objects stay acquired",
                          t->name);
     }

@@ -52,6 +52,12 @@ struct dxcl_backend {
     void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
+    /* Optional: true, with its address, when the surface's host copy (the mapping lock_surface
+     * gives) stays at one address across locks, so the driver may use that memory as the
+     * object's storage (zero-copy, core/zerocopy.h). Called under dxcl_device_lock. */
+    bool (*stable_host_copy)(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
+    /* Optional: how many idle surfaces the context keeps for reuse (dxclGetPooledStagingCount). */
+    unsigned (*pooled_surfaces)(struct dxcl_context *ctx);
     /* Optional: the view of plane mem->plane inside a locked multi-planar surface. */
     void (*plane_mapping)(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                           struct dxcl_mapping *plane);

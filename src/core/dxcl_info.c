@@ -18,7 +18,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
         text = dxcl_driver_path();
         break;
     case DXCL_INFO_DATA_PATH:
-        text = "copy engine";
+        text = "copy engine, zero-copy where host memory is shared";
         break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);
@@ -40,4 +40,31 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetBackingFormat(cl_mem image, cl_image_forma
     if (emulated)
         *emulated = mem->backing.emulated ? CL_TRUE : CL_FALSE;
     return CL_SUCCESS;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
+{
+    struct dxcl_memobj *record = dxcl_memobj_get(mem);
+
+    if (!record)
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetTransferMode: %p is not shared",
+                         (void *)mem);
+    if (mode)
+        *mode = record->host_copy.data ? DXCL_TRANSFER_ZERO_COPY : DXCL_TRANSFER_COPY;
+    return CL_SUCCESS;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL dxclGetPooledStagingCount(cl_context context, cl_uint *count)
+{
+    struct dxcl_context *ctx = dxcl_context_find(context);
+    cl_int err = CL_SUCCESS;
+
+    if (!ctx || !ctx->backend || !ctx->backend->pooled_surfaces)
+        err = DXCL_FAIL(CL_INVALID_CONTEXT, "dxclGetPooledStagingCount: %p has no staging pool",
+                        (void *)context);
+    else if (count)
+        *count = ctx->backend->pooled_surfaces(ctx);
+    if (ctx)
+        dxcl_context_unref(ctx);
+    return err;
 }

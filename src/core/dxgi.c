@@ -49,6 +49,115 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
     return dxcl_interop_devices(platform, &luid, preferred, num_entries, devices, num_devices);
 }
 
+/* The per-context staging pool (ctx->backend_data: a list of idle surfaces). */
+#define DXCL_DXGI_POOL_MAX 8
+static SRWLOCK pool_lock = SRWLOCK_INIT;
+
+static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dxgi_surface *b)
+{
+    return a->kind == b->kind && a->format == b->format && a->width == b->width &&
+           a->height == b->height && a->depth == b->depth && a->byte_width == b->byte_width;
+}
+
+static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
+{
+    struct dxcl_dxgi_surface **link, *found = NULL;
+
+    AcquireSRWLockExclusive(&pool_lock);
+    for (link = (struct dxcl_dxgi_surface **)&ctx->backend_data; *link;
+         link = &(*link)->next_pooled) {
+        if (same_staging(*link, want)) {
+            found = *link;
+            *link = found->next_pooled;
+            break;
+        }
+    }
+    ReleaseSRWLockExclusive(&pool_lock);
+    if (!found)
+        return false;
+    want->staging = found->staging;
+    want->stable = found->stable;
+    free(found);
+    return true;
+}
+
+static unsigned pool_count(struct dxcl_context *ctx)
+{
+    unsigned count = 0;
+
+    for (struct dxcl_dxgi_surface *entry = ctx->backend_data; entry; entry = entry->next_pooled)
+        count++;
+    return count;
+}
+
+unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx)
+{
+    unsigned count;
+
+    AcquireSRWLockShared(&pool_lock);
+    count = pool_count(ctx);
+    ReleaseSRWLockShared(&pool_lock);
+    return count;
+}
+
+static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    unsigned count;
+
+    AcquireSRWLockExclusive(&pool_lock);
+    count = pool_count(ctx);
+    if (count < DXCL_DXGI_POOL_MAX) {
+        s->next_pooled = ctx->backend_data;
+        ctx->backend_data = s;
+    }
+    ReleaseSRWLockExclusive(&pool_lock);
+    return count < DXCL_DXGI_POOL_MAX;
+}
+
+static bool same_mapping(const struct dxcl_mapping *a, const struct dxcl_mapping *b)
+{
+    return a->data == b->data && a->row_pitch == b->row_pitch && a->slice_pitch == b->slice_pitch;
+}
+
+/* Locks twice, copying the resource in each time as an acquire does; a pooled staging
+ * resource remembers the answer, so objects created every frame do not pay the check again. */
+bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping)
+{
+    const struct dxcl_backend *backend = surface->backend;
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    struct dxcl_mapping first;
+    bool stable = false;
+
+    if (s->stable.data) {
+        *mapping = s->stable;
+        return true;
+    }
+    if (backend->lock_surface(surface) != CL_SUCCESS)
+        return false;
+    first = surface->mapping;
+    backend->unlock_surface(surface, false);
+    if (backend->lock_surface(surface) != CL_SUCCESS)
+        return false;
+    stable = same_mapping(&first, &surface->mapping);
+    backend->unlock_surface(surface, false);
+    if (stable)
+        *mapping = s->stable = first;
+    return stable;
+}
+
+void dxcl_dxgi_close_device(struct dxcl_context *ctx)
+{
+    struct dxcl_dxgi_surface *s = ctx->backend_data, *next;
+
+    for (; s; s = next) {
+        next = s->next_pooled;
+        IUnknown_Release(s->staging);
+        free(s);
+    }
+    ctx->backend_data = NULL;
+    IUnknown_Release((IUnknown *)ctx->device);
+}
+
 cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *args,
                          dxcl_dxgi_check_fn check, dxcl_dxgi_staging_fn create_staging,
                          struct dxcl_shared_desc *desc)
@@ -62,8 +171,14 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         return err;
     if (!(surface = calloc(1, sizeof(*surface))))
         return CL_OUT_OF_HOST_MEMORY;
-    surface->kind = args->kind;
-    if (FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
+    *surface = (struct dxcl_dxgi_surface){.kind = args->kind,
+                                          .format = info.format,
+                                          .width = (UINT)desc->width,
+                                          .height = (UINT)desc->height,
+                                          .depth = (UINT)desc->depth,
+                                          .byte_width = info.byte_width};
+    if (!pool_take(ctx, surface) &&
+        FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
@@ -78,9 +193,11 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
 
     if (!s)
         return;
+    surface->backend_data = NULL;
+    if (pool_put(surface->context, s))
+        return;
     IUnknown_Release(s->staging);
     free(s);
-    surface->backend_data = NULL;
 }
 
 static UINT mip_size(UINT size, UINT mip)

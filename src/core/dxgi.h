@@ -53,8 +53,20 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
 struct dxcl_dxgi_surface {
     IUnknown *staging; /* CPU readable and writable, the subresource's size */
     enum dxcl_dxgi_kind { DXCL_DXGI_BUFFER, DXCL_DXGI_TEXTURE2D, DXCL_DXGI_TEXTURE3D } kind;
+    /* What the staging resource was created as: the key of the context's staging pool. */
+    DXGI_FORMAT format;
+    UINT width, height, depth, byte_width;
+    struct dxcl_dxgi_surface *next_pooled;
+    /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
+    struct dxcl_mapping stable;
 };
+/* Staging resources outlive their surfaces in a small per-context pool, so that programs that
+ * create and destroy a shared object every frame do not create a staging resource every
+ * frame; the pool is emptied when the context's record goes (close_device). */
 void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
+void dxcl_dxgi_close_device(struct dxcl_context *ctx);
+unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);
+bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
 
 /* What the create entry points pass to a backend's prepare function. */
 struct dxcl_dxgi_args {
@@ -143,6 +155,9 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .lock_surface = prefix##_lock_surface,                                                     \
         .unlock_surface = prefix##_unlock_surface,                                                 \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
+        .close_device = dxcl_dxgi_close_device,                                                    \
+        .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
+        .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \
         .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
         .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \
     };                                                                                             \

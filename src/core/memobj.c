@@ -3,6 +3,7 @@
 #include "core/memobj.h"
 #include "core/info.h"
 #include "core/table.h"
+#include "core/zerocopy.h"
 #include "proxy/driver.h"
 #include "proxy/impl.h"
 
@@ -97,31 +98,67 @@ static void surface_unref(struct dxcl_surface *surface)
     free(surface);
 }
 
+static cl_mem create_buffer(struct dxcl_context *ctx, cl_mem_flags flags,
+                            const struct dxcl_memobj *mem, cl_int *err)
+{
+    void *host = mem->host_copy.data;
+
+    return dxcl_driver()->clCreateBuffer(ctx->handle, flags | (host ? CL_MEM_USE_HOST_PTR : 0),
+                                         mem->desc.size, host, err);
+}
+
+static cl_mem create_image(struct dxcl_context *ctx, cl_mem_flags flags,
+                           const struct dxcl_memobj *mem, cl_int *err)
+{
+    const struct dxcl_shared_desc *desc = &mem->desc;
+    bool is_3d = desc->type == CL_MEM_OBJECT_IMAGE3D;
+    void *host = mem->host_copy.data;
+    cl_image_desc image = {.image_type = desc->type,
+                           .image_width = desc->width,
+                           .image_height = desc->height,
+                           .image_depth = is_3d ? desc->depth : 1};
+
+    if (host) {
+        image.image_row_pitch = mem->host_copy.row_pitch;
+        image.image_slice_pitch = is_3d ? mem->host_copy.slice_pitch : 0;
+        flags |= CL_MEM_USE_HOST_PTR;
+    }
+    return dxcl_driver()->clCreateImage(ctx->handle, flags, &mem->backing.driver, &image, host,
+                                        err);
+}
+
+static cl_int choose_backing(struct dxcl_context *ctx, cl_mem_flags flags, struct dxcl_memobj *mem)
+{
+    const struct dxcl_shared_desc *desc = &mem->desc;
+
+    if (desc->type == CL_MEM_OBJECT_BUFFER ||
+        dxcl_choose_backing(ctx->handle, flags, desc->type, &desc->format, &mem->backing) ==
+            CL_SUCCESS)
+        return CL_SUCCESS;
+    return DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                     "the driver has no image format that can hold %s/%s",
+                     dxcl_channel_order_name(desc->format.image_channel_order),
+                     dxcl_channel_type_name(desc->format.image_channel_data_type));
+}
+
+/* The driver object: on the surface's host copy when it can be (zero-copy), else its own. */
 static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                    struct dxcl_memobj *mem, cl_int *err)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    const struct dxcl_shared_desc *desc = &mem->desc;
-    cl_image_desc image = {0};
+    bool buffer = mem->desc.type == CL_MEM_OBJECT_BUFFER;
+    cl_mem handle;
 
-    if (desc->type == CL_MEM_OBJECT_BUFFER)
-        return drv->clCreateBuffer(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->size, NULL,
-                                   err);
-    *err = dxcl_choose_backing(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, desc->type,
-                               &desc->format, &mem->backing);
-    if (*err != CL_SUCCESS) {
-        *err = DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
-                         "the driver has no image format that can hold %s/%s",
-                         dxcl_channel_order_name(desc->format.image_channel_order),
-                         dxcl_channel_type_name(desc->format.image_channel_data_type));
+    flags = flags ? flags : CL_MEM_READ_WRITE;
+    if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
+    if (dxcl_zero_copy_probe(ctx, mem, &mem->host_copy)) {
+        handle = buffer ? create_buffer(ctx, flags, mem, err) : create_image(ctx, flags, mem, err);
+        if (handle)
+            return handle;
+        DXCL_LOG("the driver refused CL_MEM_USE_HOST_PTR on the staging copy (%d): copies", *err);
+        mem->host_copy = (struct dxcl_mapping){0};
     }
-    image.image_type = desc->type;
-    image.image_width = desc->width;
-    image.image_height = desc->height;
-    image.image_depth = desc->type == CL_MEM_OBJECT_IMAGE3D ? desc->depth : 1;
-    return drv->clCreateImage(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, &mem->backing.driver,
-                              &image, NULL, err);
+    return buffer ? create_buffer(ctx, flags, mem, err) : create_image(ctx, flags, mem, err);
 }
 
 static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_desc *desc,
@@ -204,9 +241,10 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     dxcl_context_ref(ctx);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
-    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s", ctx->backend->name,
-             (void *)mem->handle, (void *)desc->resource, desc->subresource, desc->plane,
-             mem->backing.emulated ? " (emulated format)" : "");
+    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s%s",
+             ctx->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
+             desc->plane, mem->backing.emulated ? " (emulated format)" : "",
+             mem->host_copy.data ? " (zero-copy)" : "");
     return mem->handle;
 }
 
@@ -275,6 +313,7 @@ static void destroy_memobj(struct dxcl_memobj *mem)
     struct dxcl_surface *surface = mem->surface;
     struct dxcl_context *ctx = mem->context;
 
+    dxcl_zero_copy_finish(mem);
     if (mem->pending_write) {
         /* Released while acquired: the upload may still read the mapping. */
         dxcl_driver()->clWaitForEvents(1, &mem->pending_write);
@@ -309,8 +348,12 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainMemObject)(cl_mem memobj)
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
 {
-    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
-    struct dxcl_memobj *mem = err == CL_SUCCESS ? dxcl_mirror_release(&memobjs, memobj) : NULL;
+    cl_int err;
+    struct dxcl_memobj *mem;
+
+    dxcl_zero_copy_before_release(memobj);
+    err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
+    mem = err == CL_SUCCESS ? dxcl_mirror_release(&memobjs, memobj) : NULL;
 
     if (mem)
         destroy_memobj(mem);
@@ -402,7 +445,8 @@ static size_t spec_element_size(const struct dxcl_memobj *mem)
     return dxcl_element_size(&mem->backing.spec);
 }
 
-/* Emulated formats: the spec's format and sizes, not the backing image's. */
+/* Emulated formats and zero-copy objects: the spec's format and tight pitches, not the backing
+ * image's format or the staging resource's pitches. */
 static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info param, size_t size,
                                   void *value, size_t *size_ret, bool *answered)
 {
@@ -425,6 +469,31 @@ static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info p
     return CL_SUCCESS;
 }
 
+/* Emulated formats and zero-copy objects: what a driver object of the spec's format, created
+ * without a host pointer, reports. */
+static cl_int spec_mem_info(const struct dxcl_memobj *mem, cl_mem_info param, size_t size,
+                            void *value, size_t *size_ret, bool *answered)
+{
+    bool image = mem->desc.type != CL_MEM_OBJECT_BUFFER;
+    size_t bytes = image ? spec_element_size(mem) * mem->desc.width * mem->desc.height *
+                               (mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1)
+                         : mem->desc.size;
+    cl_mem_flags flags = mem->flags ? mem->flags : CL_MEM_READ_WRITE;
+    void *host_ptr = NULL;
+
+    *answered = true;
+    switch (param) {
+    case CL_MEM_SIZE:
+        return dxcl_info_return(&bytes, sizeof(bytes), size, value, size_ret);
+    case CL_MEM_FLAGS:
+        return dxcl_info_return(&flags, sizeof(flags), size, value, size_ret);
+    case CL_MEM_HOST_PTR:
+        return dxcl_info_return(&host_ptr, sizeof(host_ptr), size, value, size_ret);
+    }
+    *answered = false;
+    return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL DXCL_IMPL(clGetMemObjectInfo)(cl_mem memobj, cl_mem_info param_name,
                                                  size_t param_value_size, void *param_value,
                                                  size_t *param_value_size_ret)
@@ -437,11 +506,11 @@ cl_int CL_API_CALL DXCL_IMPL(clGetMemObjectInfo)(cl_mem memobj, cl_mem_info para
     if (answered)
         return err;
     mem = dxcl_memobj_get(memobj);
-    if (mem && mem->backing.emulated && param_name == CL_MEM_SIZE) {
-        size_t bytes = spec_element_size(mem) * mem->desc.width * mem->desc.height *
-                       (mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1);
-        return dxcl_info_return(&bytes, sizeof(bytes), param_value_size, param_value,
-                                param_value_size_ret);
+    if (mem && (mem->backing.emulated || mem->host_copy.data)) {
+        err = spec_mem_info(mem, param_name, param_value_size, param_value, param_value_size_ret,
+                            &answered);
+        if (answered)
+            return err;
     }
     return DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (memobj, param_name, param_value_size,
                                                      param_value, param_value_size_ret));
@@ -459,7 +528,7 @@ cl_int CL_API_CALL DXCL_IMPL(clGetImageInfo)(cl_mem image, cl_image_info param_n
     if (answered)
         return err;
     mem = dxcl_memobj_get(image);
-    if (mem && mem->backing.emulated) {
+    if (mem && (mem->backing.emulated || mem->host_copy.data)) {
         err = emulated_image_info(mem, param_name, param_value_size, param_value,
                                   param_value_size_ret, &answered);
         if (answered)

@@ -53,6 +53,12 @@ struct dxcl_memobj {
     volatile LONG written;
     void *convert_buffer;   /* emulated formats: the spec-layout copy while acquired */
     cl_event pending_write; /* the acquire's upload, until release */
+    /* Zero-copy (core/zerocopy.h): the surface's host copy is the driver object's storage
+     * (data NULL: the copy engine copies); host_mapped while the driver object is mapped for
+     * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. */
+    struct dxcl_mapping host_copy;
+    void *host_mapped;
+    cl_command_queue queue;
 };
 
 /* Creates the driver object and the record; the backend has validated the resource. */

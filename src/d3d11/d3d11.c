@@ -47,26 +47,34 @@ static void copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s, ID
                                                   NULL);
 }
 
-static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
+/* The staging copy as it is. */
+static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *surface,
+                          struct dxcl_mapping *mapping)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     D3D11_MAPPED_SUBRESOURCE mapped;
-    ID3D11Multithread *mt;
-    ID3D11DeviceContext *immediate = enter_device(surface, &mt);
-    HRESULT hr;
+    HRESULT hr = ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)s->staging, 0,
+                                         D3D11_MAP_READ_WRITE, 0, &mapped);
 
-    copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
-         surface->subresource);
-    hr = ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)s->staging, 0, D3D11_MAP_READ_WRITE,
-                                 0, &mapped);
-    leave_device(immediate, mt);
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
-    surface->mapping.data = mapped.pData;
-    surface->mapping.row_pitch = mapped.RowPitch;
-    surface->mapping.slice_pitch = mapped.DepthPitch;
+    *mapping = (struct dxcl_mapping){mapped.pData, mapped.RowPitch, mapped.DepthPitch};
     return CL_SUCCESS;
+}
+
+static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    ID3D11Multithread *mt;
+    ID3D11DeviceContext *immediate = enter_device(surface, &mt);
+    cl_int err;
+
+    copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
+         surface->subresource);
+    err = map_staging(immediate, surface, &surface->mapping);
+    leave_device(immediate, mt);
+    return err;
 }
 
 static void d3d11_unlock_surface(struct dxcl_surface *surface, bool write_back)

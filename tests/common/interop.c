@@ -1,6 +1,7 @@
 /* Shared machinery of the sharing-API suites: entry point lookup, the DXGI format table,
  * test data, textures with known contents, and an OpenCL context on an API device. */
 #include "interop.h"
+#include <dxcl/dxcl.h>
 
 #include <stdlib.h>
 
@@ -515,4 +516,16 @@ void interop_check_image(const struct interop_env *env, cl_mem mem,
     CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_DEPTH, sizeof(value), &value, NULL), CL_SUCCESS);
     CHECK(value == (is_3d ? depth : 0), "%s: CL_IMAGE_DEPTH %zu, want %u", what, value,
           is_3d ? depth : 0);
+}
+
+ULONG interop_pooled_staging(cl_context context)
+{
+    dxclGetPooledStagingCount_fn pooled =
+        (dxclGetPooledStagingCount_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("OpenCL.dll"),
+                                                                     "dxclGetPooledStagingCount");
+    cl_uint count = 0;
+
+    REQUIRE(pooled, "dxclGetPooledStagingCount is exported");
+    CHECK_ERR(pooled(context, &count), CL_SUCCESS);
+    return count;
 }

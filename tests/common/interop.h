@@ -218,6 +218,8 @@ struct interop_env {
 void interop_open(struct interop_env *env, const struct test_api *api, int user_sync,
                   cl_command_queue_properties queue_properties);
 void interop_close(struct interop_env *env);
+/* The idle staging resources dxcl keeps for `context` (each holds a device reference). */
+ULONG interop_pooled_staging(cl_context context);
 /* A kernel of tests/common/interop.c's program (built once per env). */
 cl_kernel interop_kernel(struct interop_env *env, const char *name);
 /* A context on env->d3d with the given extra properties (0-terminated, may be NULL). */

@@ -19,6 +19,35 @@ static void check_count(const struct test_api *api, void *object, ULONG want, co
     CHECK(got == want, "%s: %s: count %lu, want %lu", api->name, what, got, want);
 }
 
+/* Objects created and destroyed one after another reuse one staging resource; objects of
+ * many sizes fill the pool to its bound (8); the pool goes with the context. */
+static void staging_pool(struct interop_env *env, void *device, cl_context_properties *props,
+                         ULONG base)
+{
+    const struct test_api *api = env->api;
+    cl_int err;
+    cl_context ctx = clCreateContext(props, 1, &env->device, NULL, NULL, &err);
+
+    REQUIRE(err == CL_SUCCESS, "pool context: %d", err);
+    for (int round = 0; round < 2; round++) {
+        for (UINT size = 16; size < 16 + 12; size++) {
+            void *buffer = api->create_buffer(device, round ? size : 64, TEST_USAGE_DEFAULT, NULL);
+            REQUIRE(buffer, "buffer");
+            cl_mem mem = env->cl->create_buffer(ctx, 0, buffer, &err);
+            CHECK_ERR(err, CL_SUCCESS);
+            CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+            test_com_release(buffer);
+        }
+        ULONG want = round ? 8 : 1;
+        CHECK(interop_pooled_staging(ctx) == want,
+              "%s: pooled staging after round %d: %lu, want %lu", api->name, round,
+              interop_pooled_staging(ctx), want);
+        check_count(api, device, base + 1 + want, "device with the pool");
+    }
+    CHECK_ERR(clReleaseContext(ctx), CL_SUCCESS);
+    check_count(api, device, base, "pool gone with its context");
+}
+
 static void context_references(struct interop_env *env)
 {
     const struct test_api *api = env->api;
@@ -57,6 +86,7 @@ static void context_references(struct interop_env *env)
     ctx = clCreateContext(bad, 1, &env->device, NULL, NULL, &err);
     CHECK(!ctx && err == CL_INVALID_PROPERTY, "bad context: %p %d", (void *)ctx, err);
     check_count(api, device, base, "failed context");
+    staging_pool(env, device, props, base);
     CHECK(api->release(device) == 0, "%s: the device outlived its last reference", api->name);
 }
 
@@ -70,7 +100,8 @@ static void resource_references(struct interop_env *env)
 
     REQUIRE(buffer, "buffer");
     REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, false, 1), "texture");
-    const ULONG device_base = api->refcount(env->d3d);
+    /* Staging resources the context keeps for reuse hold device references of their own. */
+    const ULONG device_base = api->refcount(env->d3d) - interop_pooled_staging(env->context);
     const ULONG buffer_base = api->refcount(buffer);
     const ULONG tex_base = api->refcount(tex.resource);
 
@@ -107,7 +138,8 @@ static void resource_references(struct interop_env *env)
     CHECK_ERR(clReleaseMemObject(mb), CL_SUCCESS);
     check_count(api, buffer, buffer_base, "buffer object gone");
     /* dxcl's own Direct3D objects (staging copies) are gone with them. */
-    check_count(api, env->d3d, device_base, "device after the objects");
+    check_count(api, env->d3d, device_base + interop_pooled_staging(env->context),
+                "device after the objects");
 
     /* An object released while acquired gives its reference back too. */
     mb = env->cl->create_buffer(env->context, 0, buffer, &err);
@@ -116,7 +148,8 @@ static void resource_references(struct interop_env *env)
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     CHECK_ERR(clReleaseMemObject(mb), CL_SUCCESS);
     check_count(api, buffer, buffer_base, "buffer object released while acquired");
-    check_count(api, env->d3d, device_base, "device after an object released while acquired");
+    check_count(api, env->d3d, device_base + interop_pooled_staging(env->context),
+                "device after an object released while acquired");
 
     CHECK(api->release(buffer) == 0, "%s: the buffer outlived its last reference", api->name);
     test_texture_free(api, &tex);

@@ -1,0 +1,204 @@
+/* Zero-copy shared objects (see zerocopy.h and docs/design.md, "Zero-copy"). */
+#include "core/zerocopy.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+/* DXCL_ZERO_COPY=0 turns zero-copy off (for comparison, and as an escape hatch). */
+static bool zero_copy_allowed(void)
+{
+    static LONG state; /* 0 unknown, 1 allowed, 2 off */
+    char value[8];
+
+    if (state == 0) {
+        DWORD len = GetEnvironmentVariableA("DXCL_ZERO_COPY", value, sizeof(value));
+        InterlockedExchange(&state, len && len < sizeof(value) && !strcmp(value, "0") ? 2 : 1);
+    }
+    return state == 1;
+}
+
+/* Every device of the context shares memory with the host. */
+static bool host_unified(cl_context context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id devices[16];
+    size_t size;
+    cl_bool unified = CL_FALSE;
+
+    if (drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(devices), devices, &size) !=
+        CL_SUCCESS)
+        return false;
+    for (size_t i = 0; i < size / sizeof(cl_device_id); i++)
+        if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
+                                 &unified, NULL) != CL_SUCCESS ||
+            !unified)
+            return false;
+    return size > 0;
+}
+
+static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
+{
+    bool stable;
+
+    AcquireSRWLockExclusive(&dxcl_device_lock);
+    stable = surface->backend->stable_host_copy(surface, host);
+    ReleaseSRWLockExclusive(&dxcl_device_lock);
+    return stable;
+}
+
+static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dxcl_memobj *mem)
+{
+    if (!ctx->backend->stable_host_copy)
+        return "the backend has no persistent host copy";
+    if (mem->desc.share_surface)
+        return "planes share their surface";
+    if (mem->backing.emulated)
+        return "the format is emulated (the layouts differ)";
+    if (mem->desc.type == CL_MEM_OBJECT_IMAGE3D)
+        return "3D staging memory moves on copies (seen on wined3d)";
+    if (!zero_copy_allowed())
+        return "DXCL_ZERO_COPY=0";
+    if (!host_unified(ctx->handle))
+        return "a device of the context does not share host memory";
+    return NULL;
+}
+
+bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
+                          struct dxcl_mapping *host)
+{
+    struct dxcl_surface probe = {.backend = ctx->backend,
+                                 .context = ctx,
+                                 .resource = mem->desc.resource,
+                                 .subresource = mem->desc.subresource,
+                                 .backend_data = mem->desc.surface_data};
+    const char *reason = no_zero_copy_reason(ctx, mem);
+
+    if (!reason && !stable_mapping(&probe, host))
+        reason = "the staging mapping moves between maps";
+    if (reason)
+        DXCL_LOG("%s resource %p: copies (%s)", ctx->backend->name, (void *)mem->desc.resource,
+                 reason);
+    return !reason;
+}
+
+cl_int dxcl_zero_copy_check(const struct dxcl_memobj *mem, const char *caller)
+{
+    const struct dxcl_mapping *now = &mem->surface->mapping;
+
+    if (now->data == mem->host_copy.data && now->row_pitch == mem->host_copy.row_pitch)
+        return CL_SUCCESS;
+    return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the staging copy of %p moved (%p, was %p)", caller,
+                     (void *)mem->handle, now->data, mem->host_copy.data);
+}
+
+static void *map_object(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_flags flags,
+                        cl_uint num_events, const cl_event *wait_list, cl_event *event, cl_int *err)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, 1};
+    size_t row_pitch, slice_pitch;
+
+    if (mem->desc.type == CL_MEM_OBJECT_BUFFER)
+        return drv->clEnqueueMapBuffer(queue, mem->handle, CL_FALSE, flags, 0, mem->desc.size,
+                                       num_events, wait_list, event, err);
+    if (mem->desc.type == CL_MEM_OBJECT_IMAGE3D)
+        region[2] = mem->desc.depth;
+    return drv->clEnqueueMapImage(queue, mem->handle, CL_FALSE, flags, origin, region, &row_pitch,
+                                  &slice_pitch, num_events, wait_list, event, err);
+}
+
+/* The queue dxcl last used for the object, retained, for the waits at the end. */
+static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
+{
+    if (mem->queue == queue)
+        return;
+    dxcl_driver()->clRetainCommandQueue(queue);
+    if (mem->queue)
+        dxcl_driver()->clReleaseCommandQueue(mem->queue);
+    mem->queue = queue;
+}
+
+cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    void *mapped = mem->host_mapped;
+    cl_event map_event = NULL;
+    cl_int err = CL_SUCCESS;
+
+    /* Not mapped (new, or not written at the last release): Direct3D has just written the
+     * memory, so a map that keeps nothing and an unmap make the driver take it. */
+    if (!mapped) {
+        mapped = map_object(queue, mem, CL_MAP_WRITE_INVALIDATE_REGION, num_events, wait_list,
+                            &map_event, &err);
+        if (!mapped)
+            return err;
+        num_events = 1;
+        wait_list = &map_event;
+    }
+    err = drv->clEnqueueUnmapMemObject(queue, mem->handle, mapped, num_events, wait_list, event);
+    if (map_event)
+        drv->clReleaseEvent(map_event);
+    if (err != CL_SUCCESS)
+        return err;
+    mem->host_mapped = NULL;
+    remember_queue(mem, queue);
+    return CL_SUCCESS;
+}
+
+cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
+                              cl_event *event)
+{
+    cl_int err = CL_SUCCESS;
+    void *mapped = map_object(queue, mem, CL_MAP_READ | CL_MAP_WRITE, 1, &after, event, &err);
+
+    if (!mapped)
+        return err;
+    mem->host_mapped = mapped;
+    remember_queue(mem, queue);
+    return CL_SUCCESS;
+}
+
+static void unmap_and_wait(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_event done;
+
+    if (mem->host_mapped && drv->clEnqueueUnmapMemObject(mem->queue, mem->handle, mem->host_mapped,
+                                                         0, NULL, &done) == CL_SUCCESS) {
+        drv->clWaitForEvents(1, &done);
+        drv->clReleaseEvent(done);
+    }
+    mem->host_mapped = NULL;
+}
+
+void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
+{
+    unmap_and_wait(mem);
+}
+
+void dxcl_zero_copy_before_release(cl_mem handle)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    bool last;
+
+    if (!mem || !mem->host_copy.data)
+        return;
+    AcquireSRWLockShared(&dxcl_lock);
+    last = mem->mirror.app_refs == 1;
+    ReleaseSRWLockShared(&dxcl_lock);
+    if (last)
+        unmap_and_wait(mem);
+}
+
+void dxcl_zero_copy_finish(struct dxcl_memobj *mem)
+{
+    /* Commands the program queued on an object it released while acquired may still use the
+     * staging memory: let the queue dxcl used drain before the staging resource can go. */
+    if (mem->acquired && mem->queue)
+        dxcl_driver()->clFinish(mem->queue);
+    if (mem->queue)
+        dxcl_driver()->clReleaseCommandQueue(mem->queue);
+    mem->queue = NULL;
+}

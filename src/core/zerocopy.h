@@ -1,0 +1,34 @@
+/* Zero-copy: on devices that share host memory, a D3D1x shared object's driver storage is the
+ * staging resource's own memory (CL_MEM_USE_HOST_PTR), so acquire and release move each byte
+ * once, between Direct3D and that memory, instead of twice. Ownership of the memory passes
+ * between Direct3D and OpenCL with map and unmap commands: the driver object is mapped for the
+ * host while Direct3D fills or empties the staging resource, and unmapped while OpenCL uses it.
+ * On a driver that aliases the memory (PoCL, integrated GPUs) map and unmap move nothing; on
+ * one that copies anyway they are exactly the copies the copy engine would make. */
+#ifndef DXCL_ZEROCOPY_H
+#define DXCL_ZEROCOPY_H
+
+#include "core/memobj.h"
+
+/* At creation, before the driver object exists: true (and *host, the memory to use) when the
+ * object can use its surface's host copy as storage. Logs the choice either way. */
+bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
+                          struct dxcl_mapping *host);
+/* After the surface was locked for an acquire: CL_SUCCESS when the mapping is where the driver
+ * object's storage is (the mapping never moved). */
+cl_int dxcl_zero_copy_check(const struct dxcl_memobj *mem, const char *caller);
+/* Acquire: hands the memory to the driver after the wait list (the event is the unmap). */
+cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event);
+/* Release: hands the memory back to the host after `after` (the event is the map). */
+cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
+                              cl_event *event);
+/* A failed release: gives back to the driver what dxcl_zero_copy_to_host took. */
+void dxcl_zero_copy_undo(struct dxcl_memobj *mem);
+/* Before the program's last clReleaseMemObject reaches the driver: no mapping outlives the
+ * object. */
+void dxcl_zero_copy_before_release(cl_mem handle);
+/* When the record goes: waits for the commands dxcl queued on the object's memory. */
+void dxcl_zero_copy_finish(struct dxcl_memobj *mem);
+
+#endif

@@ -1,0 +1,159 @@
+/* Zero-copy (docs/design.md): on a device that shares host memory (PoCL), D3D1x buffers and 2D
+ * textures of native formats use the staging resource's memory as driver storage, and
+ * ownership passes between Direct3D and OpenCL by map and unmap. This checks which objects get
+ * it, and that every hand-over keeps the data exact: data Direct3D writes between acquires,
+ * releases with and without writes, whole and partial writes, an object released while
+ * acquired. CTest runs it a second time with DXCL_ZERO_COPY=0, where every object copies. */
+#include "interop.h"
+
+#include <dxcl/dxcl.h>
+#include <stdlib.h>
+
+enum { W = 61, H = 17 }; /* odd sizes: the staging rows are padded */
+
+static dxclGetTransferMode_fn transfer_mode;
+
+static bool zero_copy_expected(void)
+{
+    char value[8];
+    DWORD len = GetEnvironmentVariableA("DXCL_ZERO_COPY", value, sizeof(value));
+
+    return !(len && !strcmp(value, "0"));
+}
+
+static void check_mode(cl_mem mem, cl_uint want, const char *what)
+{
+    cl_uint mode = 0;
+
+    CHECK_ERR(transfer_mode(mem, &mode), CL_SUCCESS);
+    CHECK(mode == want, "%s: transfer mode %u, want %u", what, mode, want);
+}
+
+static void check_modes(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const cl_uint fast = zero_copy_expected() ? DXCL_TRANSFER_ZERO_COPY : DXCL_TRANSFER_COPY;
+    const struct test_texture_desc rgba = {W, H, 4, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    const struct test_texture_desc rg = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8_UNORM, 0, 1};
+    struct test_texture t2, t3, trg;
+    void *buffer = api->create_buffer(env->d3d, 1000, TEST_USAGE_DEFAULT, NULL);
+    cl_int err;
+
+    REQUIRE(buffer && test_texture_create(api, env->d3d, &t2, &rgba, false, 1) &&
+                test_texture_create(api, env->d3d, &t3, &rgba, true, 2) &&
+                test_texture_create(api, env->d3d, &trg, &rg, false, 3),
+            "resources");
+    cl_mem mb = env->cl->create_buffer(env->context, 0, buffer, &err);
+    cl_mem m2 = env->cl->create_texture2d(env->context, 0, t2.resource, 0, &err);
+    cl_mem m3 = env->cl->create_texture3d(env->context, 0, t3.resource, 0, &err);
+    cl_mem mrg = env->cl->create_texture2d(env->context, 0, trg.resource, 0, &err);
+    REQUIRE(mb && m2 && m3 && mrg, "%s: objects", api->name);
+    check_mode(mb, fast, "buffer");
+    check_mode(m2, fast, "2D RGBA8");
+    check_mode(m3, DXCL_TRANSFER_COPY, "3D (staging memory moves on wined3d)");
+    check_mode(mrg, DXCL_TRANSFER_COPY, "2D RG8 (emulated on PoCL)");
+    CHECK_ERR(transfer_mode(NULL, NULL), CL_INVALID_MEM_OBJECT);
+    cl_mem m[] = {mb, m2, m3, mrg};
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        clReleaseMemObject(m[i]);
+    test_com_release(buffer);
+    test_texture_free(api, &t2);
+    test_texture_free(api, &t3);
+    test_texture_free(api, &trg);
+}
+
+static void read_back(struct interop_env *env, cl_mem mem, unsigned char *out)
+{
+    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
+
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, out, 0, NULL, NULL),
+        CL_SUCCESS);
+}
+
+/* Direct3D replaces the texture's contents (and the test's copy of them). */
+static void d3d_write(struct interop_env *env, struct test_texture *tex, uint32_t seed)
+{
+    test_fill_bytes(tex->data[0], W * H * 4, seed);
+    REQUIRE(env->api->write_subresource(tex->resource, 0, tex->data[0]), "D3D write");
+}
+
+static void hand_overs(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t origin[3] = {3, 2, 0}, region[3] = {20, 9, 1}, whole[3] = {W, H, 1};
+    const cl_uint4 color = {{7, 8, 9, 10}};
+    unsigned char *got = malloc(W * H * 4);
+    struct test_texture tex;
+    size_t pitch = 0;
+    void *host = (void *)1;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    /* The spec's view: no host pointer, the flags given, tight pitches. */
+    CHECK_ERR(clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof(host), &host, NULL), CL_SUCCESS);
+    CHECK(host == NULL, "CL_MEM_HOST_PTR %p", host);
+    CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_ROW_PITCH, sizeof(pitch), &pitch, NULL), CL_SUCCESS);
+    CHECK(pitch == W * 4, "CL_IMAGE_ROW_PITCH %zu", pitch);
+
+    for (int cycle = 0; cycle < 3; cycle++) {
+        char what[64];
+        snprintf(what, sizeof(what), "%s cycle %d", api->name, cycle);
+        /* 0: released unwritten (Direct3D's turn without a map); 1: a partial fill; 2: a whole
+         * write. Direct3D changes the data before each acquire. */
+        d3d_write(env, &tex, 100 + cycle);
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        read_back(env, mem, got);
+        test_same_bytes(got, tex.data[0], W * H * 4, what);
+        if (cycle == 1) {
+            CHECK_ERR(clEnqueueFillImage(env->queue, mem, &color, origin, region, 0, NULL, NULL),
+                      CL_SUCCESS);
+            for (size_t y = origin[1]; y < origin[1] + region[1]; y++)
+                for (size_t x = origin[0]; x < origin[0] + region[0]; x++)
+                    for (int c = 0; c < 4; c++)
+                        ((unsigned char *)tex.data[0])[(y * W + x) * 4 + c] =
+                            (unsigned char)(7 + c);
+        } else if (cycle == 2) {
+            test_fill_bytes(tex.data[0], W * H * 4, 555);
+            CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0,
+                                          0, tex.data[0], 0, NULL, NULL),
+                      CL_SUCCESS);
+        }
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_texture_intact(api, &tex, what);
+    }
+    /* Released while acquired: the Direct3D texture keeps what it had. */
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "released while acquired");
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+static void run(const struct test_api *api)
+{
+    struct interop_env env;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    check_modes(&env);
+    hand_overs(&env);
+    interop_close(&env);
+}
+
+int main(void)
+{
+    transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
+        GetModuleHandleA("OpenCL.dll"), "dxclGetTransferMode");
+    REQUIRE(transfer_mode, "dxclGetTransferMode is exported");
+    run(&api_d3d11_khr);
+    run(&api_d3d10_khr);
+    return test_finish("zero_copy");
+}
