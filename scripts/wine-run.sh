@@ -92,8 +92,16 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 
+# The program writes to files, shown when it ends: Wine's wineserver and session processes
+# (explorer, services), started by the first program of a run, would otherwise inherit the
+# caller's output pipe and hold it open until the run ends, and CTest would count the whole
+# run against that one test.
+out=$(mktemp "$rig_dir/out.XXXXXX")
 status=0
-wine "$@" || status=$?
+wine "$@" </dev/null >"$out.stdout" 2>"$out.stderr" || status=$?
+cat "$out.stdout"
+cat "$out.stderr" >&2
+rm -f "$out" "$out.stdout" "$out.stderr"
 if [ "$own_display" = 1 ]; then
   wineserver -k 2>/dev/null || true
   stop_xvfb

@@ -48,6 +48,7 @@ static struct {
 } cl;
 static dxclGetInfo_fn dxcl_get_info;
 static dxclGetBackingFormat_fn dxcl_get_backing_format;
+static dxclGetExtensionPath_fn dxcl_get_extension_path;
 
 static void *cl_extension_function(cl_platform_id platform, const char *name)
 {
@@ -197,7 +198,13 @@ static void print_row(const char *name, cl_mem image, cl_int err, struct tally *
     if (err != CL_SUCCESS) {
         printf("    %-22s clGetImageInfo(CL_IMAGE_FORMAT): %s\n", name, dxcl_error_name(err));
         tally->untested++, status = 2;
-    } else if ((err = dxcl_get_backing_format(image, &driver, &emulated)) != CL_SUCCESS) {
+    } else if ((err = dxcl_get_backing_format(image, &driver, &emulated)) ==
+               CL_INVALID_MEM_OBJECT) {
+        /* dxcl keeps no record: the driver shares this family itself (native path). */
+        printf("    %-22s %-28s the driver's own\n", name,
+               format_text(&spec, spec_text, sizeof(spec_text)));
+        tally->native++;
+    } else if (err != CL_SUCCESS) {
         printf("    %-22s %-28s dxclGetBackingFormat: %s\n", name,
                format_text(&spec, spec_text, sizeof(spec_text)), dxcl_error_name(err));
         tally->untested++, status = 2;
@@ -571,6 +578,29 @@ static const char *device_type_name(cl_device_type type)
     return "other";
 }
 
+/* How dxcl serves each sharing extension on the platform (every device alike). */
+static void print_paths(cl_platform_id platform, const char *data_path)
+{
+    static const char *const path_names[] = {"?", "emulated", "native", "translated"};
+    char served_by[64];
+    cl_uint path;
+
+    printf("  Paths         (the same for every device of the platform)\n");
+    for (int f = 0; f < FAMILIES; f++)
+        for (int k = 0; k < 2; k++) {
+            if (dxcl_get_extension_path(platform, extensions[f][k], &path, sizeof(served_by),
+                                        served_by) != CL_SUCCESS || path > 3) {
+                printf("    %-28s not exposed\n", extensions[f][k]);
+                continue;
+            }
+            printf("    %-28s %s", extensions[f][k], path_names[path]);
+            if (path == DXCL_PATH_EMULATED)
+                printf(" (%s)\n", data_path);
+            else
+                printf(" (the driver's %s)\n", served_by);
+        }
+}
+
 static void show_platform(cl_uint index, cl_platform_id platform, const char *data_path,
                           bool formats)
 {
@@ -587,7 +617,7 @@ static void show_platform(cl_uint index, cl_platform_id platform, const char *da
     printf("  Vendor        %s\n", vendor);
     printf("  Sharing       ");
     if (print_sharing(extension_list))
-        printf("  Served by     %s\n", data_path);
+        print_paths(platform, data_path);
     err = cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &num_devices);
     if (err != CL_SUCCESS) {
         printf("  Devices       none (%s)\n", dxcl_error_name(err));
@@ -656,7 +686,9 @@ int main(int argc, char **argv)
     dxcl_get_info = (dxclGetInfo_fn)(void *)GetProcAddress(opencl, "dxclGetInfo");
     dxcl_get_backing_format =
         (dxclGetBackingFormat_fn)(void *)GetProcAddress(opencl, "dxclGetBackingFormat");
-    if (!dxcl_get_info || !dxcl_get_backing_format) {
+    dxcl_get_extension_path =
+        (dxclGetExtensionPath_fn)(void *)GetProcAddress(opencl, "dxclGetExtensionPath");
+    if (!dxcl_get_info || !dxcl_get_backing_format || !dxcl_get_extension_path) {
         printf("dxclinfo: the loaded OpenCL.dll (%s) is not dxcl\n", opencl_path);
         return 1;
     }

@@ -36,6 +36,19 @@ typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
  * the Direct3D device until the context goes). CL_INVALID_CONTEXT for other contexts. */
 typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl_uint *count);
 
+/* How dxcl serves a sharing extension on a platform (docs/design.md, "Paths"):
+ * DXCL_PATH_EMULATED, dxcl's copy engine; DXCL_PATH_NATIVE, the driver's own implementation;
+ * DXCL_PATH_TRANSLATED, the driver's implementation of its sibling (KHR <-> NV). served_by
+ * (optional, served_by_size bytes) receives the driver's extension name, "" when emulated.
+ * CL_INVALID_VALUE for an extension dxcl does not expose; CL_INVALID_PLATFORM for a platform
+ * the driver does not list. */
+#define DXCL_PATH_EMULATED 1
+#define DXCL_PATH_NATIVE 2
+#define DXCL_PATH_TRANSLATED 3
+typedef cl_int(CL_API_CALL *dxclGetExtensionPath_fn)(cl_platform_id platform, const char *extension,
+                                                     cl_uint *path, size_t served_by_size,
+                                                     char *served_by);
+
 #ifdef __cplusplus
 }
 #endif

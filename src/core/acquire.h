@@ -3,6 +3,7 @@
 #define DXCL_ACQUIRE_H
 
 #include "core/backend.h"
+#include "core/paths.h"
 
 /* clEnqueueAcquire* (acquire == true) and clEnqueueRelease* of a family; `command` is the
  * command type its events report. */
@@ -17,6 +18,8 @@ cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
                                    const cl_mem *mem_objects, cl_uint num_events,                  \
                                    const cl_event *wait_list, cl_event *event)                     \
     {                                                                                              \
+        DXCL_ROUTE(dxcl_platform_of_queue(queue), name,                                            \
+                   (queue, num_objects, mem_objects, num_events, wait_list, event));               \
         return dxcl_enqueue_transfer(&backend, acquire, command, queue, num_objects, mem_objects,  \
                                      num_events, wait_list, event);                                \
     }

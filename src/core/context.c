@@ -2,6 +2,7 @@
  * owns, forwards the rest, and keeps the program's list for CL_CONTEXT_PROPERTIES. */
 #include "core/context.h"
 #include "core/info.h"
+#include "core/paths.h"
 #include "core/table.h"
 #include "proxy/driver.h"
 #include "proxy/impl.h"
@@ -222,6 +223,13 @@ static cl_context create_context(const cl_context_properties *properties,
         return fail_create(&parsed, dxcl_driver_missing("clCreateContext"), errcode_ret);
     if ((err = parse_properties(properties, &parsed)) != CL_SUCCESS)
         return fail_create(&parsed, err, errcode_ret);
+    if (parsed.backend && dxcl_any_routed() &&
+        dxcl_property_routed(dxcl_platform_of_creation(properties, call->devices),
+                             parsed.device_property)) {
+        /* The driver shares this API itself: the context is wholly its own. */
+        free(parsed.forward);
+        return call_driver(call, properties, errcode_ret);
+    }
     if (!needs_record(&parsed)) {
         free(parsed.forward);
         return call_driver(call, properties, errcode_ret);
@@ -355,6 +363,8 @@ static cl_int prefer_shared_answer(cl_context handle, struct dxcl_context *ctx,
         const struct dxcl_backend *backend = dxcl_backend_at(i);
         if (!backend->prefer_shared_query || backend->prefer_shared_query != param)
             continue;
+        if (!ctx && dxcl_backend_routed(handle, backend))
+            return CL_SUCCESS; /* the driver's own context: it answers */
         *answered = true;
         if (!ctx && !driver_knows_context(handle))
             return DXCL_FAIL(CL_INVALID_CONTEXT, "%p is not a context", (void *)handle);

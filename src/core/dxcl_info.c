@@ -1,9 +1,11 @@
 /* dxcl's own exports (include/dxcl/dxcl.h). */
 #include "core/info.h"
 #include "core/memobj.h"
+#include "core/paths.h"
 #include "proxy/driver.h"
 
 #include <dxcl/dxcl.h>
+#include <stdio.h>
 
 DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_value_size,
                                            void *param_value, size_t *param_value_size_ret)
@@ -57,8 +59,13 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
 DXCL_EXPORT cl_int CL_API_CALL dxclGetPooledStagingCount(cl_context context, cl_uint *count)
 {
     struct dxcl_context *ctx = dxcl_context_find(context);
+    dxclGetPooledStagingCount_fn driver_count;
     cl_int err = CL_SUCCESS;
 
+    /* A context of the driver's own sharing: the driver is another dxcl that may know it. */
+    if (!ctx && (driver_count =
+                     (dxclGetPooledStagingCount_fn)dxcl_driver_export("dxclGetPooledStagingCount")))
+        return driver_count(context, count);
     if (!ctx || !ctx->backend || !ctx->backend->pooled_surfaces)
         err = DXCL_FAIL(CL_INVALID_CONTEXT, "dxclGetPooledStagingCount: %p has no staging pool",
                         (void *)context);
@@ -67,4 +74,49 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetPooledStagingCount(cl_context context, cl_
     if (ctx)
         dxcl_context_unref(ctx);
     return err;
+}
+
+static const struct dxcl_extension *exposed_extension(const char *name)
+{
+    for (size_t i = 0; name && i < dxcl_extension_count(); i++)
+        if (!strcmp(dxcl_extension_at(i)->name, name))
+            return dxcl_extension_at(i);
+    return NULL;
+}
+
+static bool driver_platform(cl_platform_id platform)
+{
+    cl_platform_id ids[16];
+    cl_uint count = 0;
+
+    if (DXCL_DRIVER_CALL_INT(clGetPlatformIDs, (16, ids, &count)) != CL_SUCCESS)
+        return false;
+    for (cl_uint i = 0; i < count && i < 16; i++)
+        if (ids[i] == platform)
+            return true;
+    return false;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL dxclGetExtensionPath(cl_platform_id platform, const char *extension,
+                                                    cl_uint *path, size_t served_by_size,
+                                                    char *served_by)
+{
+    static const cl_uint codes[] = {[DXCL_EMULATED] = DXCL_PATH_EMULATED,
+                                    [DXCL_NATIVE] = DXCL_PATH_NATIVE,
+                                    [DXCL_TRANSLATED] = DXCL_PATH_TRANSLATED};
+    const struct dxcl_extension *ext = exposed_extension(extension), *by;
+    enum dxcl_path chosen;
+
+    if (!ext)
+        return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetExtensionPath: dxcl has no %s",
+                         extension ? extension : "(null)");
+    if (!driver_platform(platform))
+        return DXCL_FAIL(CL_INVALID_PLATFORM, "dxclGetExtensionPath: %p is not a platform",
+                         (void *)platform);
+    chosen = dxcl_path_of(platform, ext, &by);
+    if (path)
+        *path = codes[chosen];
+    if (served_by && served_by_size)
+        snprintf(served_by, served_by_size, "%s", by ? by->name : "");
+    return CL_SUCCESS;
 }

@@ -90,6 +90,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                              void *object, cl_uint set, cl_uint num_entries,       \
                                              cl_device_id *devices, cl_uint *num_devices)          \
     {                                                                                              \
+        DXCL_ROUTE(platform, get_device_ids,                                                       \
+                   (platform, source, object, set, num_entries, devices, num_devices));            \
         return dxcl_log_result("clGetDeviceIDsFrom" #API,                                          \
                                dxcl_dxgi_device_ids(&tokens, platform, source, object, set,        \
                                                     num_entries, devices, num_devices));           \
@@ -103,6 +105,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     static cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags,                \
                                             void *resource, cl_int *errcode_ret)                   \
     {                                                                                              \
+        DXCL_ROUTE(dxcl_platform_of_context(context), create_buffer,                               \
+                   (context, flags, resource, errcode_ret));                                       \
         return create("clCreateFrom" #API "Buffer", context, flags, resource, DXCL_DXGI_BUFFER, 0, \
                       errcode_ret);                                                                \
     }                                                                                              \
@@ -110,6 +114,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                                void *resource, UINT subresource,                   \
                                                cl_int *errcode_ret)                                \
     {                                                                                              \
+        DXCL_ROUTE(dxcl_platform_of_context(context), create_texture2d,                            \
+                   (context, flags, resource, subresource, errcode_ret));                          \
         return create("clCreateFrom" #API "Texture2D", context, flags, resource,                   \
                       DXCL_DXGI_TEXTURE2D, subresource, errcode_ret);                              \
     }                                                                                              \
@@ -117,6 +123,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                                void *resource, UINT subresource,                   \
                                                cl_int *errcode_ret)                                \
     {                                                                                              \
+        DXCL_ROUTE(dxcl_platform_of_context(context), create_texture3d,                            \
+                   (context, flags, resource, subresource, errcode_ret));                          \
         return create("clCreateFrom" #API "Texture3D", context, flags, resource,                   \
                       DXCL_DXGI_TEXTURE3D, subresource, errcode_ret);                              \
     }                                                                                              \
@@ -124,11 +132,14 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     DXCL_TRANSFER_ENTRY(release, backend, false, release_command)                                  \
     DXCL_DXGI_FUNCTION_TABLE(API, khr, "KHR")                                                      \
     DXCL_DXGI_FUNCTION_TABLE(API, nv, "NV")                                                        \
-    static const struct dxcl_extension khr_extension = {"cl_khr_" #api "_sharing", khr_version,    \
-                                                        khr_functions};                            \
-    /* NVIDIA assigned its variants no version. */                                                 \
+    /* KHR and NV: the same tokens and rules, each the other's sibling. NVIDIA assigned its        \
+     * variants no version. */                                                                     \
+    static const struct dxcl_extension nv_extension;                                               \
+    static const struct dxcl_extension khr_extension = {                                           \
+        "cl_khr_" #api "_sharing", khr_version, khr_functions, api##_properties, &nv_extension};   \
     static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                   \
-                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions};    \
+                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions,     \
+                                                       api##_properties, &khr_extension};          \
     DXCL_REGISTER_EXTENSION(khr_extension)                                                         \
     DXCL_REGISTER_EXTENSION(nv_extension)
 

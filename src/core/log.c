@@ -1,5 +1,5 @@
 /* The log: one line per intercepted call or diagnostic, serialised across threads. */
-#include "core/common.h"
+#include "core/env.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@ static CRITICAL_SECTION log_lock;
 void dxcl_log_init(void)
 {
     char value[MAX_PATH];
-    DWORD len = GetEnvironmentVariableA("DXCL_LOG", value, sizeof(value));
+    DWORD len = dxcl_getenv("LOG", value, sizeof(value));
 
-    if (len == 0 || len >= sizeof(value) || !strcmp(value, "0"))
+    if (len == 0 || !strcmp(value, "0"))
         return;
     InitializeCriticalSection(&log_lock);
     if (!strcmp(value, "1") || !strcmp(value, "stderr"))
@@ -37,7 +37,7 @@ void dxcl_log_shutdown(void)
 static void log_line(const char *prefix, const char *fmt, va_list args)
 {
     EnterCriticalSection(&log_lock);
-    fprintf(log_file, "dxcl: %s", prefix);
+    fprintf(log_file, "%s: %s", DXCL_LOG_NAME, prefix);
     vfprintf(log_file, fmt, args);
     fputc('\n', log_file);
     fflush(log_file);

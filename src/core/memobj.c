@@ -2,6 +2,7 @@
  * the copy engine moves it through, and the spec's view of both in queries. */
 #include "core/memobj.h"
 #include "core/info.h"
+#include "core/paths.h"
 #include "core/table.h"
 #include "core/zerocopy.h"
 #include "proxy/driver.h"
@@ -413,6 +414,16 @@ static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl
     return DXCL_NOT_MY_QUERY;
 }
 
+static bool routed_object(cl_mem handle, const struct dxcl_backend *backend)
+{
+    cl_context context;
+
+    return dxcl_any_routed() &&
+           DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_CONTEXT, sizeof(context),
+                                                     &context, NULL)) == CL_SUCCESS &&
+           dxcl_backend_routed(context, backend);
+}
+
 /* The backends' own tokens. `mem` is the record if it belongs to the backend asked. */
 static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t size, void *value,
                             size_t *size_ret, bool *answered)
@@ -426,6 +437,8 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
 
         if (err == DXCL_NOT_MY_QUERY)
             continue;
+        if (!mem && err != CL_SUCCESS && routed_object(handle, backend))
+            break; /* an object of the driver's own sharing: it answers */
         *answered = true;
         if (!mem && err != CL_SUCCESS) {
             /* An invalid handle is CL_INVALID_MEM_OBJECT before it is a foreign object. */

@@ -1,38 +1,79 @@
 #include "core/registry.h"
 #include "core/names.h"
+#include "core/env.h"
 
 #include <stdlib.h>
 
 #define DXCL_MAX_EXTENSIONS 32
 
-/* Written only by constructors while the DLL loads, read-only afterwards: no lock needed. */
+/* Written only by constructors while the DLL loads; the exposed list is derived once. */
+static const struct dxcl_extension *registered[DXCL_MAX_EXTENSIONS];
+static size_t num_registered;
 static const struct dxcl_extension *extensions[DXCL_MAX_EXTENSIONS];
 static size_t num_extensions;
+static INIT_ONCE exposed_once = INIT_ONCE_STATIC_INIT;
 
 void dxcl_register_extension(const struct dxcl_extension *extension)
 {
-    if (num_extensions < DXCL_MAX_EXTENSIONS)
-        extensions[num_extensions++] = extension;
+    if (num_registered < DXCL_MAX_EXTENSIONS)
+        registered[num_registered++] = extension;
+}
+
+static bool named_in(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *p = list; (p = strstr(p, name)); p += len)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == 0))
+            return true;
+    return false;
+}
+
+static BOOL CALLBACK choose_exposed(INIT_ONCE *once, void *param, void **context)
+{
+    char list[1024];
+    bool all = !dxcl_getenv("FAMILIES", list, sizeof(list));
+
+    (void)once, (void)param, (void)context;
+    for (size_t i = 0; i < num_registered; i++)
+        if (all || named_in(list, registered[i]->name))
+            extensions[num_extensions++] = registered[i];
+    if (!all)
+        DXCL_LOG("FAMILIES=%s: exposing %zu of %zu extensions", list, num_extensions,
+                 num_registered);
+    return TRUE;
 }
 
 size_t dxcl_extension_count(void)
 {
+    InitOnceExecuteOnce(&exposed_once, choose_exposed, NULL, NULL);
     return num_extensions;
 }
 
 const struct dxcl_extension *dxcl_extension_at(size_t index)
 {
-    return index < num_extensions ? extensions[index] : NULL;
+    return index < dxcl_extension_count() ? extensions[index] : NULL;
 }
 
 void *dxcl_find_ext_function(const char *name)
 {
     if (!name)
         return NULL;
-    for (size_t i = 0; i < num_extensions; i++)
+    for (size_t i = 0; i < dxcl_extension_count(); i++)
         for (const struct dxcl_ext_function *fn = extensions[i]->functions; fn && fn->name; fn++)
             if (!strcmp(fn->name, name))
                 return fn->address;
+    return NULL;
+}
+
+const struct dxcl_extension *dxcl_extension_of_function(const void *address, size_t *index)
+{
+    for (size_t i = 0; i < dxcl_extension_count(); i++)
+        for (size_t j = 0; extensions[i]->functions && extensions[i]->functions[j].name; j++)
+            if (extensions[i]->functions[j].address == address) {
+                *index = j;
+                return extensions[i];
+            }
     return NULL;
 }
 
@@ -40,6 +81,8 @@ char *dxcl_extend_extension_string(const char *driver_list)
 {
     size_t size = strlen(driver_list) + 2;
     char *result;
+
+    dxcl_extension_count();
 
     for (size_t i = 0; i < num_extensions; i++)
         size += strlen(extensions[i]->name) + 1;

@@ -14,12 +14,22 @@ struct dxcl_extension {
     const char *name;
     cl_version version;
     const struct dxcl_ext_function *functions; /* terminated by {NULL, NULL} */
+    /* The context properties naming its interop device (0-terminated), or NULL. */
+    const cl_context_properties *context_properties;
+    /* An extension with the same tokens and rules whose functions, in the same order, do the
+     * same (KHR and NV D3D10/D3D11): a driver that has it serves this one by translation. */
+    const struct dxcl_extension *sibling;
 };
 
 void dxcl_register_extension(const struct dxcl_extension *extension);
+/* The extensions dxcl exposes: all registered ones, or those DXCL_FAMILIES names (a comma
+ * separated list of extension names; "none" for none). */
 size_t dxcl_extension_count(void);
 const struct dxcl_extension *dxcl_extension_at(size_t index);
 void *dxcl_find_ext_function(const char *name);
+/* The exposed extension and function index of an entry point's address (the first extension
+ * that lists it), or NULL. */
+const struct dxcl_extension *dxcl_extension_of_function(const void *address, size_t *index);
 
 /* Appends the registered names missing from `driver_list` (space separated); returns a
  * malloc'ed string. */

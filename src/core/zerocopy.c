@@ -1,5 +1,6 @@
 /* Zero-copy shared objects (see zerocopy.h and docs/design.md, "Zero-copy"). */
 #include "core/zerocopy.h"
+#include "core/env.h"
 #include "core/table.h"
 #include "proxy/driver.h"
 
@@ -12,8 +13,8 @@ static bool zero_copy_allowed(void)
     char value[8];
 
     if (state == 0) {
-        DWORD len = GetEnvironmentVariableA("DXCL_ZERO_COPY", value, sizeof(value));
-        InterlockedExchange(&state, len && len < sizeof(value) && !strcmp(value, "0") ? 2 : 1);
+        DWORD len = dxcl_getenv("ZERO_COPY", value, sizeof(value));
+        InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
     }
     return state == 1;
 }

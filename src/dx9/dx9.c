@@ -132,6 +132,9 @@ static cl_int CL_API_CALL get_device_ids_khr(cl_platform_id platform, cl_uint nu
                                              cl_uint num_entries, cl_device_id *devices,
                                              cl_uint *num_devices)
 {
+    DXCL_ROUTE(platform, get_device_ids_khr,
+               (platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set,
+                num_entries, devices, num_devices));
     void *const *objects = media_adapters;
     cl_int err = dxcl_check_device_query(platform, num_entries, devices, num_devices);
 
@@ -159,6 +162,8 @@ static cl_int CL_API_CALL get_device_ids_intel(cl_platform_id platform, cl_uint 
                                                void *object, cl_uint set, cl_uint num_entries,
                                                cl_device_id *devices, cl_uint *num_devices)
 {
+    DXCL_ROUTE(platform, get_device_ids_intel,
+               (platform, source, object, set, num_entries, devices, num_devices));
     int kind = adapter_by_intel_source(source);
     cl_int err = dxcl_check_device_query(platform, num_entries, devices, num_devices);
 
@@ -310,6 +315,8 @@ static cl_mem CL_API_CALL create_khr(cl_context context, cl_mem_flags flags,
                                      cl_dx9_media_adapter_type_khr adapter_type, void *surface_info,
                                      cl_uint plane, cl_int *errcode_ret)
 {
+    DXCL_ROUTE(dxcl_platform_of_context(context), create_khr,
+               (context, flags, adapter_type, surface_info, plane, errcode_ret));
     const cl_dx9_surface_info_khr *info = surface_info;
     struct dx9_args args = {
         adapter_type, info ? info->resource : NULL, info ? info->shared_handle : NULL, plane, false,
@@ -333,6 +340,8 @@ static cl_mem CL_API_CALL create_intel(cl_context context, cl_mem_flags flags,
                                        IDirect3DSurface9 *resource, HANDLE shared_handle,
                                        UINT plane, cl_int *errcode_ret)
 {
+    DXCL_ROUTE(dxcl_platform_of_context(context), create_intel,
+               (context, flags, resource, shared_handle, plane, errcode_ret));
     struct dx9_args args = {0, resource, shared_handle, plane, true, false};
 
     return dxcl_create_shared("clCreateFromDX9MediaSurfaceINTEL", context, &dxcl_dx9_backend, flags,
@@ -482,9 +491,15 @@ static const struct dxcl_ext_function intel_functions[] = {
     {"clEnqueueReleaseDX9ObjectsINTEL", (void *)release_intel},
     {NULL, NULL}};
 
+static const cl_context_properties khr_properties[] = {
+    CL_CONTEXT_ADAPTER_D3D9_KHR, CL_CONTEXT_ADAPTER_D3D9EX_KHR, CL_CONTEXT_ADAPTER_DXVA_KHR, 0};
+static const cl_context_properties intel_properties[] = {
+    CL_CONTEXT_D3D9_DEVICE_INTEL, CL_CONTEXT_D3D9EX_DEVICE_INTEL, CL_CONTEXT_DXVA_DEVICE_INTEL, 0};
+/* KHR and Intel name different tokens: neither serves the other. */
 static const struct dxcl_extension khr_dx9_media_sharing = {
-    "cl_khr_dx9_media_sharing", CL_MAKE_VERSION(1, 0, 0), khr_functions};
+    "cl_khr_dx9_media_sharing", CL_MAKE_VERSION(1, 0, 0), khr_functions, khr_properties, NULL};
 static const struct dxcl_extension intel_dx9_media_sharing = {
-    "cl_intel_dx9_media_sharing", CL_MAKE_VERSION(0, 0, 0), intel_functions};
+    "cl_intel_dx9_media_sharing", CL_MAKE_VERSION(0, 0, 0), intel_functions, intel_properties,
+    NULL};
 DXCL_REGISTER_EXTENSION(khr_dx9_media_sharing)
 DXCL_REGISTER_EXTENSION(intel_dx9_media_sharing)

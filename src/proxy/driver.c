@@ -4,6 +4,7 @@
  * loads Wine's builtin opencl.dll from Wine's own folder instead. Loaded lazily: LoadLibrary is
  * not safe inside DllMain, and programs that never call OpenCL should not pay for it. */
 #include "proxy/driver.h"
+#include "core/env.h"
 
 #include <stdio.h>
 
@@ -76,10 +77,9 @@ static HMODULE load_wine_builtin(void)
 
 static bool choose_driver_path(void)
 {
-    DWORD len = GetEnvironmentVariableA("DXCL_DRIVER", driver_path, sizeof(driver_path));
     UINT dir_len;
 
-    if (len > 0 && len < sizeof(driver_path))
+    if (dxcl_getenv("DRIVER", driver_path, sizeof(driver_path)))
         return true;
     dir_len = GetSystemDirectoryA(driver_path, sizeof(driver_path));
     if (dir_len == 0 || dir_len + sizeof("\\OpenCL.dll") > sizeof(driver_path)) {
@@ -131,6 +131,12 @@ const struct dxcl_driver *dxcl_driver(void)
 {
     InitOnceExecuteOnce(&driver_once, load_driver, NULL, NULL);
     return &driver;
+}
+
+void *dxcl_driver_export(const char *name)
+{
+    dxcl_driver();
+    return driver_module ? (void *)GetProcAddress(driver_module, name) : NULL;
 }
 
 const char *dxcl_driver_path(void)

@@ -16,6 +16,10 @@ const struct dxcl_driver *dxcl_driver(void);
 /* The path of the driver module dxcl forwards to ("" when none could be loaded). */
 const char *dxcl_driver_path(void);
 
+/* An export of the driver module other than the OpenCL API (dxcl's own, when the driver is
+ * another dxcl), or NULL. */
+void *dxcl_driver_export(const char *name);
+
 /* Calls a driver entry point, or fails like a driver that lacks it. */
 #define DXCL_DRIVER_CALL_INT(name, args)                                                           \
     (dxcl_driver()->name ? dxcl_driver()->name args : dxcl_driver_missing(#name))

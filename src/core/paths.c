@@ -1,0 +1,246 @@
+/* Path selection per platform and extension (see paths.h). */
+#include "core/paths.h"
+#include "core/env.h"
+#include "core/names.h"
+#include "proxy/driver.h"
+
+#include <stdlib.h>
+
+#define MAX_PLATFORMS 8
+#define MAX_EXTENSIONS 32
+#define MAX_FUNCTIONS 16
+
+struct served {
+    enum dxcl_path path;
+    const struct dxcl_extension *by;
+    void *functions[MAX_FUNCTIONS]; /* the driver's, parallel to the extension's */
+};
+
+struct platform_paths {
+    cl_platform_id platform;
+    struct served served[MAX_EXTENSIONS]; /* parallel to the exposed extensions */
+};
+
+static struct platform_paths platforms[MAX_PLATFORMS];
+static cl_uint num_platforms;
+static bool any_routed;
+static INIT_ONCE paths_once = INIT_ONCE_STATIC_INIT;
+
+const char *dxcl_path_name(enum dxcl_path path)
+{
+    static const char *const names[] = {"emulated", "native", "translated"};
+
+    return names[path];
+}
+
+/* The driver's own answer (not dxcl's extended one), malloc'ed; "" when there is none. */
+static char *driver_string(cl_int(CL_API_CALL *fn)(void *, cl_uint, size_t, void *, size_t *),
+                           void *object, cl_uint param)
+{
+    size_t size = 0;
+    char *text;
+
+    if (!fn || fn(object, param, 0, NULL, &size) != CL_SUCCESS || !(text = calloc(1, size + 1)))
+        return calloc(1, 1);
+    if (fn(object, param, size, text, NULL) != CL_SUCCESS)
+        text[0] = 0;
+    return text;
+}
+
+/* The platform and every one of its devices list `name`. */
+static bool driver_lists(cl_platform_id platform, const char *name)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id devices[16];
+    cl_uint count = 0;
+    char *list = driver_string((void *)drv->clGetPlatformInfo, platform, CL_PLATFORM_EXTENSIONS);
+    bool listed = dxcl_has_word(list, name);
+
+    free(list);
+    if (!listed || !drv->clGetDeviceIDs ||
+        drv->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &count) != CL_SUCCESS)
+        return false;
+    for (cl_uint i = 0; i < count && i < 16 && listed; i++) {
+        list = driver_string((void *)drv->clGetDeviceInfo, devices[i], CL_DEVICE_EXTENSIONS);
+        listed = dxcl_has_word(list, name);
+        free(list);
+    }
+    return listed;
+}
+
+/* Every function of `by` from the driver, parallel to `wanted`'s (the same count). */
+static bool resolve(cl_platform_id platform, const struct dxcl_extension *by, struct served *out)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    for (size_t i = 0; by->functions[i].name; i++) {
+        if (i == MAX_FUNCTIONS || !drv->clGetExtensionFunctionAddressForPlatform)
+            return false;
+        out->functions[i] =
+            drv->clGetExtensionFunctionAddressForPlatform(platform, by->functions[i].name);
+        if (!out->functions[i]) {
+            DXCL_LOG("%s is listed but the driver has no %s: emulated", by->name,
+                     by->functions[i].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void decide(cl_platform_id platform, const struct dxcl_extension *ext, bool forced,
+                   struct served *out)
+{
+    const struct dxcl_extension *sibling = ext->sibling;
+
+    memset(out, 0, sizeof(*out));
+    if (!forced && driver_lists(platform, ext->name) && resolve(platform, ext, out)) {
+        out->path = DXCL_NATIVE;
+        out->by = ext;
+    } else if (!forced && sibling && driver_lists(platform, sibling->name) &&
+               resolve(platform, sibling, out)) {
+        out->path = DXCL_TRANSLATED;
+        out->by = sibling;
+    }
+    any_routed |= out->path != DXCL_EMULATED;
+    DXCL_LOG("platform %p: %s: %s%s%s", (void *)platform, ext->name, dxcl_path_name(out->path),
+             out->by ? " by the driver's " : "", out->by ? out->by->name : "");
+}
+
+static BOOL CALLBACK decide_all(INIT_ONCE *once, void *param, void **context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_platform_id ids[MAX_PLATFORMS];
+    char value[16];
+    bool forced = dxcl_getenv("PATH", value, sizeof(value)) && !strcmp(value, "emulate");
+
+    (void)once, (void)param, (void)context;
+    if (!drv->clGetPlatformIDs || drv->clGetPlatformIDs(MAX_PLATFORMS, ids, &num_platforms))
+        num_platforms = 0;
+    num_platforms = num_platforms < MAX_PLATFORMS ? num_platforms : MAX_PLATFORMS;
+    if (forced)
+        DXCL_LOG("PATH=emulate: the copy engine serves every extension");
+    for (cl_uint p = 0; p < num_platforms; p++) {
+        platforms[p].platform = ids[p];
+        for (size_t e = 0; e < dxcl_extension_count() && e < MAX_EXTENSIONS; e++)
+            decide(ids[p], dxcl_extension_at(e), forced, &platforms[p].served[e]);
+    }
+    return TRUE;
+}
+
+static const struct platform_paths *paths_of(cl_platform_id platform)
+{
+    InitOnceExecuteOnce(&paths_once, decide_all, NULL, NULL);
+    for (cl_uint p = 0; p < num_platforms; p++)
+        if (platforms[p].platform == platform)
+            return &platforms[p];
+    return NULL;
+}
+
+static size_t index_of(const struct dxcl_extension *extension)
+{
+    for (size_t e = 0; e < dxcl_extension_count() && e < MAX_EXTENSIONS; e++)
+        if (dxcl_extension_at(e) == extension)
+            return e;
+    return MAX_EXTENSIONS;
+}
+
+enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension *extension,
+                            const struct dxcl_extension **served_by)
+{
+    const struct platform_paths *paths = paths_of(platform);
+    size_t e = index_of(extension);
+    const struct served *served = paths && e < MAX_EXTENSIONS ? &paths->served[e] : NULL;
+
+    if (served_by)
+        *served_by = served ? served->by : NULL;
+    return served ? served->path : DXCL_EMULATED;
+}
+
+bool dxcl_any_routed(void)
+{
+    InitOnceExecuteOnce(&paths_once, decide_all, NULL, NULL);
+    return any_routed;
+}
+
+void *dxcl_route(cl_platform_id platform, const void *self)
+{
+    size_t function;
+    const struct dxcl_extension *extension = dxcl_extension_of_function(self, &function);
+    const struct platform_paths *paths = platform ? paths_of(platform) : NULL;
+    size_t e = extension ? index_of(extension) : MAX_EXTENSIONS;
+
+    if (!paths || e == MAX_EXTENSIONS || paths->served[e].path == DXCL_EMULATED)
+        return NULL;
+    return paths->served[e].functions[function];
+}
+
+bool dxcl_property_routed(cl_platform_id platform, cl_context_properties property)
+{
+    for (size_t e = 0; e < dxcl_extension_count(); e++) {
+        const struct dxcl_extension *ext = dxcl_extension_at(e);
+        for (const cl_context_properties *p = ext->context_properties; p && *p; p++)
+            if (*p == property && dxcl_path_of(platform, ext, NULL) != DXCL_EMULATED)
+                return true;
+    }
+    return false;
+}
+
+bool dxcl_backend_routed(cl_context context, const struct dxcl_backend *backend)
+{
+    cl_platform_id platform;
+
+    if (!dxcl_any_routed() || !(platform = dxcl_platform_of_context(context)))
+        return false;
+    for (const cl_context_properties *p = backend->context_properties; p && *p; p++)
+        if (dxcl_property_routed(platform, *p))
+            return true;
+    return false;
+}
+
+cl_platform_id dxcl_platform_of_device(cl_device_id device)
+{
+    cl_platform_id platform = NULL;
+
+    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_PLATFORM, sizeof(platform),
+                                               &platform, NULL)) != CL_SUCCESS)
+        return NULL;
+    return platform;
+}
+
+cl_platform_id dxcl_platform_of_context(cl_context context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id *devices, device = NULL;
+    size_t size = 0;
+
+    if (!drv->clGetContextInfo ||
+        drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+        size < sizeof(device) || !(devices = malloc(size)))
+        return NULL;
+    if (drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
+        device = devices[0];
+    free(devices);
+    return device ? dxcl_platform_of_device(device) : NULL;
+}
+
+cl_platform_id dxcl_platform_of_queue(cl_command_queue queue)
+{
+    cl_device_id device = NULL;
+
+    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo,
+                             (queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL)) != CL_SUCCESS)
+        return NULL;
+    return dxcl_platform_of_device(device);
+}
+
+cl_platform_id dxcl_platform_of_creation(const cl_context_properties *properties,
+                                         const cl_device_id *devices)
+{
+    for (size_t i = 0; properties && properties[i]; i += 2)
+        if (properties[i] == CL_CONTEXT_PLATFORM)
+            return (cl_platform_id)properties[i + 1];
+    if (devices && devices[0])
+        return dxcl_platform_of_device(devices[0]);
+    InitOnceExecuteOnce(&paths_once, decide_all, NULL, NULL);
+    return num_platforms ? platforms[0].platform : NULL;
+}

@@ -1,0 +1,52 @@
+/* How each sharing extension is served on each platform (docs/design.md, "Paths"):
+ *   native      the driver lists the extension: dxcl forwards the program's calls to the
+ *               driver's functions and keeps no records;
+ *   translated  the driver lists its sibling (KHR <-> NV D3D10/D3D11, the same tokens and
+ *               rules): dxcl forwards to the sibling's functions;
+ *   emulated    the copy engine.
+ * Decided once per platform from the driver's own extension lists; DXCL_PATH=emulate forces
+ * the copy engine everywhere. */
+#ifndef DXCL_PATHS_H
+#define DXCL_PATHS_H
+
+#include "core/backend.h"
+#include "core/registry.h"
+
+enum dxcl_path { DXCL_EMULATED, DXCL_NATIVE, DXCL_TRANSLATED };
+
+/* The path of an exposed extension on a platform; *served_by (optional) is the driver's
+ * extension that serves it (NULL when emulated). */
+enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension *extension,
+                            const struct dxcl_extension **served_by);
+const char *dxcl_path_name(enum dxcl_path path);
+/* True when some platform has a native or translated path: otherwise routing costs nothing. */
+bool dxcl_any_routed(void);
+/* The driver's function standing for dxcl's entry point `self` on `platform`, or NULL when
+ * dxcl emulates it there. */
+void *dxcl_route(cl_platform_id platform, const void *self);
+/* True when an interop context property is the driver's own on `platform` (the context is
+ * created by the driver untouched and dxcl keeps no record). */
+bool dxcl_property_routed(cl_platform_id platform, cl_context_properties property);
+/* True when a backend's contexts are the driver's own on the platform of `context`. */
+bool dxcl_backend_routed(cl_context context, const struct dxcl_backend *backend);
+
+cl_platform_id dxcl_platform_of_device(cl_device_id device);
+cl_platform_id dxcl_platform_of_context(cl_context context);
+cl_platform_id dxcl_platform_of_queue(cl_command_queue queue);
+/* The platform a context creation call names: CL_CONTEXT_PLATFORM, else the first device's,
+ * else the driver's first platform. */
+cl_platform_id dxcl_platform_of_creation(const cl_context_properties *properties,
+                                         const cl_device_id *devices);
+
+/* In an entry point of an extension: where the driver serves it, call the driver's function
+ * with the same arguments and return its result. */
+#define DXCL_ROUTE(platform_expr, self, args)                                                      \
+    do {                                                                                           \
+        if (dxcl_any_routed()) {                                                                   \
+            void *native_ = dxcl_route((platform_expr), (const void *)(self));                     \
+            if (native_)                                                                           \
+                return ((__typeof__(&self))native_)args;                                           \
+        }                                                                                          \
+    } while (0)
+
+#endif
