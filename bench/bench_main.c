@@ -1,6 +1,6 @@
 /* make bench: every figure of docs/perf.md in one run, ratios measured side by side.
  *   bench.exe [frames] [output dir]
- * frames: measured frames of the main figures (default 40; the other benches scale it).
+ * frames: measured frames of the main figures (default 60; the other benches scale it).
  * output dir: where results.txt and perf.png go (default: the current directory). */
 #include "benchlib.h"
 

@@ -15,6 +15,8 @@ struct route {
                                         const size_t *, const size_t *, cl_uint, const cl_event *,
                                         cl_event *);
     cl_int(CL_API_CALL *finish)(cl_command_queue);
+    cl_int(CL_API_CALL *get_queue_info)(cl_command_queue, cl_command_queue_info, size_t, void *,
+                                        size_t *);
     cl_device_id device;
     cl_command_queue queue;
     cl_kernel kernel;
@@ -28,6 +30,17 @@ static void device_info(void *ctx, struct bench_clock *clock)
 
     for (int i = 0; i < INFO_CALLS; i++)
         BENCH_CL(r->get_device_info(r->device, CL_DEVICE_NAME, sizeof(name), name, NULL));
+    bench_mark(clock);
+}
+
+/* A call dxcl forwards untouched (route FWD in src/proxy/cl_api.h). */
+static void queue_info(void *ctx, struct bench_clock *clock)
+{
+    struct route *r = ctx;
+    cl_context context;
+
+    for (int i = 0; i < INFO_CALLS; i++)
+        BENCH_CL(r->get_queue_info(r->queue, CL_QUEUE_CONTEXT, sizeof(context), &context, NULL));
     bench_mark(clock);
 }
 
@@ -80,14 +93,17 @@ void bench_plain(void)
     REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
     cl_kernel kernel = test_kernel(context, device, add_one_source, "add_one");
     BENCH_CL(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer));
-    struct route routes[2] = {
-        {clGetDeviceInfo, clEnqueueNDRangeKernel, clFinish, device, queue, kernel, &enqueued},
-        {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel, driver->clFinish, device, queue,
-         kernel, &enqueued}};
-    REQUIRE(routes[1].get_device_info && routes[1].enqueue_kernel && routes[1].finish,
+    struct route routes[2] = {{clGetDeviceInfo, clEnqueueNDRangeKernel, clFinish,
+                               clGetCommandQueueInfo, device, queue, kernel, &enqueued},
+                              {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel,
+                               driver->clFinish, driver->clGetCommandQueueInfo, device, queue,
+                               kernel, &enqueued}};
+    REQUIRE(routes[1].get_device_info && routes[1].enqueue_kernel && routes[1].finish &&
+                routes[1].get_queue_info,
             "the driver lacks an OpenCL 1.2 function");
 
     compare_routes("P2 clGetDeviceInfo(CL_DEVICE_NAME)", device_info, routes, INFO_CALLS, "us");
+    compare_routes("P2 clGetCommandQueueInfo (forwarded)", queue_info, routes, INFO_CALLS, "us");
     compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us");
 
     BENCH_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL, NULL));

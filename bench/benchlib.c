@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <wincodec.h>
 
-int bench_frames = 40;
+int bench_frames = 60;
 
 double bench_now_ms(void)
 {
@@ -26,6 +26,12 @@ void bench_mark(struct bench_clock *clock)
     if (clock->phases < BENCH_MAX_PHASES)
         clock->phase[clock->phases++] = t - clock->last;
     clock->last = t;
+}
+
+void bench_fail(const char *file, int line, const char *call, long code)
+{
+    test_report(false, file, line, "%s: %ld (0x%08lx)", call, code, (unsigned long)code);
+    test_abort();
 }
 
 void bench_finish(cl_command_queue queue)
