@@ -129,7 +129,7 @@ static void format_row(const struct row *row, char *line, size_t size)
     case ROW_TIMES:
         n = snprintf(line, size, "%-58s %8.3f ms", row->name, row->value);
         for (int p = 0; p < row->phases && n > 0 && (size_t)n < size; p++)
-            n += snprintf(line + n, size - n, "%s %s %.3f", p ? "," : "   (", row->phase_names[p],
+            n += snprintf(line + n, size - n, "%s%s %.3f", p ? ", " : "   (", row->phase_names[p],
                           row->phase[p]);
         if (row->phases && n > 0 && (size_t)n < size)
             snprintf(line + n, size - n, ")");
