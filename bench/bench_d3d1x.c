@@ -30,23 +30,26 @@ struct family {
     void (*unmap)(void *device, void *staging);
 };
 
-static void *d3d11_staging(void *device, DXGI_FORMAT format)
-{
-    D3D11_TEXTURE2D_DESC desc = {W,
-                                 H,
-                                 1,
-                                 1,
-                                 format,
-                                 {1, 0},
-                                 D3D11_USAGE_STAGING,
-                                 0,
-                                 D3D11_CPU_ACCESS_READ | D3D11_CPU_ACCESS_WRITE,
-                                 0};
-    ID3D11Texture2D *texture;
-
-    BENCH_HR(ID3D11Device_CreateTexture2D((ID3D11Device *)device, &desc, NULL, &texture));
-    return texture;
-}
+/* D3D10 and D3D11 describe and create a staging texture alike: one definition for both. */
+#define DEFINE_STAGING(prefix, API)                                                                \
+    static void *prefix##_staging(void *device, DXGI_FORMAT format)                                \
+    {                                                                                              \
+        API##_TEXTURE2D_DESC desc = {.Width = W,                                                   \
+                                     .Height = H,                                                  \
+                                     .MipLevels = 1,                                               \
+                                     .ArraySize = 1,                                               \
+                                     .Format = format,                                             \
+                                     .SampleDesc = {1, 0},                                         \
+                                     .Usage = API##_USAGE_STAGING,                                 \
+                                     .CPUAccessFlags =                                             \
+                                         API##_CPU_ACCESS_READ | API##_CPU_ACCESS_WRITE};          \
+        I##API##Texture2D *texture;                                                                \
+                                                                                                   \
+        BENCH_HR(I##API##Device_CreateTexture2D((I##API##Device *)device, &desc, NULL, &texture)); \
+        return texture;                                                                            \
+    }
+DEFINE_STAGING(d3d11, D3D11)
+DEFINE_STAGING(d3d10, D3D10)
 
 static ID3D11DeviceContext *d3d11_immediate(void *device)
 {
@@ -75,24 +78,6 @@ static void *d3d11_map(void *device, void *staging, UINT *row_pitch)
 static void d3d11_unmap(void *device, void *staging)
 {
     ID3D11DeviceContext_Unmap(d3d11_immediate(device), staging, 0);
-}
-
-static void *d3d10_staging(void *device, DXGI_FORMAT format)
-{
-    D3D10_TEXTURE2D_DESC desc = {W,
-                                 H,
-                                 1,
-                                 1,
-                                 format,
-                                 {1, 0},
-                                 D3D10_USAGE_STAGING,
-                                 0,
-                                 D3D10_CPU_ACCESS_READ | D3D10_CPU_ACCESS_WRITE,
-                                 0};
-    ID3D10Texture2D *texture;
-
-    BENCH_HR(ID3D10Device_CreateTexture2D((ID3D10Device *)device, &desc, NULL, &texture));
-    return texture;
 }
 
 static void d3d10_copy(void *device, void *dst, void *src)
