@@ -317,21 +317,34 @@ static void steady_manual(void *ctx, struct bench_clock *clock)
 
 /* ---- P1b: the OpenCV pattern, a shared object created and destroyed per frame ---- */
 
-static void from_texture_sharing(void *ctx, struct bench_clock *clock)
+/* One frame of the pattern: a shared object made on the texture, acquired, copied into the
+ * program's image (from_texture) or from it, released and destroyed. */
+static void opencv_sharing(struct setup *s, struct bench_clock *clock, bool from_texture)
 {
-    struct setup *s = ctx;
-    cl_mem mem = share(s, s->src, CL_MEM_READ_ONLY);
+    cl_mem mem = from_texture ? share(s, s->src, CL_MEM_READ_ONLY)
+                              : share(s, s->dst[SHARING], CL_MEM_WRITE_ONLY);
+    cl_mem own = s->own[SHARING][0];
     const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
 
     acquire(s, 1, &mem);
     bench_mark(clock);
-    BENCH_CL(clEnqueueCopyImage(s->env->queue, mem, s->own[SHARING][0], origin, origin, region, 0,
-                                NULL, NULL));
+    BENCH_CL(clEnqueueCopyImage(s->env->queue, from_texture ? mem : own, from_texture ? own : mem,
+                                origin, origin, region, 0, NULL, NULL));
     bench_finish(s->env->queue);
     bench_mark(clock);
     release(s, 1, &mem);
     BENCH_CL(clReleaseMemObject(mem));
     bench_mark(clock);
+}
+
+static void from_texture_sharing(void *ctx, struct bench_clock *clock)
+{
+    opencv_sharing(ctx, clock, true);
+}
+
+static void to_texture_sharing(void *ctx, struct bench_clock *clock)
+{
+    opencv_sharing(ctx, clock, false);
 }
 
 static void from_texture_manual(void *ctx, struct bench_clock *clock)
@@ -346,23 +359,6 @@ static void from_texture_manual(void *ctx, struct bench_clock *clock)
     transfer(s, s->own[MANUAL][0], mapped, pitch, true);
     bench_mark(clock);
     s->family->unmap(s->env->d3d, s->staging);
-    bench_mark(clock);
-}
-
-static void to_texture_sharing(void *ctx, struct bench_clock *clock)
-{
-    struct setup *s = ctx;
-    cl_mem mem = share(s, s->dst[SHARING], CL_MEM_WRITE_ONLY);
-    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
-
-    acquire(s, 1, &mem);
-    bench_mark(clock);
-    BENCH_CL(clEnqueueCopyImage(s->env->queue, s->own[SHARING][0], mem, origin, origin, region, 0,
-                                NULL, NULL));
-    bench_finish(s->env->queue);
-    bench_mark(clock);
-    release(s, 1, &mem);
-    BENCH_CL(clReleaseMemObject(mem));
     bench_mark(clock);
 }
 
