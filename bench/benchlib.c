@@ -214,7 +214,7 @@ static bool write_text(const char *path)
 
 /* ---- perf.png: a bar chart drawn with GDI into a DIB section ---- */
 
-enum { PLOT_W = 1400, ROW_H = 22, LABEL_W = 560, BAR_W = 420, HEADER_H = 34 };
+enum { PLOT_W = 1560, ROW_H = 22, LABEL_W = 560, BAR_W = 420, HEADER_H = 34 };
 
 static const COLORREF phase_colors[BENCH_MAX_PHASES] = {RGB(66, 133, 244), RGB(251, 188, 5),
                                                         RGB(52, 168, 83)};
