@@ -434,8 +434,12 @@ static void clear_destinations(struct setup *s)
 
 /* ---- Figures ---- */
 
-static const char *const sharing_phases[] = {"acquire", "work", "release", NULL};
-static const char *const manual_phases[] = {"copy+map+write", "work", "read+unmap+copy", NULL};
+/* Phase names by variant, for a setup whose work is the kernel [1] or a copy [0]. */
+static const char *const sharing_phases[2][4] = {{"acquire", "copy", "release", NULL},
+                                                 {"acquire", "kernel", "release", NULL}};
+static const char *const manual_phases[2][4] = {
+    {"copy+map+write", "copy", "read+unmap+copy", NULL},
+    {"copy+map+write", "kernel", "read+unmap+copy", NULL}};
 
 static void variant(struct bench_variant *v, const char *name,
                     void (*frame)(void *, struct bench_clock *), struct setup *s,
@@ -469,8 +473,8 @@ static void figure_steady(struct setup *s, const char *figure, double target)
     struct bench_variant v[2];
 
     clear_destinations(s);
-    variant(&v[0], "sharing", steady_sharing, s, sharing_phases);
-    variant(&v[1], "hand-written", steady_manual, s, manual_phases);
+    variant(&v[0], "sharing", steady_sharing, s, sharing_phases[s->kernel]);
+    variant(&v[1], "hand-written", steady_manual, s, manual_phases[s->kernel]);
     compare(figure, v, bench_frames, target);
     check_texture(s, s->dst[SHARING], s->kernel, "sharing result");
     check_texture(s, s->dst[MANUAL], s->kernel, "hand-written result");
@@ -507,8 +511,8 @@ static void figure_recreate(struct setup *s)
     setup_unshare(s);
     clear_destinations(s);
     clear_destinations(&steady);
-    variant(&v[0], "create/destroy per frame", recreate_sharing, s, sharing_phases);
-    variant(&v[1], "steady", steady_sharing, &steady, sharing_phases);
+    variant(&v[0], "create/destroy per frame", recreate_sharing, s, sharing_phases[s->kernel]);
+    variant(&v[1], "steady", steady_sharing, &steady, sharing_phases[s->kernel]);
     compare("P4 D3D11 RGBA8 transfer-only", v, bench_frames, 1.10);
     check_texture(s, s->dst[SHARING], s->kernel, "P4 create/destroy result");
     check_texture(&steady, steady.dst[SHARING], s->kernel, "P4 steady result");
