@@ -1,0 +1,173 @@
+/* The DX9 row: a 1920x1080 NV12 offscreen surface through cl_khr_dx9_media_sharing (plane 0:
+ * Y, CL_R; plane 1: UV, CL_RG, emulated on PoCL), transfer-only, interleaved with what a program
+ * writes by hand: LockRect, clEnqueueWrite* per plane (Y into an image, UV into a buffer since
+ * the driver has no CL_RG), a copy, clEnqueueRead* into the locked destination, UnlockRect. */
+#include "benchlib.h"
+#include "dx9util.h"
+
+#include <stdlib.h>
+
+enum { W = 1920, H = 1080, NV12_PLANES = 2 };
+enum { SHARING, MANUAL };
+
+struct nv12 {
+    struct dx9_env env;
+    unsigned char *content;
+    IDirect3DSurface9 *src, *dst[2];
+    cl_mem shared[2][NV12_PLANES]; /* [src, dst][plane] */
+    cl_mem own_y[2], own_uv[2];    /* the program's own [in, out] copies */
+};
+
+static void plane_region(unsigned plane, size_t region[3])
+{
+    UINT w, h;
+    cl_image_format format;
+    unsigned element;
+
+    dx9_plane_info(DX9_FMT_NV12, W, H, plane, &w, &h, &format, &element);
+    region[0] = w;
+    region[1] = h;
+    region[2] = 1;
+}
+
+static void sharing_frame(void *ctx, struct bench_clock *clock)
+{
+    struct nv12 *n = ctx;
+    const cl_mem *all = &n->shared[0][0];
+    const size_t origin[3] = {0, 0, 0};
+    size_t region[3];
+
+    BENCH_CL(dx9_acquire(&n->env, false, 2 * NV12_PLANES, all, NULL));
+    bench_finish(n->env.queue);
+    bench_mark(clock);
+    for (unsigned p = 0; p < NV12_PLANES; p++) {
+        plane_region(p, region);
+        BENCH_CL(clEnqueueCopyImage(n->env.queue, n->shared[0][p], n->shared[1][p], origin, origin,
+                                    region, 0, NULL, NULL));
+    }
+    bench_finish(n->env.queue);
+    bench_mark(clock);
+    BENCH_CL(dx9_release(&n->env, false, 2 * NV12_PLANES, all, NULL));
+    bench_finish(n->env.queue);
+    bench_mark(clock);
+}
+
+/* Between the program's own planes and a locked NV12 surface (Y rows, then UV rows). */
+static void transfer(struct nv12 *n, int which, const D3DLOCKED_RECT *lock, bool write)
+{
+    const size_t origin[3] = {0, 0, 0}, y_region[3] = {W, H, 1}, uv_region[3] = {W, H / 2, 1};
+    unsigned char *y = lock->pBits, *uv = y + (size_t)lock->Pitch * H;
+    cl_command_queue q = n->env.queue;
+
+    if (write) {
+        BENCH_CL(clEnqueueWriteImage(q, n->own_y[which], CL_TRUE, origin, y_region, lock->Pitch, 0,
+                                     y, 0, NULL, NULL));
+        BENCH_CL(clEnqueueWriteBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region,
+                                          W, 0, lock->Pitch, 0, uv, 0, NULL, NULL));
+    } else {
+        BENCH_CL(clEnqueueReadImage(q, n->own_y[which], CL_TRUE, origin, y_region, lock->Pitch, 0,
+                                    y, 0, NULL, NULL));
+        BENCH_CL(clEnqueueReadBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region, W,
+                                         0, lock->Pitch, 0, uv, 0, NULL, NULL));
+    }
+}
+
+static void manual_frame(void *ctx, struct bench_clock *clock)
+{
+    struct nv12 *n = ctx;
+    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
+    D3DLOCKED_RECT lock;
+
+    BENCH_HR(IDirect3DSurface9_LockRect(n->src, &lock, NULL, D3DLOCK_READONLY));
+    transfer(n, 0, &lock, true);
+    IDirect3DSurface9_UnlockRect(n->src);
+    bench_mark(clock);
+    BENCH_CL(clEnqueueCopyImage(n->env.queue, n->own_y[0], n->own_y[1], origin, origin, region, 0,
+                                NULL, NULL));
+    BENCH_CL(clEnqueueCopyBuffer(n->env.queue, n->own_uv[0], n->own_uv[1], 0, 0, W * H / 2, 0, NULL,
+                                 NULL));
+    bench_finish(n->env.queue);
+    bench_mark(clock);
+    BENCH_HR(IDirect3DSurface9_LockRect(n->dst[MANUAL], &lock, NULL, 0));
+    transfer(n, 1, &lock, false);
+    IDirect3DSurface9_UnlockRect(n->dst[MANUAL]);
+    bench_mark(clock);
+}
+
+static void nv12_open(struct nv12 *n)
+{
+    const cl_image_format r8 = {CL_R, CL_UNORM_INT8};
+    const cl_image_desc y_desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
+    size_t bytes = dx9_content_bytes(DX9_FMT_NV12, W, H);
+    IDirect3DSurface9 *surfaces[2];
+    cl_int err;
+
+    dx9_open(&n->env, DX9_D3D9EX, false, DX9_NO_USER_SYNC);
+    n->content = malloc(bytes);
+    REQUIRE(n->content != NULL, "out of memory");
+    dx9_fill(n->content, bytes, DX9_UNORM, 1, 0x9e12);
+    n->src = dx9_surface(n->env.d3d, W, H, DX9_FMT_NV12, DX9_PLAIN);
+    REQUIRE(dx9_write(n->src, n->content, false), "NV12 source contents");
+    for (int v = 0; v < 2; v++)
+        n->dst[v] = dx9_surface(n->env.d3d, W, H, DX9_FMT_NV12, DX9_PLAIN);
+    surfaces[0] = n->src;
+    surfaces[1] = n->dst[SHARING];
+    for (int s = 0; s < 2; s++)
+        for (unsigned p = 0; p < NV12_PLANES; p++) {
+            n->shared[s][p] = dx9_create(&n->env, false, surfaces[s], p,
+                                         s ? CL_MEM_WRITE_ONLY : CL_MEM_READ_ONLY, &err);
+            REQUIRE(err == CL_SUCCESS, "NV12 plane %u: %d", p, err);
+        }
+    for (int i = 0; i < 2; i++) {
+        n->own_y[i] = clCreateImage(n->env.context, CL_MEM_READ_WRITE, &r8, &y_desc, NULL, &err);
+        REQUIRE(err == CL_SUCCESS, "Y image: %d", err);
+        n->own_uv[i] = clCreateBuffer(n->env.context, CL_MEM_READ_WRITE, W * H / 2, NULL, &err);
+        REQUIRE(err == CL_SUCCESS, "UV buffer: %d", err);
+    }
+}
+
+static void nv12_close(struct nv12 *n)
+{
+    for (int i = 0; i < 2; i++) {
+        clReleaseMemObject(n->own_y[i]);
+        clReleaseMemObject(n->own_uv[i]);
+        for (unsigned p = 0; p < NV12_PLANES; p++)
+            clReleaseMemObject(n->shared[i][p]);
+    }
+    IDirect3DSurface9_Release(n->src);
+    for (int v = 0; v < 2; v++)
+        IDirect3DSurface9_Release(n->dst[v]);
+    free(n->content);
+    dx9_close(&n->env);
+}
+
+void bench_dx9_nv12(void)
+{
+    static const char *const figure = "P1 DX9 NV12 surface 1080p transfer-only";
+    struct nv12 n;
+    struct bench_variant v[2] = {
+        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}},
+        {"hand-written", manual_frame, &n, {"lock+write", "copy", "lock+read"}}};
+    struct bench_median m[2];
+    size_t bytes = dx9_content_bytes(DX9_FMT_NV12, W, H);
+    unsigned char *got;
+    char name[128];
+
+    nv12_open(&n);
+    bench_interleave(v, 2, bench_frames, m);
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "%s: %s", figure, v[i].name);
+        bench_times(name, &v[i], &m[i]);
+    }
+    snprintf(name, sizeof(name), "%s: sharing / hand-written", figure);
+    bench_ratio(name, m[0].total / m[1].total, 0.80);
+    got = malloc(bytes);
+    REQUIRE(got != NULL, "out of memory");
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(dx9_read(n.dst[i], got, false), "NV12 read back");
+        bench_check_bytes(got, n.content, bytes, i ? "NV12 hand-written" : "NV12 sharing");
+    }
+    free(got);
+    nv12_close(&n);
+}

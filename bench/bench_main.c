@@ -1,0 +1,55 @@
+/* make bench: every figure of docs/perf.md in one run, ratios measured side by side.
+ *   bench.exe [frames] [output dir]
+ * frames: measured frames of the main figures (default 60; the other benches scale it).
+ * output dir: where results.txt and perf.png go (default: the current directory). */
+#include "benchlib.h"
+
+#include <stdlib.h>
+
+#include "dxcl/dxcl.h"
+
+static void note_platform(void)
+{
+    cl_platform_id platform = test_platform();
+    cl_device_id device = test_device(platform);
+    char name[256], version[256], device_name[256];
+
+    BENCH_CL(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name), name, NULL));
+    BENCH_CL(clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof(version), version, NULL));
+    BENCH_CL(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(device_name), device_name, NULL));
+    bench_note("driver: %s | %s", name, version);
+    bench_note("device: %s", device_name);
+}
+
+static void note_dxcl(void)
+{
+    dxclGetInfo_fn get_info =
+        (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+    char version[64] = "?", data_path[64] = "?";
+
+    REQUIRE(get_info != NULL, "dxclGetInfo is not exported: is OpenCL.dll dxcl?");
+    BENCH_CL(get_info(DXCL_INFO_VERSION, sizeof(version), version, NULL));
+    BENCH_CL(get_info(DXCL_INFO_DATA_PATH, sizeof(data_path), data_path, NULL));
+    bench_note("dxcl %s, data path: %s", version, data_path);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 2 ? argv[2] : ".";
+    double start = bench_now_ms();
+
+    if (argc > 1)
+        bench_frames = atoi(argv[1]);
+    REQUIRE(bench_frames >= 3, "usage: bench.exe [frames >= 3] [output dir]");
+    note_platform();
+    note_dxcl();
+    bench_note("%d frames per figure (P2: %d batches), variants interleaved, medians", bench_frames,
+               4 * bench_frames);
+    bench_d3d1x();
+    bench_dx9_nv12();
+    bench_many();
+    bench_plain();
+    printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);
+    REQUIRE(bench_write(dir), "cannot write the results into %s", dir);
+    return test_finish("bench");
+}

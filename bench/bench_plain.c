@@ -1,0 +1,116 @@
+/* P2: a plain OpenCL call through dxcl vs the driver itself, no shared objects. The driver is
+ * Wine's builtin opencl.dll loaded by its full system32 path beside dxcl (test_driver); both
+ * work on the same driver handles. Each frame is a batch of calls, the two routes interleaved. */
+#include "benchlib.h"
+
+enum { INFO_CALLS = 5000, KERNEL_CALLS = 20, ITEMS = 64 };
+
+static const char add_one_source[] =
+    "__kernel void add_one(__global int *a) { a[get_global_id(0)] += 1; }\n";
+
+/* The three functions a frame calls, through one route. */
+struct route {
+    cl_int(CL_API_CALL *get_device_info)(cl_device_id, cl_device_info, size_t, void *, size_t *);
+    cl_int(CL_API_CALL *enqueue_kernel)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                                        const size_t *, const size_t *, cl_uint, const cl_event *,
+                                        cl_event *);
+    cl_int(CL_API_CALL *finish)(cl_command_queue);
+    cl_int(CL_API_CALL *get_queue_info)(cl_command_queue, cl_command_queue_info, size_t, void *,
+                                        size_t *);
+    cl_device_id device;
+    cl_command_queue queue;
+    cl_kernel kernel;
+    int *enqueued; /* kernels run, for the result check */
+};
+
+static void device_info(void *ctx, struct bench_clock *clock)
+{
+    struct route *r = ctx;
+    char name[256];
+
+    for (int i = 0; i < INFO_CALLS; i++)
+        BENCH_CL(r->get_device_info(r->device, CL_DEVICE_NAME, sizeof(name), name, NULL));
+    bench_mark(clock);
+}
+
+/* A call dxcl forwards untouched (route FWD in src/proxy/cl_api.h). */
+static void queue_info(void *ctx, struct bench_clock *clock)
+{
+    struct route *r = ctx;
+    cl_context context;
+
+    for (int i = 0; i < INFO_CALLS; i++)
+        BENCH_CL(r->get_queue_info(r->queue, CL_QUEUE_CONTEXT, sizeof(context), &context, NULL));
+    bench_mark(clock);
+}
+
+static void small_kernel(void *ctx, struct bench_clock *clock)
+{
+    struct route *r = ctx;
+    const size_t items = ITEMS;
+
+    for (int i = 0; i < KERNEL_CALLS; i++) {
+        BENCH_CL(r->enqueue_kernel(r->queue, r->kernel, 1, NULL, &items, NULL, 0, NULL, NULL));
+        BENCH_CL(r->finish(r->queue));
+    }
+    *r->enqueued += KERNEL_CALLS;
+    bench_mark(clock);
+}
+
+static void compare_routes(const char *figure, void (*frame)(void *, struct bench_clock *),
+                           struct route routes[2], int per_frame, const char *unit)
+{
+    static const char *const names[2] = {"through dxcl", "driver directly"};
+    struct bench_variant v[2];
+    struct bench_median m[2];
+    char name[128];
+
+    for (int i = 0; i < 2; i++)
+        v[i] = (struct bench_variant){.name = names[i], .frame = frame, .ctx = &routes[i]};
+    bench_interleave(v, 2, 4 * bench_frames, m);
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "%s: %s, per call", figure, names[i]);
+        bench_value(name, 1000.0 * m[i].total / per_frame, unit);
+    }
+    snprintf(name, sizeof(name), "%s: dxcl / driver", figure);
+    bench_ratio(name, m[0].total / m[1].total, 1.02);
+}
+
+void bench_plain(void)
+{
+    const struct test_driver *driver = test_driver();
+    cl_platform_id platform = test_platform();
+    cl_device_id device = test_device(platform);
+    int enqueued = 0, values[ITEMS] = {0};
+    cl_int err;
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+
+    REQUIRE(err == CL_SUCCESS, "clCreateContext: %d", err);
+    cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
+    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   sizeof(values), values, &err);
+    REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    cl_kernel kernel = test_kernel(context, device, add_one_source, "add_one");
+    BENCH_CL(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer));
+    struct route routes[2] = {{clGetDeviceInfo, clEnqueueNDRangeKernel, clFinish,
+                               clGetCommandQueueInfo, device, queue, kernel, &enqueued},
+                              {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel,
+                               driver->clFinish, driver->clGetCommandQueueInfo, device, queue,
+                               kernel, &enqueued}};
+    REQUIRE(routes[1].get_device_info && routes[1].enqueue_kernel && routes[1].finish &&
+                routes[1].get_queue_info,
+            "the driver lacks an OpenCL 1.2 function");
+
+    compare_routes("P2 clGetDeviceInfo(CL_DEVICE_NAME)", device_info, routes, INFO_CALLS, "us");
+    compare_routes("P2 clGetCommandQueueInfo (forwarded)", queue_info, routes, INFO_CALLS, "us");
+    compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us");
+
+    BENCH_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL, NULL));
+    for (int i = 0; i < ITEMS; i++)
+        REQUIRE(values[i] == enqueued, "P2 kernel result %d: %d, want %d", i, values[i], enqueued);
+    clReleaseKernel(kernel);
+    clReleaseMemObject(buffer);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+}

@@ -1,0 +1,403 @@
+/* The benchmark harness: interleaving, medians, result rows, results.txt and perf.png. */
+#include "benchlib.h"
+#include "interop.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <wincodec.h>
+
+int bench_frames = 60;
+
+double bench_now_ms(void)
+{
+    static LARGE_INTEGER frequency;
+    LARGE_INTEGER t;
+
+    if (!frequency.QuadPart)
+        QueryPerformanceFrequency(&frequency);
+    QueryPerformanceCounter(&t);
+    return 1000.0 * (double)t.QuadPart / (double)frequency.QuadPart;
+}
+
+void bench_mark(struct bench_clock *clock)
+{
+    double t = bench_now_ms();
+
+    if (clock->phases < BENCH_MAX_PHASES)
+        clock->phase[clock->phases++] = t - clock->last;
+    clock->last = t;
+}
+
+void bench_fail(const char *file, int line, const char *call, long code)
+{
+    test_report(false, file, line, "%s: %ld (0x%08lx)", call, code, (unsigned long)code);
+    test_abort();
+}
+
+void bench_finish(cl_command_queue queue)
+{
+    BENCH_CL(clFinish(queue));
+}
+
+void bench_check_bytes(const void *got, const void *want, size_t bytes, const char *what)
+{
+    REQUIRE(test_same_bytes(got, want, bytes, what), "%s: result is not bit-exact", what);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, n, sizeof(*v), compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void bench_interleave(const struct bench_variant *variants, int count, int frames,
+                      struct bench_median *out)
+{
+    enum { WARM_UP = 2 };
+    /* samples[variant][phase 0..MAX-1, total at MAX][frame] */
+    double *samples = calloc((size_t)count * (BENCH_MAX_PHASES + 1) * frames, sizeof(double));
+
+    REQUIRE(samples != NULL, "out of memory");
+#define SAMPLE(v, p, f) samples[((size_t)(v) * (BENCH_MAX_PHASES + 1) + (p)) * frames + (f)]
+    for (int f = -WARM_UP; f < frames; f++) {
+        for (int v = 0; v < count; v++) {
+            struct bench_clock clock = {.last = bench_now_ms()};
+            double start = clock.last;
+
+            variants[v].frame(variants[v].ctx, &clock);
+            if (f < 0)
+                continue;
+            SAMPLE(v, BENCH_MAX_PHASES, f) = bench_now_ms() - start;
+            for (int p = 0; p < clock.phases; p++)
+                SAMPLE(v, p, f) = clock.phase[p];
+            out[v].phases = clock.phases;
+        }
+    }
+    for (int v = 0; v < count; v++) {
+        out[v].total = median_of(&SAMPLE(v, BENCH_MAX_PHASES, 0), frames);
+        for (int p = 0; p < out[v].phases; p++)
+            out[v].phase[p] = median_of(&SAMPLE(v, p, 0), frames);
+    }
+#undef SAMPLE
+    free(samples);
+}
+
+/* ---- Result rows ---- */
+
+enum row_kind { ROW_RATIO, ROW_TIMES, ROW_VALUE, ROW_NOTE };
+
+struct row {
+    enum row_kind kind;
+    char name[128];
+    double value, target;
+    const char *unit;
+    int phases;
+    char phase_names[BENCH_MAX_PHASES][24];
+    double phase[BENCH_MAX_PHASES];
+};
+
+enum { MAX_ROWS = 160 };
+static struct row rows[MAX_ROWS];
+static int row_count;
+
+static struct row *new_row(enum row_kind kind, const char *name)
+{
+    REQUIRE(row_count < MAX_ROWS, "too many result rows");
+    struct row *row = &rows[row_count++];
+    row->kind = kind;
+    snprintf(row->name, sizeof(row->name), "%s", name);
+    return row;
+}
+
+/* One line of a row, as printed and as written to results.txt. */
+static void format_row(const struct row *row, char *line, size_t size)
+{
+    int n;
+
+    switch (row->kind) {
+    case ROW_RATIO:
+        snprintf(line, size, "%-58s %8.3f   target <= %.2f  %s", row->name, row->value, row->target,
+                 row->value <= row->target ? "met" : "NOT MET");
+        return;
+    case ROW_TIMES:
+        n = snprintf(line, size, "%-58s %8.3f ms", row->name, row->value);
+        for (int p = 0; p < row->phases && n > 0 && (size_t)n < size; p++)
+            n += snprintf(line + n, size - n, "%s%s %.3f", p ? ", " : "   (", row->phase_names[p],
+                          row->phase[p]);
+        if (row->phases && n > 0 && (size_t)n < size)
+            snprintf(line + n, size - n, ")");
+        return;
+    case ROW_VALUE:
+        snprintf(line, size, "%-58s %8.3f %s", row->name, row->value, row->unit);
+        return;
+    case ROW_NOTE:
+        snprintf(line, size, "%s", row->name);
+        return;
+    }
+}
+
+static void print_row(const struct row *row)
+{
+    char line[320];
+
+    format_row(row, line, sizeof(line));
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+void bench_ratio(const char *name, double value, double target)
+{
+    struct row *row = new_row(ROW_RATIO, name);
+
+    row->value = value;
+    row->target = target;
+    print_row(row);
+}
+
+void bench_times(const char *name, const struct bench_variant *variant,
+                 const struct bench_median *median)
+{
+    struct row *row = new_row(ROW_TIMES, name);
+
+    row->value = median->total;
+    row->phases = median->phases;
+    for (int p = 0; p < median->phases; p++) {
+        snprintf(row->phase_names[p], sizeof(row->phase_names[p]), "%s",
+                 variant->phase_names[p] ? variant->phase_names[p] : "?");
+        row->phase[p] = median->phase[p];
+    }
+    print_row(row);
+}
+
+void bench_value(const char *name, double value, const char *unit)
+{
+    struct row *row = new_row(ROW_VALUE, name);
+
+    row->value = value;
+    row->unit = unit;
+    print_row(row);
+}
+
+void bench_note(const char *fmt, ...)
+{
+    char text[128];
+    va_list args;
+
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    print_row(new_row(ROW_NOTE, text));
+}
+
+/* ---- results.txt ---- */
+
+static bool write_text(const char *path)
+{
+    FILE *file = fopen(path, "w");
+    char line[320];
+
+    if (!file)
+        return false;
+    for (int i = 0; i < row_count; i++) {
+        format_row(&rows[i], line, sizeof(line));
+        fprintf(file, "%s\n", line);
+    }
+    return fclose(file) == 0;
+}
+
+/* ---- perf.png: a bar chart drawn with GDI into a DIB section ---- */
+
+enum { PLOT_W = 1560, ROW_H = 22, LABEL_W = 560, BAR_W = 420, HEADER_H = 34 };
+
+static const COLORREF phase_colors[BENCH_MAX_PHASES] = {RGB(66, 133, 244), RGB(251, 188, 5),
+                                                        RGB(52, 168, 83)};
+
+static void fill(HDC dc, int x, int y, int w, int h, COLORREF color)
+{
+    RECT rect = {x, y, x + w, y + h};
+    HBRUSH brush = CreateSolidBrush(color);
+
+    FillRect(dc, &rect, brush);
+    DeleteObject(brush);
+}
+
+static void text(HDC dc, int x, int y, const char *s)
+{
+    TextOutA(dc, x, y, s, (int)strlen(s));
+}
+
+static int plot_ratio(HDC dc, const struct row *row, int y)
+{
+    const double scale = BAR_W / 2.0; /* the axis runs from 0 to 2 */
+    int w = (int)(row->value * scale), target_x = LABEL_W + (int)(row->target * scale);
+    char label[64];
+
+    fill(dc, LABEL_W, y + 3, w < BAR_W ? w : BAR_W, ROW_H - 6,
+         row->value <= row->target ? RGB(52, 168, 83) : RGB(234, 67, 53));
+    fill(dc, target_x - 1, y, 3, ROW_H, RGB(0, 0, 0));
+    text(dc, 10, y + 3, row->name);
+    snprintf(label, sizeof(label), "%.3f (target %.2f)", row->value, row->target);
+    text(dc, LABEL_W + BAR_W + 10, y + 3, label);
+    return y + ROW_H;
+}
+
+static int plot_times(HDC dc, const struct row *row, int y, double max_ms)
+{
+    double scale = BAR_W / max_ms;
+    int x = LABEL_W, n = 0;
+    char label[160];
+
+    for (int p = 0; p < row->phases; p++) {
+        int w = (int)(row->phase[p] * scale);
+        fill(dc, x, y + 3, w, ROW_H - 6, phase_colors[p]);
+        x += w;
+    }
+    if (!row->phases)
+        fill(dc, x, y + 3, (int)(row->value * scale), ROW_H - 6, RGB(128, 128, 128));
+    text(dc, 10, y + 3, row->name);
+    n = snprintf(label, sizeof(label), "%.2f ms", row->value);
+    for (int p = 0; p < row->phases && n > 0 && (size_t)n < sizeof(label); p++)
+        n += snprintf(label + n, sizeof(label) - n, "%s%s %.2f", p ? ", " : ": ",
+                      row->phase_names[p], row->phase[p]);
+    text(dc, LABEL_W + BAR_W + 10, y + 3, label);
+    return y + ROW_H;
+}
+
+static int plot_height(void)
+{
+    int h = 3 * HEADER_H + 20;
+
+    for (int i = 0; i < row_count; i++)
+        h += rows[i].kind == ROW_NOTE ? 18 : rows[i].kind == ROW_VALUE ? 0 : ROW_H;
+    return h;
+}
+
+static void draw(HDC dc)
+{
+    double max_ms = 1e-3;
+    int y = 10;
+
+    SetBkMode(dc, TRANSPARENT);
+    fill(dc, 0, 0, PLOT_W, plot_height(), RGB(255, 255, 255));
+    for (int i = 0; i < row_count; i++)
+        if (rows[i].kind == ROW_TIMES && rows[i].value > max_ms)
+            max_ms = rows[i].value;
+    for (int i = 0; i < row_count; i++)
+        if (rows[i].kind == ROW_NOTE) {
+            text(dc, 10, y, rows[i].name);
+            y += 18;
+        }
+    y += 10;
+    text(dc, 10, y, "Ratios (bar) vs targets (black line); axis 0..2, green: met, red: not met");
+    y += HEADER_H;
+    for (int i = 0; i < row_count; i++)
+        if (rows[i].kind == ROW_RATIO)
+            y = plot_ratio(dc, &rows[i], y);
+    y += 10;
+    text(dc, 10, y, "Median times per frame (ms), split into phases (blue, yellow, green)");
+    y += HEADER_H;
+    for (int i = 0; i < row_count; i++)
+        if (rows[i].kind == ROW_TIMES)
+            y = plot_times(dc, &rows[i], y, max_ms);
+}
+
+static bool encode_png(const WCHAR *path, const void *bgra, UINT width, UINT height)
+{
+    IWICImagingFactory *wic = NULL;
+    IWICStream *stream = NULL;
+    IWICBitmapEncoder *encoder = NULL;
+    IWICBitmapFrameEncode *frame = NULL;
+    WICPixelFormatGUID format = GUID_WICPixelFormat32bppBGRA;
+    HRESULT hr;
+
+    hr = CoCreateInstance(&CLSID_WICImagingFactory, NULL, CLSCTX_INPROC_SERVER,
+                          &IID_IWICImagingFactory, (void **)&wic);
+    if (SUCCEEDED(hr))
+        hr = IWICImagingFactory_CreateStream(wic, &stream);
+    if (SUCCEEDED(hr))
+        hr = IWICStream_InitializeFromFilename(stream, path, GENERIC_WRITE);
+    if (SUCCEEDED(hr))
+        hr = IWICImagingFactory_CreateEncoder(wic, &GUID_ContainerFormatPng, NULL, &encoder);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapEncoder_Initialize(encoder, (IStream *)stream, WICBitmapEncoderNoCache);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapEncoder_CreateNewFrame(encoder, &frame, NULL);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapFrameEncode_Initialize(frame, NULL);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapFrameEncode_SetSize(frame, width, height);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapFrameEncode_SetPixelFormat(frame, &format);
+    if (SUCCEEDED(hr) && !IsEqualGUID(&format, &GUID_WICPixelFormat32bppBGRA))
+        hr = E_FAIL;
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapFrameEncode_WritePixels(frame, height, width * 4, width * height * 4,
+                                               (BYTE *)bgra);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapFrameEncode_Commit(frame);
+    if (SUCCEEDED(hr))
+        hr = IWICBitmapEncoder_Commit(encoder);
+    if (frame)
+        IWICBitmapFrameEncode_Release(frame);
+    if (encoder)
+        IWICBitmapEncoder_Release(encoder);
+    if (stream)
+        IWICStream_Release(stream);
+    if (wic)
+        IWICImagingFactory_Release(wic);
+    return SUCCEEDED(hr);
+}
+
+static bool write_plot(const WCHAR *path)
+{
+    int height = plot_height();
+    BITMAPINFO info = {.bmiHeader = {.biSize = sizeof(BITMAPINFOHEADER),
+                                     .biWidth = PLOT_W,
+                                     .biHeight = -height, /* top-down */
+                                     .biPlanes = 1,
+                                     .biBitCount = 32,
+                                     .biCompression = BI_RGB}};
+    void *bits = NULL;
+    HDC dc = CreateCompatibleDC(NULL);
+    HBITMAP bitmap = CreateDIBSection(dc, &info, DIB_RGB_COLORS, &bits, NULL, 0);
+    bool ok = false;
+
+    if (dc && bitmap && bits) {
+        HGDIOBJ old = SelectObject(dc, bitmap);
+        draw(dc);
+        GdiFlush();
+        for (int i = 0; i < PLOT_W * height; i++) /* GDI leaves alpha at 0: make it opaque */
+            ((unsigned char *)bits)[i * 4 + 3] = 255;
+        ok = encode_png(path, bits, PLOT_W, height);
+        SelectObject(dc, old);
+    }
+    if (bitmap)
+        DeleteObject(bitmap);
+    if (dc)
+        DeleteDC(dc);
+    return ok;
+}
+
+bool bench_write(const char *dir)
+{
+    char text_path[MAX_PATH];
+    WCHAR plot_path[MAX_PATH];
+    bool ok;
+
+    snprintf(text_path, sizeof(text_path), "%s\\results.txt", dir);
+    if (_snwprintf(plot_path, MAX_PATH, L"%hs\\perf.png", dir) < 0)
+        return false;
+    ok = write_text(text_path);
+    BENCH_HR(CoInitializeEx(NULL, COINIT_MULTITHREADED));
+    ok = write_plot(plot_path) && ok;
+    CoUninitialize();
+    printf("bench: wrote %s and %ls%s\n", text_path, plot_path, ok ? "" : " (FAILED)");
+    return ok;
+}

@@ -1,0 +1,90 @@
+/* The benchmark harness of `make bench` (bench/): variants of one frame run interleaved in one
+ * process, medians per variant and per phase, result rows printed with their targets and
+ * written to results.txt, and a bar chart (perf.png, drawn with GDI, written through WIC).
+ * Times are reported, never asserted: the bench fails only when a result is wrong. */
+#ifndef DXCL_BENCHLIB_H
+#define DXCL_BENCHLIB_H
+
+#include "testlib.h"
+
+#define BENCH_MAX_PHASES 3
+
+/* Phase times of one frame: bench_mark ends the current phase (time since the previous mark or
+ * the frame's start). */
+struct bench_clock {
+    double last;
+    double phase[BENCH_MAX_PHASES];
+    int phases;
+};
+void bench_mark(struct bench_clock *clock);
+
+/* One way of doing a frame. phase_names: what each bench_mark ends (NULL-terminated). */
+struct bench_variant {
+    const char *name;
+    void (*frame)(void *ctx, struct bench_clock *clock);
+    void *ctx;
+    const char *phase_names[BENCH_MAX_PHASES + 1];
+};
+
+/* Median frame time and median time of each phase of a variant (ms). */
+struct bench_median {
+    double total;
+    double phase[BENCH_MAX_PHASES];
+    int phases;
+};
+
+/* Runs `count` variants in turn, frame after frame (2 warm-up frames each, then `frames`
+ * measured), and fills out[count] with the medians. */
+void bench_interleave(const struct bench_variant *variants, int count, int frames,
+                      struct bench_median *out);
+
+double bench_now_ms(void);
+
+/* The measured frame count of the main figures (the program's argument); benches scale it. */
+extern int bench_frames;
+
+/* ---- Results ---- */
+
+/* A ratio with its target (value <= target is met). */
+void bench_ratio(const char *name, double value, double target);
+/* A time (ms) of a variant with the medians of its phases (printed and plotted). */
+void bench_times(const char *name, const struct bench_variant *variant,
+                 const struct bench_median *median);
+/* A time without phases (ms, or us when the name says so). */
+void bench_value(const char *name, double value, const char *unit);
+/* A line of context (driver, version): printed and written to results.txt. */
+void bench_note(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
+
+/* Writes results.txt and perf.png into `dir` (a Windows or Unix path); false on failure. */
+bool bench_write(const char *dir);
+
+/* Stops the bench when a result is not bit-exact. */
+void bench_check_bytes(const void *got, const void *want, size_t bytes, const char *what);
+
+/* Finishes the queue; any error stops the bench. */
+void bench_finish(cl_command_queue queue);
+
+/* BENCH_CL / BENCH_HR: a failed call stops the bench. Successes are not counted as checks:
+ * these run inside timed loops, where test_report would add its own cost. */
+#define BENCH_CL(call)                                                                             \
+    do {                                                                                           \
+        cl_int err_ = (call);                                                                      \
+        if (err_ != CL_SUCCESS)                                                                    \
+            bench_fail(__FILE__, __LINE__, #call, err_);                                           \
+    } while (0)
+#define BENCH_HR(call)                                                                             \
+    do {                                                                                           \
+        HRESULT hr_ = (call);                                                                      \
+        if (FAILED(hr_))                                                                           \
+            bench_fail(__FILE__, __LINE__, #call, hr_);                                            \
+    } while (0)
+void bench_fail(const char *file, int line, const char *call, long code) __attribute__((noreturn));
+
+/* ---- The benches (one file each) ---- */
+
+void bench_d3d1x(void);    /* bench_d3d1x.c: P1, P1b, P4 and format rows, D3D11 and D3D10 */
+void bench_many(void);     /* bench_many.c: P3 */
+void bench_plain(void);    /* bench_plain.c: P2 */
+void bench_dx9_nv12(void); /* bench_dx9.c: the DX9 NV12 row */
+
+#endif
