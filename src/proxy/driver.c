@@ -127,9 +127,12 @@ static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
     return TRUE;
 }
 
-const struct dxcl_driver *dxcl_driver(void)
+const struct dxcl_driver *dxcl_driver_loaded;
+
+const struct dxcl_driver *dxcl_driver_load(void)
 {
     InitOnceExecuteOnce(&driver_once, load_driver, NULL, NULL);
+    __atomic_store_n(&dxcl_driver_loaded, &driver, __ATOMIC_RELEASE);
     return &driver;
 }
 

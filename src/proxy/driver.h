@@ -11,8 +11,16 @@ struct dxcl_driver {
 #undef DXCL_API_FN
 };
 
-/* Loads the driver once (thread-safe) and returns its table; never NULL. */
-const struct dxcl_driver *dxcl_driver(void);
+/* Loads the driver once (thread-safe) and returns its table; never NULL. After the first call
+ * it costs one load: every forwarded call goes through it. */
+extern const struct dxcl_driver *dxcl_driver_loaded;
+const struct dxcl_driver *dxcl_driver_load(void);
+static inline const struct dxcl_driver *dxcl_driver(void)
+{
+    const struct dxcl_driver *drv = __atomic_load_n(&dxcl_driver_loaded, __ATOMIC_ACQUIRE);
+
+    return drv ? drv : dxcl_driver_load();
+}
 /* The path of the driver module dxcl forwards to ("" when none could be loaded). */
 const char *dxcl_driver_path(void);
 
