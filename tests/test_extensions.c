@@ -48,6 +48,9 @@ static const struct {
     {"cl_intel_dx9_media_sharing",
      {"clGetDeviceIDsFromDX9INTEL", "clCreateFromDX9MediaSurfaceINTEL",
       "clEnqueueAcquireDX9ObjectsINTEL", "clEnqueueReleaseDX9ObjectsINTEL"}},
+    {"cl_intel_sharing_format_query_d3d11", {"clGetSupportedD3D11TextureFormatsINTEL"}},
+    {"cl_intel_sharing_format_query_d3d10", {"clGetSupportedD3D10TextureFormatsINTEL"}},
+    {"cl_intel_sharing_format_query_dx9", {"clGetSupportedDX9MediaSurfaceFormatsINTEL"}},
 };
 
 typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value,
