@@ -279,7 +279,7 @@ cl_int dxcl_context_get(cl_context handle, const struct dxcl_backend *backend,
     if (!ctx)
         return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
                          (void *)handle, backend->name);
-    if (ctx->backend != backend) {
+    if (ctx->backend != backend && !(backend->accepts_context && backend->accepts_context(ctx))) {
         dxcl_context_unref(ctx);
         return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
                          (void *)handle, backend->name);

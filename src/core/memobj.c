@@ -77,7 +77,7 @@ static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
 
     if (!surface)
         return NULL;
-    surface->backend = ctx->backend;
+    surface->backend = desc->backend;
     surface->context = ctx;
     surface->resource = desc->resource;
     surface->subresource = desc->subresource;
@@ -128,11 +128,11 @@ static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_des
                           struct dxcl_memobj *mem, cl_int err, cl_int *errcode_ret)
 {
     if (desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend,
+        struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
-        ctx->backend->destroy_surface(&temp);
+        desc->backend->destroy_surface(&temp);
     }
     free(mem);
     if (errcode_ret)
@@ -179,7 +179,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     ReleaseSRWLockShared(&dxcl_lock);
     if (duplicate)
         return fail_memobj(ctx, desc, mem,
-                           DXCL_FAIL(ctx->backend->errors.invalid_resource,
+                           DXCL_FAIL(desc->backend->errors.invalid_resource,
                                      "a cl_mem of resource %p subresource %u plane %u exists",
                                      (void *)desc->resource, desc->subresource, desc->plane),
                            errcode_ret);
@@ -195,16 +195,16 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
     if (!surface_taken && desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend,
+        struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
-        ctx->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
+        desc->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
     }
     dxcl_context_ref(ctx);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
-    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s", ctx->backend->name,
+    DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s", desc->backend->name,
              (void *)mem->handle, (void *)desc->resource, desc->subresource, desc->plane,
              mem->backing.emulated ? " (emulated format)" : "");
     return mem->handle;
@@ -221,8 +221,10 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
 
     if (err == CL_SUCCESS) {
         if ((err = dxcl_check_shared_flags(flags)) == CL_SUCCESS &&
-            (err = prepare(ctx, args, &desc)) == CL_SUCCESS)
+            (err = prepare(ctx, args, &desc)) == CL_SUCCESS) {
+            desc.backend = backend;
             mem = dxcl_memobj_create(ctx, flags, &desc, &err);
+        }
         dxcl_context_unref(ctx);
     }
     if (errcode_ret)
@@ -259,13 +261,13 @@ cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
     AcquireSRWLockShared(&dxcl_lock);
     mem = resolve(handle);
     if (mem && !mem->acquired)
-        err = mem->context->backend->errors.not_acquired;
+        err = mem->desc.backend->errors.not_acquired;
     else if (mem && writes)
         InterlockedExchange(&mem->written, 1);
     ReleaseSRWLockShared(&dxcl_lock);
     if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller,
-                         mem->context->backend->name, (void *)handle);
+        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
+                         (void *)handle);
     return CL_SUCCESS;
 }
 
@@ -376,11 +378,15 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
 {
     struct dxcl_memobj *mem = dxcl_memobj_get(handle);
 
-    for (size_t i = 0; i < dxcl_backend_count(); i++) {
-        const struct dxcl_backend *backend = dxcl_backend_at(i);
-        const struct dxcl_memobj *own = mem && mem->context->backend == backend ? mem : NULL;
-        cl_int err = common_query(backend, own, image, param, size, value, size_ret);
+    /* The object's own family first: families may share token values (NV D3D9 and Intel DX9). */
+    for (size_t i = 0; i <= dxcl_backend_count(); i++) {
+        const struct dxcl_backend *backend =
+            i == 0 ? (mem ? mem->desc.backend : NULL) : dxcl_backend_at(i - 1);
+        const struct dxcl_memobj *own = mem && mem->desc.backend == backend ? mem : NULL;
 
+        if (!backend || (i > 0 && own))
+            continue;
+        cl_int err = common_query(backend, own, image, param, size, value, size_ret);
         if (err == DXCL_NOT_MY_QUERY)
             continue;
         *answered = true;
