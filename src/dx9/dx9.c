@@ -9,6 +9,7 @@
 #include "core/info.h"
 #include "core/memobj.h"
 #include "core/registry.h"
+#include "dx9/d3d9_device.h"
 #include "dx9/d3d9_surface.h"
 
 #include <d3d9.h>
@@ -74,25 +75,7 @@ static cl_int dx9_open_device(struct dxcl_context *ctx, cl_context_properties pr
 /* The adapter's LUID (D3D9Ex only: plain D3D9 and DXVA-HD do not tell it). */
 static bool adapter_luid(int kind, void *object, LUID *luid)
 {
-    IDirect3DDevice9Ex *device;
-    D3DDEVICE_CREATION_PARAMETERS params;
-    IDirect3D9 *d3d9;
-    IDirect3D9Ex *d3d9ex;
-    bool found = false;
-
-    if (adapters[kind].khr_type != CL_ADAPTER_D3D9EX_KHR ||
-        FAILED(dxcl_query_interface(object, &IID_IDirect3DDevice9Ex, (void **)&device)))
-        return false;
-    if (SUCCEEDED(IDirect3DDevice9Ex_GetDirect3D(device, &d3d9))) {
-        if (SUCCEEDED(IDirect3D9_QueryInterface(d3d9, &IID_IDirect3D9Ex, (void **)&d3d9ex))) {
-            IDirect3DDevice9Ex_GetCreationParameters(device, &params);
-            found = SUCCEEDED(IDirect3D9Ex_GetAdapterLUID(d3d9ex, params.AdapterOrdinal, luid));
-            IDirect3D9Ex_Release(d3d9ex);
-        }
-        IDirect3D9_Release(d3d9);
-    }
-    IDirect3DDevice9Ex_Release(device);
-    return found;
+    return adapters[kind].khr_type == CL_ADAPTER_D3D9EX_KHR && dxcl_d3d9ex_luid(object, luid);
 }
 
 static bool adapter_valid(int kind, void *object)
