@@ -66,6 +66,8 @@ static const char *const extensions[FAMILIES][3] = {
     {"cl_khr_d3d10_sharing", "cl_nv_d3d10_sharing", "cl_intel_sharing_format_query_d3d10"},
     {"cl_khr_dx9_media_sharing", "cl_intel_dx9_media_sharing", "cl_intel_sharing_format_query_dx9"},
 };
+/* Families without a probe of their own. */
+static const char *const other_extensions[] = {"cl_nv_d3d9_sharing"};
 
 /* Prints the sharing extensions found in `list`; returns how many. */
 static int print_sharing(const char *list)
@@ -76,6 +78,9 @@ static int print_sharing(const char *list)
         for (int k = 0; k < 3; k++)
             if (dxcl_has_word(list, extensions[f][k]))
                 printf("%s%s", count++ ? " " : "", extensions[f][k]);
+    for (size_t i = 0; i < sizeof(other_extensions) / sizeof(other_extensions[0]); i++)
+        if (dxcl_has_word(list, other_extensions[i]))
+            printf("%s%s", count++ ? " " : "", other_extensions[i]);
     if (!count)
         printf("none");
     printf("\n");

@@ -434,21 +434,22 @@ static cl_int nv_query(const struct dxcl_memobj *mem, bool image, cl_uint param,
     return dxcl_info_return(&level, sizeof(level), size, value, size_ret);
 }
 
+/* Objects of this family only: NVIDIA's command types and errors. */
+DXCL_TRANSFER_ENTRY(acquire, dxcl_nv_d3d9_backend, true, CL_COMMAND_ACQUIRE_D3D9_OBJECTS_NV)
+DXCL_TRANSFER_ENTRY(release, dxcl_nv_d3d9_backend, false, CL_COMMAND_RELEASE_D3D9_OBJECTS_NV)
+
 const struct dxcl_backend dxcl_nv_d3d9_backend = {
     .name = "NV D3D9",
+    .accepts_context = nv_accepts_context,
+    .resource_query = CL_MEM_D3D9_RESOURCE_NV,
+    .query = nv_query,
     .errors = {CL_INVALID_D3D9_DEVICE_NV, CL_INVALID_D3D9_RESOURCE_NV,
                CL_D3D9_RESOURCE_ALREADY_ACQUIRED_NV, CL_D3D9_RESOURCE_NOT_ACQUIRED_NV},
-    .accepts_context = nv_accepts_context,
     .lock_surface = nv_lock_surface,
     .unlock_surface = nv_unlock_surface,
     .destroy_surface = nv_destroy_surface,
-    .resource_query = CL_MEM_D3D9_RESOURCE_NV,
-    .query = nv_query,
 };
 DXCL_REGISTER_BACKEND(dxcl_nv_d3d9_backend)
-
-DXCL_TRANSFER_ENTRY(acquire, dxcl_nv_d3d9_backend, true, CL_COMMAND_ACQUIRE_D3D9_OBJECTS_NV)
-DXCL_TRANSFER_ENTRY(release, dxcl_nv_d3d9_backend, false, CL_COMMAND_RELEASE_D3D9_OBJECTS_NV)
 
 static const struct dxcl_ext_function functions[] = {
     {"clGetDeviceIDsFromD3D9NV", (void *)get_device_ids},
