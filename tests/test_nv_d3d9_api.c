@@ -285,6 +285,28 @@ static void check_kind_errors(struct dx9_env *env)
     IUnknown_Release(tex), IUnknown_Release(cube), IUnknown_Release(vol);
 }
 
+/* A context made with 0x4026 is also an Intel DX9 media context: both families make objects
+ * of one surface there, each acquired only through its own family. */
+static void check_families(struct dx9_env *env)
+{
+    IUnknown *surface = make(env->d3d, NV_SURFACE, D3DFMT_A8R8G8B8);
+    cl_int err = 0;
+    cl_mem mine = nv_create(env, NV_SURFACE, surface, 0, 0, 0, &err);
+    cl_mem intel = dx9.intel_create(env->context, 0, (IDirect3DSurface9 *)surface, NULL, 0, &err);
+
+    REQUIRE(mine && intel, "NV and Intel objects of one surface: %d", err);
+    CHECK_ERR(nv.acquire(env->queue, 1, &intel, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    CHECK_ERR(dx9.intel_acquire(env->queue, 1, &mine, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    /* One after the other: each family locks the surface itself while acquired. */
+    CHECK_ERR(nv.acquire(env->queue, 1, &mine, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(nv.release(env->queue, 1, &mine, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(dx9.intel_acquire(env->queue, 1, &intel, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(dx9.intel_release(env->queue, 1, &intel, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    clReleaseMemObject(mine), clReleaseMemObject(intel);
+    IUnknown_Release(surface);
+}
+
 int main(void)
 {
     for (int kind = 0; kind < DX9_KIND_COUNT; kind++) {
@@ -312,6 +334,7 @@ int main(void)
         }
         check_kind_errors(&env);
         check_queries(&env);
+        check_families(&env);
         IDirect3DDevice9_Release(other_device.d3d);
         dx9_close(&khr);
         dx9_close(&env);

@@ -53,7 +53,10 @@ static void find_in_context(void *value, void *arg)
     struct dxcl_memobj *mem = value;
     struct find_args *find = arg;
 
-    if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource)
+    /* Families never share surfaces: their per-surface states differ (NV D3D9 and Intel DX9
+     * objects may live in one context). */
+    if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource ||
+        mem->desc.backend != find->desc->backend)
         return;
     if (find->same_subresource &&
         (mem->desc.subresource != find->desc->subresource || mem->desc.plane != find->desc->plane))
