@@ -36,10 +36,12 @@ typedef cl_uint cl_d3d9_device_set_nv;
 #define CL_COMMAND_ACQUIRE_D3D9_OBJECTS_NV 0x402A
 #define CL_COMMAND_RELEASE_D3D9_OBJECTS_NV 0x402B
 
-typedef cl_int(CL_API_CALL *clGetDeviceIDsFromD3D9NV_fn)(
-    cl_platform_id platform, cl_d3d9_device_source_nv d3d_device_source, void *d3d_object,
-    cl_d3d9_device_set_nv d3d_device_set, cl_uint num_entries, cl_device_id *devices,
-    cl_uint *num_devices);
+typedef cl_int(CL_API_CALL *clGetDeviceIDsFromD3D9NV_fn)(cl_platform_id platform,
+                                                         cl_d3d9_device_source_nv d3d_device_source,
+                                                         void *d3d_object,
+                                                         cl_d3d9_device_set_nv d3d_device_set,
+                                                         cl_uint num_entries, cl_device_id *devices,
+                                                         cl_uint *num_devices);
 typedef cl_mem(CL_API_CALL *clCreateFromD3D9VertexBufferNV_fn)(cl_context context,
                                                                cl_mem_flags flags,
                                                                IDirect3DVertexBuffer9 *resource,
@@ -62,8 +64,7 @@ typedef cl_mem(CL_API_CALL *clCreateFromD3D9CubeTextureNV_fn)(cl_context context
 typedef cl_mem(CL_API_CALL *clCreateFromD3D9VolumeTextureNV_fn)(cl_context context,
                                                                 cl_mem_flags flags,
                                                                 IDirect3DVolumeTexture9 *resource,
-                                                                UINT miplevel,
-                                                                cl_int *errcode_ret);
+                                                                UINT miplevel, cl_int *errcode_ret);
 typedef cl_int(CL_API_CALL *clEnqueueAcquireD3D9ObjectsNV_fn)(
     cl_command_queue command_queue, cl_uint num_objects, const cl_mem *mem_objects,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
