@@ -102,6 +102,7 @@ cl_int dxcl_query_sharing_formats(const char *name, const struct dxcl_format_fam
 /* The extension's own name string (cl_ext.h): the per-API functions come with the
  * _d3d10, _d3d11 and _dx9 names their backends register. */
 static const struct dxcl_ext_function no_functions[] = {{NULL, NULL}};
-static const struct dxcl_extension sharing_format_query = {"cl_intel_sharing_format_query",
-                                                           CL_MAKE_VERSION(1, 0, 0), no_functions};
+static const struct dxcl_extension sharing_format_query = {.name = "cl_intel_sharing_format_query",
+                                                           .version = CL_MAKE_VERSION(1, 0, 0),
+                                                           .functions = no_functions};
 DXCL_REGISTER_EXTENSION(sharing_format_query)

@@ -34,8 +34,8 @@ cl_int dxcl_query_sharing_formats(const char *name, const struct dxcl_format_fam
 #define DXCL_FORMAT_QUERY_EXTENSION(var, extension, function_name, function)                       \
     static const struct dxcl_ext_function var##_functions[] = {{function_name, (void *)function},  \
                                                                {NULL, NULL}};                      \
-    static const struct dxcl_extension var = {extension, CL_MAKE_VERSION(1, 0, 0),                 \
-                                              var##_functions};                                    \
+    static const struct dxcl_extension var = {                                                     \
+        .name = extension, .version = CL_MAKE_VERSION(1, 0, 0), .functions = var##_functions};     \
     DXCL_REGISTER_EXTENSION(var)
 
 #endif

@@ -463,6 +463,6 @@ static const struct dxcl_ext_function functions[] = {
     {"clEnqueueReleaseD3D9ObjectsNV", (void *)release},
     {NULL, NULL}};
 /* NVIDIA assigned its extension no version. */
-static const struct dxcl_extension nv_d3d9_sharing = {"cl_nv_d3d9_sharing",
-                                                      CL_MAKE_VERSION(0, 0, 0), functions};
+static const struct dxcl_extension nv_d3d9_sharing = {
+    .name = "cl_nv_d3d9_sharing", .version = CL_MAKE_VERSION(0, 0, 0), .functions = functions};
 DXCL_REGISTER_EXTENSION(nv_d3d9_sharing)
