@@ -24,7 +24,7 @@ enum { REQUIRED_COUNT = sizeof(required) / sizeof(required[0]) };
 /* The entry points of each sharing extension, from the Khronos headers and the NV text. */
 static const struct {
     const char *extension;
-    const char *functions[7];
+    const char *functions[10];
 } extension_functions[] = {
     {"cl_khr_d3d11_sharing",
      {"clGetDeviceIDsFromD3D11KHR", "clCreateFromD3D11BufferKHR", "clCreateFromD3D11Texture2DKHR",
@@ -48,6 +48,14 @@ static const struct {
     {"cl_intel_dx9_media_sharing",
      {"clGetDeviceIDsFromDX9INTEL", "clCreateFromDX9MediaSurfaceINTEL",
       "clEnqueueAcquireDX9ObjectsINTEL", "clEnqueueReleaseDX9ObjectsINTEL"}},
+    {"cl_nv_d3d9_sharing",
+     {"clGetDeviceIDsFromD3D9NV", "clCreateFromD3D9VertexBufferNV", "clCreateFromD3D9IndexBufferNV",
+      "clCreateFromD3D9SurfaceNV", "clCreateFromD3D9TextureNV", "clCreateFromD3D9CubeTextureNV",
+      "clCreateFromD3D9VolumeTextureNV", "clEnqueueAcquireD3D9ObjectsNV",
+      "clEnqueueReleaseD3D9ObjectsNV"}},
+    {"cl_intel_sharing_format_query_d3d11", {"clGetSupportedD3D11TextureFormatsINTEL"}},
+    {"cl_intel_sharing_format_query_d3d10", {"clGetSupportedD3D10TextureFormatsINTEL"}},
+    {"cl_intel_sharing_format_query_dx9", {"clGetSupportedDX9MediaSurfaceFormatsINTEL"}},
 };
 
 typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value,

@@ -42,6 +42,13 @@ static const struct expected table[] = {
      {E, N, E, N},
      {"", "cl_khr_dx9_media_sharing", "", "cl_khr_dx9_media_sharing"}},
     {"cl_intel_dx9_media_sharing", {E, N, E, E}, {"", "cl_intel_dx9_media_sharing", "", ""}},
+    {"cl_nv_d3d9_sharing", {E, N, E, E}, {"", "cl_nv_d3d9_sharing", "", ""}},
+    {"cl_intel_sharing_format_query_d3d11",
+     {E, N, E, E},
+     {"", "cl_intel_sharing_format_query_d3d11", "", ""}},
+    {"cl_intel_sharing_format_query_dx9",
+     {E, N, E, E},
+     {"", "cl_intel_sharing_format_query_dx9", "", ""}},
 };
 
 static int configuration(void)

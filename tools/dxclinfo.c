@@ -61,12 +61,14 @@ static void *cl_extension_function(cl_platform_id platform, const char *name)
 
 enum family { D3D11, D3D10, DX9, FAMILIES };
 static const char *family_names[FAMILIES] = {"D3D11", "D3D10", "DX9 media"};
-/* Per family: the standard extension, then the vendor one. */
-static const char *const extensions[FAMILIES][2] = {
-    {"cl_khr_d3d11_sharing", "cl_nv_d3d11_sharing"},
-    {"cl_khr_d3d10_sharing", "cl_nv_d3d10_sharing"},
-    {"cl_khr_dx9_media_sharing", "cl_intel_dx9_media_sharing"},
+/* Per family: the standard extension, the vendor one, then Intel's format query. */
+static const char *const extensions[FAMILIES][3] = {
+    {"cl_khr_d3d11_sharing", "cl_nv_d3d11_sharing", "cl_intel_sharing_format_query_d3d11"},
+    {"cl_khr_d3d10_sharing", "cl_nv_d3d10_sharing", "cl_intel_sharing_format_query_d3d10"},
+    {"cl_khr_dx9_media_sharing", "cl_intel_dx9_media_sharing", "cl_intel_sharing_format_query_dx9"},
 };
+/* Families without a probe of their own. */
+static const char *const other_extensions[] = {"cl_nv_d3d9_sharing"};
 
 /* Prints the sharing extensions found in `list`; returns how many. */
 static int print_sharing(const char *list)
@@ -74,9 +76,12 @@ static int print_sharing(const char *list)
     int count = 0;
 
     for (int f = 0; f < FAMILIES; f++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 3; k++)
             if (dxcl_has_word(list, extensions[f][k]))
                 printf("%s%s", count++ ? " " : "", extensions[f][k]);
+    for (size_t i = 0; i < sizeof(other_extensions) / sizeof(other_extensions[0]); i++)
+        if (dxcl_has_word(list, other_extensions[i]))
+            printf("%s%s", count++ ? " " : "", other_extensions[i]);
     if (!count)
         printf("none");
     printf("\n");

@@ -53,7 +53,7 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
 {
     struct dxcl_memobj *mem = dxcl_memobj_get(handle);
 
-    if (!mem || mem->context->backend != t->backend)
+    if (!mem || mem->desc.backend != t->backend)
         return DXCL_FAIL(CL_INVALID_MEM_OBJECT,
                          "%s: object %u (%p) was not created from a %s "
                          "resource",

@@ -42,6 +42,10 @@ struct dxcl_backend {
     /* Optional, instead of device_iid: checks `object` (the value of context property
      * `property`) and takes a reference on it into ctx->device. */
     cl_int (*open_device)(struct dxcl_context *ctx, cl_context_properties property, void *object);
+    /* Optional: whether this family also works on `ctx`, a context another family's property
+     * made (cl_nv_d3d9_sharing on CL_CONTEXT_D3D9_DEVICE_NV, the value Intel's DX9 family took
+     * over). The memobjs it makes are still its own (their errors, copies and queries). */
+    bool (*accepts_context)(const struct dxcl_context *ctx);
     /* Optional: undoes open_device (default: Release ctx->device). */
     void (*close_device)(struct dxcl_context *ctx);
 

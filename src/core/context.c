@@ -287,7 +287,7 @@ cl_int dxcl_context_get(cl_context handle, const struct dxcl_backend *backend,
     if (!ctx)
         return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
                          (void *)handle, backend->name);
-    if (ctx->backend != backend) {
+    if (ctx->backend != backend && !(backend->accepts_context && backend->accepts_context(ctx))) {
         dxcl_context_unref(ctx);
         return DXCL_FAIL(CL_INVALID_CONTEXT, "context %p was not created with a %s device",
                          (void *)handle, backend->name);
@@ -363,7 +363,7 @@ static cl_int prefer_shared_answer(cl_context handle, struct dxcl_context *ctx,
         const struct dxcl_backend *backend = dxcl_backend_at(i);
         if (!backend->prefer_shared_query || backend->prefer_shared_query != param)
             continue;
-        if (!ctx && dxcl_backend_routed(handle, backend))
+        if (!ctx && dxcl_context_is_drivers(handle))
             return CL_SUCCESS; /* the driver's own context: it answers */
         *answered = true;
         if (!ctx && !driver_knows_context(handle))

@@ -238,3 +238,32 @@ cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
     desc->depth = resource->is_3d ? mip_size(resource->depth, mip) : 1;
     return CL_SUCCESS;
 }
+
+/* cl_intel_sharing_format_query_d3d10/_d3d11: the DXGI table; no planar format is in it. */
+static size_t dxgi_count(void)
+{
+    return dxcl_dxgi_format_count();
+}
+
+static cl_uint dxgi_format_at(size_t index)
+{
+    return (cl_uint)dxcl_dxgi_format_at(index);
+}
+
+static bool dxgi_plane_format(cl_uint format, cl_uint plane, cl_image_format *out)
+{
+    return plane == 0 && dxcl_format_from_dxgi((DXGI_FORMAT)format, out);
+}
+
+/* Texture2D (and each slice of an array) gives 2D images, Texture3D 3D images. */
+static bool dxgi_creates_type(cl_mem_object_type type)
+{
+    return type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D;
+}
+
+struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *backend,
+                                                  dxcl_dxgi_device_backs_fn device_backs)
+{
+    return (struct dxcl_format_family){backend,           dxgi_count,        dxgi_format_at,
+                                       dxgi_plane_format, dxgi_creates_type, device_backs};
+}

@@ -5,6 +5,7 @@
 #define DXCL_DXGI_H
 
 #include "core/acquire.h"
+#include "core/format_query.h"
 #include "core/memobj.h"
 #include "core/registry.h"
 
@@ -179,6 +180,28 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     DXCL_DXGI_EXTENSION(API, prefix, dxcl_##prefix##_backend, prefix##_prepare, prefix##_tokens,   \
                         CL_COMMAND_ACQUIRE_##API##_OBJECTS_KHR,                                    \
                         CL_COMMAND_RELEASE_##API##_OBJECTS_KHR, CL_MAKE_VERSION(1, 0, 0))
+
+/* cl_intel_sharing_format_query_d3d10/_d3d11: the DXGI table on `backend`, with the API's
+ * check of what its device can make. */
+typedef bool (*dxcl_dxgi_device_backs_fn)(struct dxcl_context *ctx, cl_uint format,
+                                          cl_mem_object_type type);
+struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *backend,
+                                                  dxcl_dxgi_device_backs_fn device_backs);
+
+/* What a D3D1x device can make of a DXGI format for the format query: textures of the image
+ * type's dimension (the staging copy is of the same format and dimension). */
+#define DXCL_DXGI_DEVICE_BACKS(API, prefix)                                                        \
+    static bool prefix##_device_backs(struct dxcl_context *ctx, cl_uint format,                    \
+                                      cl_mem_object_type type)                                     \
+    {                                                                                              \
+        UINT need = type == CL_MEM_OBJECT_IMAGE3D ? API##_FORMAT_SUPPORT_TEXTURE3D                 \
+                                                  : API##_FORMAT_SUPPORT_TEXTURE2D;                \
+        UINT support = 0;                                                                          \
+                                                                                                   \
+        return SUCCEEDED(I##API##Device_CheckFormatSupport((I##API##Device *)ctx->device,          \
+                                                           (DXGI_FORMAT)format, &support)) &&      \
+               (support & need) == need;                                                           \
+    }
 
 #define DXCL_DXGI_FUNCTION_TABLE(API, variant, suffix)                                             \
     static const struct dxcl_ext_function variant##_functions[] = {                                \

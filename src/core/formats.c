@@ -143,6 +143,55 @@ D3DFORMAT dxcl_d3d9_format_at(size_t index)
     return index < DXCL_ARRAY_SIZE(d3d9_formats) ? d3d9_formats[index].d3d9 : D3DFMT_UNKNOWN;
 }
 
+/* cl_nv_d3d9_sharing's own table (NVIDIA's table 9.13.4.1): memory-literal channel orders (no
+ * BGRA), A8 as CL_R, and the signed V/U/Q formats. */
+static const struct {
+    D3DFORMAT d3d9;
+    cl_image_format format;
+} d3d9_nv_formats[] = {
+    {D3DFMT_R32F, {CL_R, CL_FLOAT}},
+    {D3DFMT_R16F, {CL_R, CL_HALF_FLOAT}},
+    {D3DFMT_L16, {CL_R, CL_UNORM_INT16}},
+    {D3DFMT_A8, {CL_R, CL_UNORM_INT8}},
+    {D3DFMT_L8, {CL_R, CL_UNORM_INT8}},
+    {D3DFMT_G32R32F, {CL_RG, CL_FLOAT}},
+    {D3DFMT_G16R16F, {CL_RG, CL_HALF_FLOAT}},
+    {D3DFMT_G16R16, {CL_RG, CL_UNORM_INT16}},
+    {D3DFMT_V16U16, {CL_RG, CL_SNORM_INT16}},
+    {D3DFMT_A8L8, {CL_RG, CL_UNORM_INT8}},
+    {D3DFMT_V8U8, {CL_RG, CL_SNORM_INT8}},
+    {D3DFMT_A32B32G32R32F, {CL_RGBA, CL_FLOAT}},
+    {D3DFMT_A16B16G16R16F, {CL_RGBA, CL_HALF_FLOAT}},
+    {D3DFMT_A16B16G16R16, {CL_RGBA, CL_UNORM_INT16}},
+    {D3DFMT_Q16W16V16U16, {CL_RGBA, CL_SNORM_INT16}},
+    {D3DFMT_A8B8G8R8, {CL_RGBA, CL_UNORM_INT8}},
+    {D3DFMT_X8B8G8R8, {CL_RGBA, CL_UNORM_INT8}},
+    {D3DFMT_A8R8G8B8, {CL_RGBA, CL_UNORM_INT8}},
+    {D3DFMT_X8R8G8B8, {CL_RGBA, CL_UNORM_INT8}},
+    {D3DFMT_Q8W8V8U8, {CL_RGBA, CL_SNORM_INT8}},
+};
+
+bool dxcl_format_from_d3d9_nv(D3DFORMAT d3d9, cl_image_format *format)
+{
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(d3d9_nv_formats); i++) {
+        if (d3d9_nv_formats[i].d3d9 == d3d9) {
+            *format = d3d9_nv_formats[i].format;
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t dxcl_d3d9_nv_format_count(void)
+{
+    return DXCL_ARRAY_SIZE(d3d9_nv_formats);
+}
+
+D3DFORMAT dxcl_d3d9_nv_format_at(size_t index)
+{
+    return index < DXCL_ARRAY_SIZE(d3d9_nv_formats) ? d3d9_nv_formats[index].d3d9 : D3DFMT_UNKNOWN;
+}
+
 static bool format_listed(const cl_image_format *list, cl_uint count, cl_channel_order order,
                           cl_channel_type type)
 {

@@ -32,6 +32,12 @@ bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plan
 size_t dxcl_d3d9_format_count(void);
 D3DFORMAT dxcl_d3d9_format_at(size_t index);
 
+/* cl_nv_d3d9_sharing's table (NVIDIA's text: 20 formats, memory-literal orders); false when the
+ * format is not in it. The table itself, for tests. */
+bool dxcl_format_from_d3d9_nv(D3DFORMAT d3d9, cl_image_format *format);
+size_t dxcl_d3d9_nv_format_count(void);
+D3DFORMAT dxcl_d3d9_nv_format_at(size_t index);
+
 /* How a spec-format image is created on the driver. */
 struct dxcl_backing {
     cl_image_format spec;   /* what the program sees in queries */

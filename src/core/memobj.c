@@ -55,7 +55,10 @@ static void find_in_context(void *value, void *arg)
     struct dxcl_memobj *mem = value;
     struct find_args *find = arg;
 
-    if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource)
+    /* Families never share surfaces: their per-surface states differ (NV D3D9 and Intel DX9
+     * objects may live in one context). */
+    if (find->found || mem->context != find->ctx || mem->desc.resource != find->desc->resource ||
+        mem->desc.backend != find->desc->backend)
         return;
     if (find->same_subresource &&
         (mem->desc.subresource != find->desc->subresource || mem->desc.plane != find->desc->plane))
@@ -79,7 +82,7 @@ static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
 
     if (!surface)
         return NULL;
-    surface->backend = ctx->backend;
+    surface->backend = desc->backend;
     surface->context = ctx;
     surface->resource = desc->resource;
     surface->subresource = desc->subresource;
@@ -166,11 +169,11 @@ static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_des
                           struct dxcl_memobj *mem, cl_int err, cl_int *errcode_ret)
 {
     if (desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend,
+        struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
-        ctx->backend->destroy_surface(&temp);
+        desc->backend->destroy_surface(&temp);
     }
     free(mem);
     if (errcode_ret)
@@ -217,7 +220,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     ReleaseSRWLockShared(&dxcl_lock);
     if (duplicate)
         return fail_memobj(ctx, desc, mem,
-                           DXCL_FAIL(ctx->backend->errors.invalid_resource,
+                           DXCL_FAIL(desc->backend->errors.invalid_resource,
                                      "a cl_mem of resource %p subresource %u plane %u exists",
                                      (void *)desc->resource, desc->subresource, desc->plane),
                            errcode_ret);
@@ -233,17 +236,17 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
     if (!surface_taken && desc->surface_data) {
-        struct dxcl_surface temp = {.backend = ctx->backend,
+        struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
                                     .resource = desc->resource,
                                     .backend_data = desc->surface_data};
-        ctx->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
+        desc->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
     }
     dxcl_context_ref(ctx);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
     DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s%s",
-             ctx->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
+             desc->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
              desc->plane, mem->backing.emulated ? " (emulated format)" : "",
              mem->host_copy.data ? " (zero-copy)" : "");
     return mem->handle;
@@ -260,8 +263,10 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
 
     if (err == CL_SUCCESS) {
         if ((err = dxcl_check_shared_flags(flags)) == CL_SUCCESS &&
-            (err = prepare(ctx, args, &desc)) == CL_SUCCESS)
+            (err = prepare(ctx, args, &desc)) == CL_SUCCESS) {
+            desc.backend = backend;
             mem = dxcl_memobj_create(ctx, flags, &desc, &err);
+        }
         dxcl_context_unref(ctx);
     }
     if (errcode_ret)
@@ -298,13 +303,13 @@ cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
     AcquireSRWLockShared(&dxcl_lock);
     mem = resolve(handle);
     if (mem && !mem->acquired)
-        err = mem->context->backend->errors.not_acquired;
+        err = mem->desc.backend->errors.not_acquired;
     else if (mem && writes)
         InterlockedExchange(&mem->written, 1);
     ReleaseSRWLockShared(&dxcl_lock);
     if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller,
-                         mem->context->backend->name, (void *)handle);
+        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
+                         (void *)handle);
     return CL_SUCCESS;
 }
 
@@ -414,14 +419,21 @@ static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl
     return DXCL_NOT_MY_QUERY;
 }
 
-static bool routed_object(cl_mem handle, const struct dxcl_backend *backend)
+/* An object of a context of the driver's own sharing (see core/paths.h). */
+static bool drivers_object(cl_mem handle)
 {
+    struct dxcl_context *ctx;
     cl_context context;
 
-    return dxcl_any_routed() &&
-           DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_CONTEXT, sizeof(context),
-                                                     &context, NULL)) == CL_SUCCESS &&
-           dxcl_backend_routed(context, backend);
+    if (!dxcl_any_routed() ||
+        DXCL_DRIVER_CALL_INT(clGetMemObjectInfo, (handle, CL_MEM_CONTEXT, sizeof(context), &context,
+                                                  NULL)) != CL_SUCCESS)
+        return false;
+    if ((ctx = dxcl_context_find(context))) {
+        dxcl_context_unref(ctx);
+        return false;
+    }
+    return dxcl_context_is_drivers(context);
 }
 
 /* The backends' own tokens. `mem` is the record if it belongs to the backend asked. */
@@ -430,14 +442,18 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
 {
     struct dxcl_memobj *mem = dxcl_memobj_get(handle);
 
-    for (size_t i = 0; i < dxcl_backend_count(); i++) {
-        const struct dxcl_backend *backend = dxcl_backend_at(i);
-        const struct dxcl_memobj *own = mem && mem->context->backend == backend ? mem : NULL;
-        cl_int err = common_query(backend, own, image, param, size, value, size_ret);
+    /* The object's own family first: families may share token values (NV D3D9 and Intel DX9). */
+    for (size_t i = 0; i <= dxcl_backend_count(); i++) {
+        const struct dxcl_backend *backend =
+            i == 0 ? (mem ? mem->desc.backend : NULL) : dxcl_backend_at(i - 1);
+        const struct dxcl_memobj *own = mem && mem->desc.backend == backend ? mem : NULL;
 
+        if (!backend || (i > 0 && own))
+            continue;
+        cl_int err = common_query(backend, own, image, param, size, value, size_ret);
         if (err == DXCL_NOT_MY_QUERY)
             continue;
-        if (!mem && err != CL_SUCCESS && routed_object(handle, backend))
+        if (!mem && err != CL_SUCCESS && drivers_object(handle))
             break; /* an object of the driver's own sharing: it answers */
         *answered = true;
         if (!mem && err != CL_SUCCESS) {

@@ -22,6 +22,9 @@ struct dxcl_surface {
 
 /* What a backend tells the core about the object to create. */
 struct dxcl_shared_desc {
+    /* The family that made the object (set by dxcl_create_shared): its errors and its copy
+     * functions serve the object, whichever family's property made the context. */
+    const struct dxcl_backend *backend;
     IUnknown *resource;
     UINT subresource;
     unsigned plane;

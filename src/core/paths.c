@@ -185,16 +185,32 @@ bool dxcl_property_routed(cl_platform_id platform, cl_context_properties propert
     return false;
 }
 
-bool dxcl_backend_routed(cl_context context, const struct dxcl_backend *backend)
+static bool is_interop_property(cl_context_properties name)
 {
-    cl_platform_id platform;
-
-    if (!dxcl_any_routed() || !(platform = dxcl_platform_of_context(context)))
-        return false;
-    for (const cl_context_properties *p = backend->context_properties; p && *p; p++)
-        if (dxcl_property_routed(platform, *p))
-            return true;
+    for (size_t e = 0; e < dxcl_extension_count(); e++)
+        for (const cl_context_properties *p = dxcl_extension_at(e)->context_properties; p && *p;
+             p++)
+            if (*p == name)
+                return true;
     return false;
+}
+
+bool dxcl_context_is_drivers(cl_context context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_context_properties *props;
+    size_t size = 0;
+    bool interop = false;
+
+    if (!dxcl_any_routed() || !drv->clGetContextInfo ||
+        drv->clGetContextInfo(context, CL_CONTEXT_PROPERTIES, 0, NULL, &size) != CL_SUCCESS ||
+        size < sizeof(*props) || !(props = malloc(size)))
+        return false;
+    if (drv->clGetContextInfo(context, CL_CONTEXT_PROPERTIES, size, props, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i + 1 < size / sizeof(*props) && props[i]; i += 2)
+            interop |= props[i + 1] && is_interop_property(props[i]);
+    free(props);
+    return interop;
 }
 
 cl_platform_id dxcl_platform_of_device(cl_device_id device)

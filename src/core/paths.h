@@ -27,8 +27,9 @@ void *dxcl_route(cl_platform_id platform, const void *self);
 /* True when an interop context property is the driver's own on `platform` (the context is
  * created by the driver untouched and dxcl keeps no record). */
 bool dxcl_property_routed(cl_platform_id platform, cl_context_properties property);
-/* True when a backend's contexts are the driver's own on the platform of `context`. */
-bool dxcl_backend_routed(cl_context context, const struct dxcl_backend *backend);
+/* True when `context`, which dxcl keeps no record of, was created by the driver with an
+ * interop property: a context of the driver's own sharing, whose queries the driver answers. */
+bool dxcl_context_is_drivers(cl_context context);
 
 cl_platform_id dxcl_platform_of_device(cl_device_id device);
 cl_platform_id dxcl_platform_of_context(cl_context context);

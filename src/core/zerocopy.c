@@ -50,7 +50,7 @@ static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *ho
 
 static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dxcl_memobj *mem)
 {
-    if (!ctx->backend->stable_host_copy)
+    if (!mem->desc.backend->stable_host_copy)
         return "the backend has no persistent host copy";
     if (mem->desc.share_surface)
         return "planes share their surface";
@@ -68,7 +68,7 @@ static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dx
 bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                           struct dxcl_mapping *host)
 {
-    struct dxcl_surface probe = {.backend = ctx->backend,
+    struct dxcl_surface probe = {.backend = mem->desc.backend,
                                  .context = ctx,
                                  .resource = mem->desc.resource,
                                  .subresource = mem->desc.subresource,
@@ -78,7 +78,7 @@ bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *me
     if (!reason && !stable_mapping(&probe, host))
         reason = "the staging mapping moves between maps";
     if (reason)
-        DXCL_LOG("%s resource %p: copies (%s)", ctx->backend->name, (void *)mem->desc.resource,
+        DXCL_LOG("%s resource %p: copies (%s)", mem->desc.backend->name, (void *)mem->desc.resource,
                  reason);
     return !reason;
 }

@@ -2,6 +2,7 @@
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
  * context and each resource type maps itself. */
 #include "core/dxgi_resources.h"
+#include "core/paths.h"
 
 #include <d3d10.h>
 #include <stdlib.h>
@@ -98,3 +99,23 @@ static void d3d10_unlock_surface(struct dxcl_surface *surface, bool write_back)
 }
 
 DXCL_DXGI_FAMILY(D3D10, d3d10)
+
+/* cl_intel_sharing_format_query_d3d10. */
+DXCL_DXGI_DEVICE_BACKS(D3D10, d3d10)
+
+static cl_int CL_API_CALL get_supported_formats(cl_context context, cl_mem_flags flags,
+                                                cl_mem_object_type image_type, cl_uint num_entries,
+                                                DXGI_FORMAT *formats, cl_uint *num_formats)
+{
+    DXCL_ROUTE(dxcl_platform_of_context(context), get_supported_formats,
+               (context, flags, image_type, num_entries, formats, num_formats));
+    const struct dxcl_format_family family =
+        dxcl_dxgi_format_family(&dxcl_d3d10_backend, d3d10_device_backs);
+
+    return dxcl_query_sharing_formats("clGetSupportedD3D10TextureFormatsINTEL", &family, context,
+                                      flags, image_type, 0, num_entries, (cl_uint *)formats,
+                                      num_formats);
+}
+
+DXCL_FORMAT_QUERY_EXTENSION(format_query_d3d10, "cl_intel_sharing_format_query_d3d10",
+                            "clGetSupportedD3D10TextureFormatsINTEL", get_supported_formats)

@@ -1,6 +1,7 @@
 /* The D3D11 backend (cl_khr_d3d11_sharing, cl_nv_d3d11_sharing): ID3D11Device, buffers,
  * 2D and 3D textures, copied through the device's immediate context. */
 #include "core/dxgi_resources.h"
+#include "core/paths.h"
 
 #include <d3d11_4.h>
 #include <stdlib.h>
@@ -92,3 +93,25 @@ static void d3d11_unlock_surface(struct dxcl_surface *surface, bool write_back)
 }
 
 DXCL_DXGI_FAMILY(D3D11, d3d11)
+
+/* cl_intel_sharing_format_query_d3d11. No DXGI format dxcl shares has planes: a plane other
+ * than 0 lists nothing. */
+DXCL_DXGI_DEVICE_BACKS(D3D11, d3d11)
+
+static cl_int CL_API_CALL get_supported_formats(cl_context context, cl_mem_flags flags,
+                                                cl_mem_object_type image_type, cl_uint plane,
+                                                cl_uint num_entries, DXGI_FORMAT *formats,
+                                                cl_uint *num_formats)
+{
+    DXCL_ROUTE(dxcl_platform_of_context(context), get_supported_formats,
+               (context, flags, image_type, plane, num_entries, formats, num_formats));
+    const struct dxcl_format_family family =
+        dxcl_dxgi_format_family(&dxcl_d3d11_backend, d3d11_device_backs);
+
+    return dxcl_query_sharing_formats("clGetSupportedD3D11TextureFormatsINTEL", &family, context,
+                                      flags, image_type, plane, num_entries, (cl_uint *)formats,
+                                      num_formats);
+}
+
+DXCL_FORMAT_QUERY_EXTENSION(format_query_d3d11, "cl_intel_sharing_format_query_d3d11",
+                            "clGetSupportedD3D11TextureFormatsINTEL", get_supported_formats)

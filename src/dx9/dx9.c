@@ -9,6 +9,8 @@
 #include "core/info.h"
 #include "core/memobj.h"
 #include "core/registry.h"
+#include "dx9/d3d9_device.h"
+#include "dx9/d3d9_surface.h"
 
 #include <d3d9.h>
 #include <dxvahd.h>
@@ -16,12 +18,6 @@
 #include <CL/cl_dx9_media_sharing.h>
 
 extern const struct dxcl_backend dxcl_dx9_backend;
-
-struct dx9_surface {
-    IDirect3DSurface9 *sysmem; /* for surfaces that do not lock (render targets), else NULL */
-    bool locked_directly;      /* the mapping is a lock of the surface itself */
-    D3DSURFACE_DESC desc;
-};
 
 /* The adapter kinds, whichever spelling (KHR or Intel) named them. */
 static const struct {
@@ -79,25 +75,7 @@ static cl_int dx9_open_device(struct dxcl_context *ctx, cl_context_properties pr
 /* The adapter's LUID (D3D9Ex only: plain D3D9 and DXVA-HD do not tell it). */
 static bool adapter_luid(int kind, void *object, LUID *luid)
 {
-    IDirect3DDevice9Ex *device;
-    D3DDEVICE_CREATION_PARAMETERS params;
-    IDirect3D9 *d3d9;
-    IDirect3D9Ex *d3d9ex;
-    bool found = false;
-
-    if (adapters[kind].khr_type != CL_ADAPTER_D3D9EX_KHR ||
-        FAILED(dxcl_query_interface(object, &IID_IDirect3DDevice9Ex, (void **)&device)))
-        return false;
-    if (SUCCEEDED(IDirect3DDevice9Ex_GetDirect3D(device, &d3d9))) {
-        if (SUCCEEDED(IDirect3D9_QueryInterface(d3d9, &IID_IDirect3D9Ex, (void **)&d3d9ex))) {
-            IDirect3DDevice9Ex_GetCreationParameters(device, &params);
-            found = SUCCEEDED(IDirect3D9Ex_GetAdapterLUID(d3d9ex, params.AdapterOrdinal, luid));
-            IDirect3D9Ex_Release(d3d9ex);
-        }
-        IDirect3D9_Release(d3d9);
-    }
-    IDirect3DDevice9Ex_Release(device);
-    return found;
+    return adapters[kind].khr_type == CL_ADAPTER_D3D9EX_KHR && dxcl_d3d9ex_luid(object, luid);
 }
 
 static bool adapter_valid(int kind, void *object)
@@ -236,44 +214,11 @@ static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC 
     return CL_SUCCESS;
 }
 
-/* The copy engine reads a surface with LockRect (stand-alone surfaces, dynamic textures) or
- * GetRenderTargetData (render targets). A level of a D3DPOOL_DEFAULT texture that is neither
- * dynamic nor a render target can only be read by drawing with it: refused at creation rather
- * than failing every acquire. */
-static bool copy_engine_reaches(IDirect3DSurface9 *resource, const D3DSURFACE_DESC *desc)
-{
-    IDirect3DBaseTexture9 *texture;
-
-    if (desc->Usage & (D3DUSAGE_RENDERTARGET | D3DUSAGE_DYNAMIC))
-        return true;
-    if (FAILED(IDirect3DSurface9_GetContainer(resource, &IID_IDirect3DBaseTexture9,
-                                              (void **)&texture)))
-        return true; /* stand-alone */
-    IDirect3DBaseTexture9_Release(texture);
-    return false;
-}
-
-/* Render targets that are not lockable are read and written through a system-memory copy. */
-static HRESULT make_sysmem_copy(IDirect3DSurface9 *resource, struct dx9_surface *s)
-{
-    IDirect3DDevice9 *device;
-    HRESULT hr;
-
-    if (!(s->desc.Usage & D3DUSAGE_RENDERTARGET))
-        return S_OK;
-    if (FAILED(hr = IDirect3DSurface9_GetDevice(resource, &device)))
-        return hr;
-    hr = IDirect3DDevice9_CreateOffscreenPlainSurface(
-        device, s->desc.Width, s->desc.Height, s->desc.Format, D3DPOOL_SYSTEMMEM, &s->sysmem, NULL);
-    IDirect3DDevice9_Release(device);
-    return hr;
-}
-
 static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl_shared_desc *desc)
 {
     const struct dx9_args *args = arg;
     IDirect3DSurface9 *checked;
-    struct dx9_surface *s;
+    struct dxcl_d3d9_surface *s;
     cl_int err;
 
     if (args->no_surface_info)
@@ -289,13 +234,13 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
     IDirect3DSurface9_GetDesc(args->resource, &s->desc);
     if (s->desc.Pool != D3DPOOL_DEFAULT)
         err = surface_invalid("not in D3DPOOL_DEFAULT", args->resource);
-    else if (!copy_engine_reaches(args->resource, &s->desc))
+    else if (!dxcl_d3d9_surface_reachable(args->resource))
         err = surface_invalid("a texture level that is neither dynamic nor a render target "
                               "cannot be read back",
                               args->resource);
     else if ((err = check_surface_device(ctx, args)) == CL_SUCCESS &&
              (err = describe_plane(args, &s->desc, desc)) == CL_SUCCESS &&
-             FAILED(make_sysmem_copy(args->resource, s)))
+             FAILED(dxcl_d3d9_surface_init(s, args->resource)))
         err = DXCL_FAIL(CL_OUT_OF_RESOURCES, "no system-memory copy of %p", (void *)args->resource);
     if (err != CL_SUCCESS) {
         free(s);
@@ -350,54 +295,21 @@ static cl_mem CL_API_CALL create_intel(cl_context context, cl_mem_flags flags,
 
 static cl_int dx9_lock_surface(struct dxcl_surface *surface)
 {
-    struct dx9_surface *s = surface->backend_data;
-    IDirect3DSurface9 *resource = (IDirect3DSurface9 *)surface->resource;
-    IDirect3DSurface9 *target = resource;
-    IDirect3DDevice9 *device;
-    D3DLOCKED_RECT locked;
-    HRESULT hr = E_FAIL;
-
-    if (s->sysmem && SUCCEEDED(IDirect3DSurface9_GetDevice(resource, &device))) {
-        hr = IDirect3DDevice9_GetRenderTargetData(device, resource, s->sysmem);
-        IDirect3DDevice9_Release(device);
-        target = s->sysmem;
-    }
-    s->locked_directly = !s->sysmem;
-    if (s->sysmem && FAILED(hr))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "reading render target %p failed (0x%08lx)",
-                         (void *)resource, (unsigned long)hr);
-    if (FAILED(hr = IDirect3DSurface9_LockRect(target, &locked, NULL, 0)))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "locking surface %p failed (0x%08lx)", (void *)target,
-                         (unsigned long)hr);
-    surface->mapping = (struct dxcl_mapping){locked.pBits, (size_t)locked.Pitch, 0};
-    return CL_SUCCESS;
+    return dxcl_d3d9_surface_lock(surface->backend_data, &surface->mapping);
 }
 
 static void dx9_unlock_surface(struct dxcl_surface *surface, bool write_back)
 {
-    struct dx9_surface *s = surface->backend_data;
-    IDirect3DSurface9 *resource = (IDirect3DSurface9 *)surface->resource;
-    IDirect3DDevice9 *device;
-
-    if (s->locked_directly) {
-        IDirect3DSurface9_UnlockRect(resource); /* the data is in place */
-        return;
-    }
-    IDirect3DSurface9_UnlockRect(s->sysmem);
-    if (write_back && SUCCEEDED(IDirect3DSurface9_GetDevice(resource, &device))) {
-        IDirect3DDevice9_UpdateSurface(device, s->sysmem, NULL, resource, NULL);
-        IDirect3DDevice9_Release(device);
-    }
+    dxcl_d3d9_surface_unlock(surface->backend_data, write_back);
 }
 
 static void dx9_destroy_surface(struct dxcl_surface *surface)
 {
-    struct dx9_surface *s = surface->backend_data;
+    struct dxcl_d3d9_surface *s = surface->backend_data;
 
     if (!s)
         return;
-    if (s->sysmem)
-        IDirect3DSurface9_Release(s->sysmem);
+    dxcl_d3d9_surface_free(s);
     free(s);
     surface->backend_data = NULL;
 }
@@ -407,7 +319,7 @@ static void dx9_destroy_surface(struct dxcl_surface *surface)
 static void dx9_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                               struct dxcl_mapping *plane)
 {
-    const struct dx9_surface *s = mem->surface->backend_data;
+    const struct dxcl_d3d9_surface *s = mem->surface->backend_data;
     const D3DFORMAT yv12 = (D3DFORMAT)MAKEFOURCC('Y', 'V', '1', '2');
     size_t luma = surface->row_pitch * s->desc.Height;
     size_t chroma_pitch = surface->row_pitch / 2;

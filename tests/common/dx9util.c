@@ -487,17 +487,24 @@ static const char kernel_source[] =
 
 void dx9_open(struct dx9_env *env, enum dx9_kind kind, bool intel, int user_sync)
 {
+    dx9_open_property(env, kind, intel ? dx9_intel_property(kind) : dx9_khr_property(kind),
+                      user_sync);
+    env->intel = intel;
+}
+
+void dx9_open_property(struct dx9_env *env, enum dx9_kind kind, cl_context_properties property,
+                       int user_sync)
+{
     cl_context_properties props[5] = {0};
     cl_int err;
 
     memset(env, 0, sizeof(*env));
     env->kind = kind;
-    env->intel = intel;
     env->platform = test_platform();
     env->device = test_device(env->platform);
     dx9_load(env->platform);
     env->d3d = dx9_device(kind);
-    props[0] = intel ? dx9_intel_property(kind) : dx9_khr_property(kind);
+    props[0] = property;
     props[1] = (cl_context_properties)env->d3d;
     if (user_sync != DX9_NO_USER_SYNC) {
         props[2] = CL_CONTEXT_INTEROP_USER_SYNC;

@@ -154,6 +154,10 @@ struct dx9_env {
 
 /* Opens everything (user_sync: CL_TRUE, CL_FALSE or DX9_NO_USER_SYNC); aborts on failure. */
 void dx9_open(struct dx9_env *env, enum dx9_kind kind, bool intel, int user_sync);
+/* The same with the context property `property` naming the device (cl_nv_d3d9_sharing:
+ * CL_CONTEXT_D3D9_DEVICE_NV, for D3D9 and D3D9Ex devices alike). */
+void dx9_open_property(struct dx9_env *env, enum dx9_kind kind, cl_context_properties property,
+                       int user_sync);
 /* Releases the CL objects and the device; checks the device's last reference is gone. */
 void dx9_close(struct dx9_env *env);
 

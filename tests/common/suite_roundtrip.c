@@ -166,6 +166,16 @@ void suite_roundtrip_formats(const struct test_api *api, size_t first, size_t co
     interop_close(&env);
 }
 
+void suite_roundtrip_one(struct interop_env *env, const struct test_format *format, bool is_3d,
+                         uint32_t seed)
+{
+    const struct rt_case *rc = is_3d ? &cases[4] : &cases[0];
+    cl_kernel kernel = interop_kernel(env, kernel_name(format->cls, is_3d));
+
+    run_case(env, format, rc, kernel, seed);
+    clReleaseKernel(kernel);
+}
+
 /* ---- Buffers ---- */
 
 static void buffer_roundtrip(struct interop_env *env, UINT size, cl_mem_flags src_flags,

@@ -17,6 +17,9 @@ void suite_roundtrip(const struct test_api *api);
 /* Parts of it: formats test_formats[first, first + count); buffers and R/RG reads. */
 void suite_roundtrip_formats(const struct test_api *api, size_t first, size_t count);
 void suite_roundtrip_misc(const struct test_api *api);
+/* One round trip of `format` on an open env: mip 0 of a 2D texture, or of a 3D one. */
+void suite_roundtrip_one(struct interop_env *env, const struct test_format *format, bool is_3d,
+                         uint32_t seed);
 /* Reference counts of devices and resources. */
 void suite_lifetime(const struct test_api *api);
 /* Events, user events, several queues, CL_CONTEXT_INTEROP_USER_SYNC. */

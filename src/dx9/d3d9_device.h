@@ -1,0 +1,16 @@
+/* What the D3D9 families (DX9 media, cl_nv_d3d9_sharing) ask of a D3D9 device
+ * (src/dx9/d3d9_device.c). */
+#ifndef DXCL_D3D9_DEVICE_H
+#define DXCL_D3D9_DEVICE_H
+
+#include "core/common.h"
+
+#include <d3d9.h>
+
+/* The adapter LUID of a D3D9Ex device; false for anything else (plain D3D9 devices do not
+ * tell it). */
+bool dxcl_d3d9ex_luid(const void *object, LUID *luid);
+/* Whether `resource` (any IDirect3DResource9) was made by `device`. */
+bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device);
+
+#endif
