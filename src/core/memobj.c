@@ -1,6 +1,7 @@
 /* Shared memory objects: the driver object that holds the data while CL uses it, the surface
  * the copy engine moves it through, and the spec's view of both in queries. */
 #include "core/memobj.h"
+#include "core/callbacks.h"
 #include "core/info.h"
 #include "core/table.h"
 #include "proxy/driver.h"
@@ -303,6 +304,7 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainMemObject)(cl_mem memobj)
     if (err == CL_SUCCESS) {
         dxcl_mirror_retain(&memobjs, memobj);
         dxcl_mirror_retain(&subbuffers, memobj);
+        dxcl_callbacks_retained(memobj);
     }
     return err;
 }
@@ -316,6 +318,8 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
         destroy_memobj(mem);
     else if (err == CL_SUCCESS)
         free(dxcl_mirror_release(&subbuffers, memobj));
+    if (err == CL_SUCCESS)
+        dxcl_callbacks_released(memobj);
     return err;
 }
 

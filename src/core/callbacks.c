@@ -1,0 +1,438 @@
+/* Callbacks the driver cannot deliver: clSetEventCallback, clSetMemObjectDestructorCallback
+ * and clSetContextDestructorCallback. Wine's opencl.dll answers CL_INVALID_OPERATION for the
+ * first two and lacks the third. dxcl tries the driver once; when it cannot, one waiter thread
+ * (started on first use) watches every pending callback:
+ *   - an event callback holds a driver reference to its event; the waiter reads the event's
+ *     execution status and runs the callback once the status reached the callback's type;
+ *   - an object with destructor callbacks holds one driver reference of dxcl; dxcl counts the
+ *     program's references from registration on, and once the program released its last one
+ *     the waiter waits for the driver's count to fall to dxcl's own (pending commands and
+ *     dependent objects hold the object in the driver), runs the callbacks newest first and
+ *     drops dxcl's reference.
+ * Nothing pending: the waiter sleeps on a condition variable. Something pending: it polls the
+ * driver with an exponential backoff (1 to 16 ms), reset by progress or a new registration.
+ * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
+#include "core/callbacks.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+#include "proxy/impl.h"
+
+#include <stdlib.h>
+
+enum capability { CAPABILITY_UNKNOWN, CAPABILITY_DRIVER, CAPABILITY_EMULATED };
+
+typedef void(CL_CALLBACK *event_notify_fn)(cl_event, cl_int, void *);
+typedef void(CL_CALLBACK *mem_notify_fn)(cl_mem, void *);
+typedef void(CL_CALLBACK *context_notify_fn)(cl_context, void *);
+
+struct event_callback {
+    struct event_callback *next;
+    cl_event event; /* a driver reference of dxcl */
+    event_notify_fn notify;
+    void *user_data;
+};
+
+/* Pending event callbacks, one FIFO per callback type (CL_COMPLETE 0, CL_RUNNING 1,
+ * CL_SUBMITTED 2), so that the waiter runs an event's SUBMITTED, RUNNING and COMPLETE
+ * callbacks in that order. */
+struct event_list {
+    struct event_callback *head, **tail;
+};
+
+struct destructor_callback {
+    struct destructor_callback *next;
+    void *notify;
+    void *user_data;
+};
+
+/* A cl_mem or cl_context with emulated destructor callbacks. */
+struct watched_object {
+    struct watched_object *next; /* in the dying list */
+    void *handle;                /* a driver reference of dxcl */
+    bool is_context;
+    LONG app_refs;                         /* the program's references */
+    struct destructor_callback *callbacks; /* newest first: the order they run in */
+};
+
+static SRWLOCK waiter_lock = SRWLOCK_INIT;
+static CONDITION_VARIABLE waiter_wake = CONDITION_VARIABLE_INIT;
+static INIT_ONCE waiter_once = INIT_ONCE_STATIC_INIT;
+static bool waiter_running;
+static struct event_list pending_events[3];
+static struct dxcl_table watched; /* handle -> watched_object, until the program's last release */
+static struct watched_object *dying;
+static LONG watched_count;
+static bool new_work;
+
+static enum capability event_capability, mem_capability, context_capability;
+
+static void list_append(struct event_list *list, struct event_callback *cb)
+{
+    if (!list->tail)
+        list->tail = &list->head;
+    cb->next = NULL;
+    *list->tail = cb;
+    list->tail = &cb->next;
+}
+
+/* Moves every entry of `from` to the end of `to`. */
+static void list_splice(struct event_list *to, struct event_list *from)
+{
+    if (!from->head)
+        return;
+    if (!to->tail)
+        to->tail = &to->head;
+    *to->tail = from->head;
+    to->tail = from->tail;
+    from->head = NULL;
+    from->tail = &from->head;
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+    cl_int err = dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                               sizeof(status), &status, NULL);
+
+    return err == CL_SUCCESS ? status : err;
+}
+
+/* Runs the callbacks of `list` (all of one type) whose event reached `type`; keeps the others
+ * in `list`. True when any ran. */
+static bool run_event_callbacks(struct event_list *list, cl_int type)
+{
+    struct event_callback *cb = list->head, *next;
+    struct event_list keep = {NULL, &keep.head};
+    bool progress = false;
+
+    for (; cb; cb = next) {
+        cl_int status = event_status(cb->event);
+
+        next = cb->next;
+        if (status > type) {
+            list_append(&keep, cb);
+            continue;
+        }
+        /* A failed command reports its negative status to every callback. */
+        cb->notify(cb->event, status < 0 ? status : type, cb->user_data);
+        dxcl_driver()->clReleaseEvent(cb->event);
+        free(cb);
+        progress = true;
+    }
+    *list = keep;
+    if (!list->head)
+        list->tail = &list->head;
+    return progress;
+}
+
+static cl_uint driver_refcount(const struct watched_object *object)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_uint refs = 0;
+    cl_int err = object->is_context
+                     ? drv->clGetContextInfo((cl_context)object->handle, CL_CONTEXT_REFERENCE_COUNT,
+                                             sizeof(refs), &refs, NULL)
+                     : drv->clGetMemObjectInfo((cl_mem)object->handle, CL_MEM_REFERENCE_COUNT,
+                                               sizeof(refs), &refs, NULL);
+
+    return err == CL_SUCCESS ? refs : 1;
+}
+
+static void destroy_watched(struct watched_object *object)
+{
+    struct destructor_callback *cb, *next;
+
+    for (cb = object->callbacks; cb; cb = next) {
+        next = cb->next;
+        if (object->is_context)
+            ((context_notify_fn)cb->notify)((cl_context)object->handle, cb->user_data);
+        else
+            ((mem_notify_fn)cb->notify)((cl_mem)object->handle, cb->user_data);
+        free(cb);
+    }
+    if (object->is_context)
+        dxcl_driver()->clReleaseContext((cl_context)object->handle);
+    else
+        dxcl_driver()->clReleaseMemObject((cl_mem)object->handle);
+    free(object);
+}
+
+/* Destroys the dying objects only dxcl still holds in the driver; keeps the others. */
+static bool run_destructors(struct watched_object **list)
+{
+    struct watched_object **link = list, *object;
+    bool progress = false;
+
+    while ((object = *link)) {
+        if (driver_refcount(object) > 1) {
+            link = &object->next;
+            continue;
+        }
+        *link = object->next;
+        destroy_watched(object);
+        progress = true;
+    }
+    return progress;
+}
+
+static bool has_pending(const struct event_list *events, const struct watched_object *objects)
+{
+    return events[0].head || events[1].head || events[2].head || objects;
+}
+
+static DWORD WINAPI waiter_main(void *param)
+{
+    struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    struct watched_object *objects = NULL, **tail;
+    DWORD backoff_ms = 1;
+
+    (void)param;
+    AcquireSRWLockExclusive(&waiter_lock);
+    for (;;) {
+        bool progress = false;
+
+        while (!new_work && !has_pending(events, objects))
+            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, INFINITE, 0);
+        for (unsigned i = 0; i < 3; i++)
+            list_splice(&events[i], &pending_events[i]);
+        for (tail = &objects; *tail; tail = &(*tail)->next)
+            ;
+        *tail = dying;
+        dying = NULL;
+        if (new_work)
+            backoff_ms = 1;
+        new_work = false;
+        ReleaseSRWLockExclusive(&waiter_lock);
+
+        /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
+        for (int i = 2; i >= 0; i--)
+            progress |= run_event_callbacks(&events[i], i);
+        progress |= run_destructors(&objects);
+
+        AcquireSRWLockExclusive(&waiter_lock);
+        backoff_ms = progress ? 1 : (backoff_ms < 16 ? backoff_ms * 2 : 16);
+        if (!new_work && has_pending(events, objects))
+            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, backoff_ms, 0);
+    }
+    return 0;
+}
+
+/* The waiter pins dxcl in memory: FreeLibrary then never unmaps code the waiter runs, and the
+ * only DLL_PROCESS_DETACH dxcl sees is the process's exit, when Windows already ended the
+ * waiter. So nothing joins it, under the loader lock or elsewhere. */
+static BOOL CALLBACK start_waiter(INIT_ONCE *once, void *param, void **context)
+{
+    HMODULE self;
+    HANDLE thread;
+
+    (void)once, (void)param, (void)context;
+    if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                            (const char *)&waiter_main, &self)) {
+        DXCL_LOG("callbacks: cannot pin dxcl in memory (error %lu)", GetLastError());
+        return TRUE;
+    }
+    if (!(thread = CreateThread(NULL, 0, waiter_main, NULL, 0, NULL))) {
+        DXCL_LOG("callbacks: cannot start the waiter thread (error %lu)", GetLastError());
+        return TRUE;
+    }
+    CloseHandle(thread);
+    waiter_running = true;
+    return TRUE;
+}
+
+static bool ensure_waiter(void)
+{
+    InitOnceExecuteOnce(&waiter_once, start_waiter, NULL, NULL);
+    return waiter_running;
+}
+
+static void wake_waiter(void)
+{
+    new_work = true;
+    WakeConditionVariable(&waiter_wake);
+}
+
+/* First call for a capability: ask the driver; CL_INVALID_OPERATION for an object it
+ * otherwise knows (checked by `valid`) means it cannot deliver that callback. */
+static bool use_driver(enum capability *capability, cl_int driver_result, bool valid)
+{
+    if (driver_result == CL_SUCCESS) {
+        *capability = CAPABILITY_DRIVER;
+        return true;
+    }
+    if (driver_result == CL_INVALID_OPERATION && valid) {
+        DXCL_LOG("callbacks: the driver cannot deliver them; dxcl does");
+        *capability = CAPABILITY_EMULATED;
+        return false;
+    }
+    return true; /* the driver's answer for bad arguments stands */
+}
+
+static bool event_valid(cl_event event)
+{
+    cl_int status;
+
+    return dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                         &status, NULL) == CL_SUCCESS;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
+                                                 event_notify_fn notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct event_callback *cb;
+    cl_int err;
+
+    if (event_capability != CAPABILITY_EMULATED && drv->clSetEventCallback) {
+        err = drv->clSetEventCallback(event, type, notify, user_data);
+        if (event_capability == CAPABILITY_DRIVER ||
+            use_driver(&event_capability, err, err == CL_INVALID_OPERATION && event_valid(event)))
+            return err;
+    }
+    if (!notify)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetEventCallback: pfn_notify is NULL");
+    if (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetEventCallback: callback type %d", type);
+    if (!drv->clRetainEvent || !drv->clGetEventInfo)
+        return dxcl_driver_missing("clRetainEvent");
+    if ((err = drv->clRetainEvent(event)) != CL_SUCCESS)
+        return DXCL_FAIL(err, "clSetEventCallback: event %p not retained", (void *)event);
+    if (!(cb = malloc(sizeof(*cb))) || !ensure_waiter()) {
+        free(cb);
+        drv->clReleaseEvent(event);
+        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "clSetEventCallback: no waiter");
+    }
+    cb->event = event;
+    cb->notify = notify;
+    cb->user_data = user_data;
+    AcquireSRWLockExclusive(&waiter_lock);
+    list_append(&pending_events[type], cb);
+    wake_waiter();
+    ReleaseSRWLockExclusive(&waiter_lock);
+    return CL_SUCCESS;
+}
+
+/* Adds a destructor callback to the watched record of `handle`, creating it (with one driver
+ * reference of dxcl and the program's current count) on the first registration. */
+static cl_int watch_destructor(void *handle, bool is_context, void *notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct watched_object probe = {.handle = handle, .is_context = is_context}, *object;
+    struct destructor_callback *cb = malloc(sizeof(*cb));
+    cl_int err = is_context ? drv->clRetainContext((cl_context)handle)
+                            : drv->clRetainMemObject((cl_mem)handle);
+
+    if (err != CL_SUCCESS) {
+        free(cb);
+        return err;
+    }
+    if (!cb || !ensure_waiter()) {
+        free(cb);
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    cb->notify = notify;
+    cb->user_data = user_data;
+    /* The program's count: the driver's, less the reference dxcl just took. */
+    probe.app_refs = (LONG)driver_refcount(&probe) - 1;
+    AcquireSRWLockExclusive(&waiter_lock);
+    if ((object = dxcl_table_get(&watched, handle))) {
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle); /* one dxcl reference is enough */
+    } else if ((object = malloc(sizeof(*object))) && dxcl_table_put(&watched, handle, object)) {
+        *object = probe;
+        InterlockedIncrement(&watched_count);
+    } else {
+        ReleaseSRWLockExclusive(&waiter_lock);
+        free(object);
+        free(cb);
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    cb->next = object->callbacks;
+    object->callbacks = cb;
+    ReleaseSRWLockExclusive(&waiter_lock);
+    return CL_SUCCESS;
+}
+
+void dxcl_callbacks_retained(const void *handle)
+{
+    struct watched_object *object;
+
+    if (!InterlockedCompareExchange(&watched_count, 0, 0))
+        return;
+    AcquireSRWLockExclusive(&waiter_lock);
+    if ((object = dxcl_table_get(&watched, handle)))
+        object->app_refs++;
+    ReleaseSRWLockExclusive(&waiter_lock);
+}
+
+void dxcl_callbacks_released(const void *handle)
+{
+    struct watched_object *object;
+
+    if (!InterlockedCompareExchange(&watched_count, 0, 0))
+        return;
+    AcquireSRWLockExclusive(&waiter_lock);
+    if ((object = dxcl_table_get(&watched, handle)) && --object->app_refs <= 0) {
+        dxcl_table_remove(&watched, handle);
+        InterlockedDecrement(&watched_count);
+        object->next = dying;
+        dying = object;
+        wake_waiter();
+    }
+    ReleaseSRWLockExclusive(&waiter_lock);
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetMemObjectDestructorCallback)(cl_mem memobj, mem_notify_fn notify,
+                                                               void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int err;
+
+    if (mem_capability != CAPABILITY_EMULATED && drv->clSetMemObjectDestructorCallback) {
+        cl_uint refs;
+
+        err = drv->clSetMemObjectDestructorCallback(memobj, notify, user_data);
+        if (mem_capability == CAPABILITY_DRIVER ||
+            use_driver(&mem_capability, err,
+                       err == CL_INVALID_OPERATION &&
+                           drv->clGetMemObjectInfo(memobj, CL_MEM_REFERENCE_COUNT, sizeof(refs),
+                                                   &refs, NULL) == CL_SUCCESS))
+            return err;
+    }
+    if (!notify)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetMemObjectDestructorCallback: pfn_notify is NULL");
+    if ((err = watch_destructor(memobj, false, (void *)notify, user_data)) != CL_SUCCESS)
+        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_MEM_OBJECT,
+                         "clSetMemObjectDestructorCallback: memobj %p", (void *)memobj);
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetContextDestructorCallback)(cl_context context,
+                                                             context_notify_fn notify,
+                                                             void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int err;
+
+    if (context_capability != CAPABILITY_EMULATED && drv->clSetContextDestructorCallback) {
+        cl_uint refs;
+
+        err = drv->clSetContextDestructorCallback(context, notify, user_data);
+        if (context_capability == CAPABILITY_DRIVER ||
+            use_driver(&context_capability, err,
+                       err == CL_INVALID_OPERATION &&
+                           drv->clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof(refs),
+                                                 &refs, NULL) == CL_SUCCESS))
+            return err;
+    }
+    if (!notify)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetContextDestructorCallback: pfn_notify is NULL");
+    if ((err = watch_destructor(context, true, (void *)notify, user_data)) != CL_SUCCESS)
+        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_CONTEXT,
+                         "clSetContextDestructorCallback: context %p", (void *)context);
+    return CL_SUCCESS;
+}
