@@ -4,13 +4,13 @@
  * (started on first use) watches every pending callback:
  *   - an event callback holds a driver reference to its event; the waiter reads the event's
  *     execution status and runs the callback once the status reached the callback's type;
- *   - an object with destructor callbacks holds one driver reference of dxcl; dxcl counts the
- *     program's references from registration on, and once the program released its last one
- *     the waiter waits for the driver's count to fall to dxcl's own (pending commands and
- *     dependent objects hold the object in the driver), runs the callbacks newest first and
- *     drops dxcl's reference.
+ *   - an object with destructor callbacks holds one driver reference of dxcl; after the
+ *     program's first release of it the waiter waits for the driver's count to fall to dxcl's
+ *     own (the program's references, queued commands and dependent objects all count there),
+ *     runs the callbacks newest first and drops dxcl's reference.
  * Nothing pending: the waiter sleeps on a condition variable. Something pending: it polls the
- * driver with an exponential backoff (1 to 16 ms), reset by progress or a new registration.
+ * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
+ * reset by progress, a new registration or a release.
  * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
 #include "core/callbacks.h"
 #include "core/table.h"
@@ -45,12 +45,14 @@ struct destructor_callback {
     void *user_data;
 };
 
-/* A cl_mem or cl_context with emulated destructor callbacks. */
+/* A cl_mem or cl_context with emulated destructor callbacks. Its driver count is the
+ * program's references, the driver's own (queued commands, queues, sub-buffers, programs...)
+ * and dxcl's one: when it is 1, the program released the object and the driver is done. */
 struct watched_object {
     struct watched_object *next; /* in the dying list */
     void *handle;                /* a driver reference of dxcl */
     bool is_context;
-    LONG app_refs;                         /* the program's references */
+    bool dying;                            /* the program released it at least once */
     struct destructor_callback *callbacks; /* newest first: the order they run in */
 };
 
@@ -142,7 +144,14 @@ static void destroy_watched(struct watched_object *object)
 {
     struct destructor_callback *cb, *next;
 
-    for (cb = object->callbacks; cb; cb = next) {
+    /* Leaves the table first: a registration from now on starts a new record. */
+    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_table_remove(&watched, object->handle);
+    InterlockedDecrement(&watched_count);
+    cb = object->callbacks;
+    object->callbacks = NULL;
+    ReleaseSRWLockExclusive(&waiter_lock);
+    for (; cb; cb = next) {
         next = cb->next;
         if (object->is_context)
             ((context_notify_fn)cb->notify)((cl_context)object->handle, cb->user_data);
@@ -180,6 +189,14 @@ static bool has_pending(const struct event_list *events, const struct watched_ob
     return events[0].head || events[1].head || events[2].head || objects;
 }
 
+/* Events are polled at most 16 ms apart. An object waiting for the driver's last internal
+ * reference (a queue holding a context the program released) at most a second apart: the
+ * program's releases and completed events wake the waiter sooner. */
+static DWORD max_backoff_ms(const struct event_list *events)
+{
+    return events[0].head || events[1].head || events[2].head ? 16 : 1000;
+}
+
 static DWORD WINAPI waiter_main(void *param)
 {
     struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
@@ -210,7 +227,9 @@ static DWORD WINAPI waiter_main(void *param)
         progress |= run_destructors(&objects);
 
         AcquireSRWLockExclusive(&waiter_lock);
-        backoff_ms = progress ? 1 : (backoff_ms < 16 ? backoff_ms * 2 : 16);
+        backoff_ms = progress ? 1 : backoff_ms * 2;
+        if (backoff_ms > max_backoff_ms(events))
+            backoff_ms = max_backoff_ms(events);
         if (!new_work && has_pending(events, objects))
             SleepConditionVariableSRW(&waiter_wake, &waiter_lock, backoff_ms, 0);
     }
@@ -318,6 +337,7 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct watched_object probe = {.handle = handle, .is_context = is_context}, *object;
+
     struct destructor_callback *cb = malloc(sizeof(*cb));
     cl_int err = is_context ? drv->clRetainContext((cl_context)handle)
                             : drv->clRetainMemObject((cl_mem)handle);
@@ -334,8 +354,6 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     }
     cb->notify = notify;
     cb->user_data = user_data;
-    /* The program's count: the driver's, less the reference dxcl just took. */
-    probe.app_refs = (LONG)driver_refcount(&probe) - 1;
     AcquireSRWLockExclusive(&waiter_lock);
     if ((object = dxcl_table_get(&watched, handle))) {
         is_context ? drv->clReleaseContext((cl_context)handle)
@@ -357,18 +375,6 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     return CL_SUCCESS;
 }
 
-void dxcl_callbacks_retained(const void *handle)
-{
-    struct watched_object *object;
-
-    if (!InterlockedCompareExchange(&watched_count, 0, 0))
-        return;
-    AcquireSRWLockExclusive(&waiter_lock);
-    if ((object = dxcl_table_get(&watched, handle)))
-        object->app_refs++;
-    ReleaseSRWLockExclusive(&waiter_lock);
-}
-
 void dxcl_callbacks_released(const void *handle)
 {
     struct watched_object *object;
@@ -376,13 +382,12 @@ void dxcl_callbacks_released(const void *handle)
     if (!InterlockedCompareExchange(&watched_count, 0, 0))
         return;
     AcquireSRWLockExclusive(&waiter_lock);
-    if ((object = dxcl_table_get(&watched, handle)) && --object->app_refs <= 0) {
-        dxcl_table_remove(&watched, handle);
-        InterlockedDecrement(&watched_count);
+    if ((object = dxcl_table_get(&watched, handle)) && !object->dying) {
+        object->dying = true;
         object->next = dying;
         dying = object;
-        wake_waiter();
     }
+    wake_waiter(); /* a last reference (of this object or of one holding it) may be gone */
     ReleaseSRWLockExclusive(&waiter_lock);
 }
 

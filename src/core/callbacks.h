@@ -6,10 +6,9 @@
 
 #include "core/common.h"
 
-/* Called after the program's successful clRetain/clRelease of a cl_mem or cl_context: keeps
- * dxcl's count of the program's references to objects that have emulated destructor
- * callbacks. Cheap when there are none. */
-void dxcl_callbacks_retained(const void *handle);
+/* Called after the program's successful clRelease of a cl_mem, cl_context or cl_command_queue:
+ * an object with emulated destructor callbacks may have lost its last reference. Cheap when no
+ * object has such callbacks. */
 void dxcl_callbacks_released(const void *handle);
 
 #endif

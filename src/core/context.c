@@ -314,8 +314,6 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainContext)(cl_context context)
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainContext, (context));
     struct dxcl_context *ctx;
 
-    if (err == CL_SUCCESS)
-        dxcl_callbacks_retained(context);
     if (err == CL_SUCCESS && (ctx = lookup(context))) {
         InterlockedIncrement(&ctx->app_refs);
         dxcl_context_unref(ctx);

@@ -304,7 +304,6 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainMemObject)(cl_mem memobj)
     if (err == CL_SUCCESS) {
         dxcl_mirror_retain(&memobjs, memobj);
         dxcl_mirror_retain(&subbuffers, memobj);
-        dxcl_callbacks_retained(memobj);
     }
     return err;
 }
