@@ -16,19 +16,6 @@ static cl_command_queue queue;
 static cl_program program;
 static cl_device_id device;
 
-/* Waits (hang protection only) until *counter reaches want. */
-static bool wait_count(volatile LONG *counter, LONG want, DWORD timeout_ms)
-{
-    DWORD start = GetTickCount();
-
-    while (*counter < want) {
-        if (GetTickCount() - start > timeout_ms)
-            return false;
-        Sleep(1);
-    }
-    return true;
-}
-
 struct opencv_job {
     cl_kernel kernel;
     cl_mem a, b;
@@ -83,7 +70,7 @@ static bool opencv_iteration(void)
         return false;
     }
     clWaitForEvents(1, &done);
-    if (!wait_count(&job.calls, 1, 30000))
+    if (!test_wait_count(&job.calls, 1, 30000))
         return false;
     /* The waiter dropped its own reference after the callback: only the program's is left. */
     for (int tries = 0; tries < 1000 && refs != 1; tries++) {
@@ -152,12 +139,12 @@ static void test_user_event_later(void)
     CHECK_ERR(clSetEventCallback(user, CL_COMPLETE, log_status, &log), CL_SUCCESS);
     CHECK_ERR(clSetEventCallback(user, CL_RUNNING, log_status, &log), CL_SUCCESS);
     CHECK_ERR(clSetEventCallback(user, CL_SUBMITTED, log_status, &log), CL_SUCCESS);
-    CHECK(wait_count(&log.calls, 1, 10000), "the CL_SUBMITTED callback of a user event ran");
+    CHECK(test_wait_count(&log.calls, 1, 10000), "the CL_SUBMITTED callback of a user event ran");
     Sleep(100);
     CHECK(log.calls == 1, "only CL_SUBMITTED ran before the user event was set (%ld calls)",
           log.calls);
     CHECK_ERR(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
-    CHECK(wait_count(&log.calls, 3, 10000), "all three callbacks ran (%ld)", log.calls);
+    CHECK(test_wait_count(&log.calls, 3, 10000), "all three callbacks ran (%ld)", log.calls);
     Sleep(50);
     CHECK(log.calls == 3, "each callback ran once (%ld calls)", log.calls);
     CHECK(log.seen[CL_SUBMITTED] < log.seen[CL_RUNNING] &&
@@ -170,23 +157,9 @@ static void test_user_event_later(void)
     clReleaseEvent(user);
 }
 
-struct status_box {
-    volatile LONG calls;
-    cl_int status;
-};
-
-static void CL_CALLBACK keep_status(cl_event event, cl_int status, void *data)
-{
-    struct status_box *box = data;
-
-    (void)event;
-    box->status = status;
-    InterlockedIncrement(&box->calls);
-}
-
 static void test_negative_status(void)
 {
-    struct status_box user_box = {0}, kernel_box = {0}, marker_box = {0};
+    struct test_status_box user_box = {0}, kernel_box = {0}, marker_box = {0};
     size_t global = 16;
     cl_event user, launched, marker;
     cl_int err;
@@ -200,18 +173,18 @@ static void test_negative_status(void)
     CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 1, &user, &launched),
               CL_SUCCESS);
     CHECK_ERR(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker), CL_SUCCESS);
-    CHECK_ERR(clSetEventCallback(user, CL_COMPLETE, keep_status, &user_box), CL_SUCCESS);
-    CHECK_ERR(clSetEventCallback(launched, CL_COMPLETE, keep_status, &kernel_box), CL_SUCCESS);
-    CHECK_ERR(clSetEventCallback(marker, CL_COMPLETE, keep_status, &marker_box), CL_SUCCESS);
+    CHECK_ERR(clSetEventCallback(user, CL_COMPLETE, test_keep_status, &user_box), CL_SUCCESS);
+    CHECK_ERR(clSetEventCallback(launched, CL_COMPLETE, test_keep_status, &kernel_box), CL_SUCCESS);
+    CHECK_ERR(clSetEventCallback(marker, CL_COMPLETE, test_keep_status, &marker_box), CL_SUCCESS);
     Sleep(50);
     CHECK(!user_box.calls && !kernel_box.calls, "no CL_COMPLETE callback before the user event");
     CHECK_ERR(clSetUserEventStatus(user, -42), CL_SUCCESS);
-    CHECK(wait_count(&user_box.calls, 1, 10000), "the failed user event's callback ran");
+    CHECK(test_wait_count(&user_box.calls, 1, 10000), "the failed user event's callback ran");
     CHECK(user_box.status == -42, "the user event's callback got %d, want -42", user_box.status);
-    CHECK(wait_count(&kernel_box.calls, 1, 10000), "the dependent kernel's callback ran");
+    CHECK(test_wait_count(&kernel_box.calls, 1, 10000), "the dependent kernel's callback ran");
     CHECK(kernel_box.status < 0, "the dependent kernel's callback got %d, want a negative status",
           kernel_box.status);
-    CHECK(wait_count(&marker_box.calls, 1, 10000), "the marker's callback ran");
+    CHECK(test_wait_count(&marker_box.calls, 1, 10000), "the marker's callback ran");
     printf("dependent kernel status %d, marker status %d\n", kernel_box.status, marker_box.status);
     clReleaseEvent(user);
     clReleaseEvent(launched);
@@ -250,7 +223,7 @@ static void test_many(void)
     CHECK(count >= 10000, "at least 10,000 callbacks registered (%d)", count);
     for (int i = 0; i < count; i++)
         clSetUserEventStatus(events[i], CL_COMPLETE);
-    CHECK(wait_count(&many_calls, count, 60000), "%ld of %d callbacks ran", many_calls, count);
+    CHECK(test_wait_count(&many_calls, count, 60000), "%ld of %d callbacks ran", many_calls, count);
     printf("%d user events with a callback: all ran %lu ms after the first registration\n", count,
            GetTickCount() - start);
     for (int i = 0; i < count; i++)
@@ -286,7 +259,7 @@ static void test_idle_cpu(void)
 /* The child: callbacks pending on a user event that is never set, and on a kernel behind it. */
 static int child_exit_pending(void)
 {
-    struct status_box box = {0};
+    struct test_status_box box = {0};
     size_t global = 16;
     cl_event user, launched;
     cl_int err;
@@ -298,8 +271,8 @@ static int child_exit_pending(void)
     clSetKernelArg(kernel, 1, sizeof(a), &a);
     clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 1, &user, &launched);
     clFlush(queue);
-    clSetEventCallback(user, CL_COMPLETE, keep_status, &box);
-    clSetEventCallback(launched, CL_COMPLETE, keep_status, &box);
+    clSetEventCallback(user, CL_COMPLETE, test_keep_status, &box);
+    clSetEventCallback(launched, CL_COMPLETE, test_keep_status, &box);
     Sleep(50);
     return 7; /* exits with both callbacks pending */
 }

@@ -6,18 +6,6 @@
 static const char *source = "__kernel void add_one(__global int *a, __global int *b)"
                             "{ size_t i = get_global_id(0); b[i] = a[i] + 1; }";
 
-static bool wait_count(volatile LONG *counter, LONG want, DWORD timeout_ms)
-{
-    DWORD start = GetTickCount();
-
-    while (*counter < want) {
-        if (GetTickCount() - start > timeout_ms)
-            return false;
-        Sleep(1);
-    }
-    return true;
-}
-
 struct destructor_log {
     volatile LONG calls;
     int order[8];
@@ -67,7 +55,7 @@ static void test_mem_destructor_order(cl_context context)
     clGetMemObjectInfo(mem, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs, NULL);
     CHECK(refs >= 1, "the buffer is alive (%u references)", refs);
     CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
-    CHECK(wait_count(&log.calls, 3, 10000), "three destructor callbacks ran (%ld)", log.calls);
+    CHECK(test_wait_count(&log.calls, 3, 10000), "three destructor callbacks ran (%ld)", log.calls);
     Sleep(50);
     CHECK(log.calls == 3, "each ran once (%ld)", log.calls);
     CHECK(log.order[0] == 3 && log.order[1] == 2 && log.order[2] == 1,
@@ -103,7 +91,7 @@ static void test_mem_destructor_pending(cl_context context, cl_device_id device,
     /* PoCL keeps a command's buffers until its event goes. */
     clReleaseEvent(gate);
     clReleaseEvent(done);
-    CHECK(wait_count(&log.calls, 1, 10000), "the destructor callback ran after the kernel");
+    CHECK(test_wait_count(&log.calls, 1, 10000), "the destructor callback ran after the kernel");
     clReleaseMemObject(a);
     clReleaseKernel(kernel);
     clReleaseProgram(program);
@@ -124,7 +112,7 @@ static void test_context_destructor(cl_device_id device)
     Sleep(100);
     CHECK(log.calls == 0, "no context destructor callback while a queue holds the context");
     CHECK_ERR(clReleaseCommandQueue(queue), CL_SUCCESS);
-    CHECK(wait_count(&log.calls, 1, 10000), "the context destructor callback ran");
+    CHECK(test_wait_count(&log.calls, 1, 10000), "the context destructor callback ran");
     Sleep(50);
     CHECK(log.calls == 1 && log.object == context, "once, with the context (%ld)", log.calls);
 }
@@ -151,13 +139,13 @@ static void test_build_callbacks(cl_context context, cl_device_id device)
     cl_int compile_err;
 
     CHECK_ERR(clBuildProgram(program, 1, &device, NULL, built, &build), CL_SUCCESS);
-    CHECK(wait_count(&build.calls, 1, 30000), "the clBuildProgram callback ran");
+    CHECK(test_wait_count(&build.calls, 1, 30000), "the clBuildProgram callback ran");
     compile_err = clCompileProgram(compiled, 1, &device, NULL, 0, NULL, NULL, built, &compile);
     if (compile_err == CL_SUCCESS) {
-        CHECK(wait_count(&compile.calls, 1, 30000), "the clCompileProgram callback ran");
+        CHECK(test_wait_count(&compile.calls, 1, 30000), "the clCompileProgram callback ran");
         linked = clLinkProgram(context, 1, &device, NULL, 1, &compiled, built, &link, &err);
         CHECK_ERR(err, CL_SUCCESS);
-        CHECK(wait_count(&link.calls, 1, 30000), "the clLinkProgram callback ran");
+        CHECK(test_wait_count(&link.calls, 1, 30000), "the clLinkProgram callback ran");
     } else {
         /* Wine 8 + PoCL 3.1 refuse separate compilation itself (docs/proxy.md): the same
          * answer without a callback, and no callback for a build that never began. */
@@ -182,24 +170,10 @@ static void test_build_callbacks(cl_context context, cl_device_id device)
     clReleaseProgram(program);
 }
 
-struct status_box {
-    volatile LONG calls;
-    cl_int status;
-};
-
-static void CL_CALLBACK keep_status(cl_event event, cl_int status, void *data)
-{
-    struct status_box *box = data;
-
-    (void)event;
-    box->status = status;
-    InterlockedIncrement(&box->calls);
-}
-
 /* dxcl's own acquire and release events, and a destructor on a shared buffer. */
 static void test_shared_d3d11(void)
 {
-    struct status_box acquired_box = {0}, released_box = {0};
+    struct test_status_box acquired_box = {0}, released_box = {0};
     struct destructor_log log = {0};
     struct destructor_tag tag = {&log, 1};
     struct interop_env env;
@@ -216,13 +190,15 @@ static void test_shared_d3d11(void)
     REQUIRE(err == CL_SUCCESS, "shared buffer: %d", err);
     CHECK_ERR(clSetMemObjectDestructorCallback(mem, mem_destroyed, &tag), CL_SUCCESS);
     CHECK_ERR(env.cl->acquire(env.queue, 1, &mem, 0, NULL, &acquired), CL_SUCCESS);
-    CHECK_ERR(clSetEventCallback(acquired, CL_COMPLETE, keep_status, &acquired_box), CL_SUCCESS);
+    CHECK_ERR(clSetEventCallback(acquired, CL_COMPLETE, test_keep_status, &acquired_box),
+              CL_SUCCESS);
     CHECK_ERR(env.cl->release(env.queue, 1, &mem, 0, NULL, &released), CL_SUCCESS);
-    CHECK_ERR(clSetEventCallback(released, CL_COMPLETE, keep_status, &released_box), CL_SUCCESS);
+    CHECK_ERR(clSetEventCallback(released, CL_COMPLETE, test_keep_status, &released_box),
+              CL_SUCCESS);
     CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
-    CHECK(wait_count(&acquired_box.calls, 1, 10000) && acquired_box.status == CL_COMPLETE,
+    CHECK(test_wait_count(&acquired_box.calls, 1, 10000) && acquired_box.status == CL_COMPLETE,
           "acquire event callback: %ld calls, status %d", acquired_box.calls, acquired_box.status);
-    CHECK(wait_count(&released_box.calls, 1, 10000) && released_box.status == CL_COMPLETE,
+    CHECK(test_wait_count(&released_box.calls, 1, 10000) && released_box.status == CL_COMPLETE,
           "release event callback: %ld calls, status %d", released_box.calls, released_box.status);
     clGetEventInfo(acquired, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL);
     CHECK(type == env.api->command_acquire, "the acquire event still reports its type (0x%x)",
@@ -230,7 +206,7 @@ static void test_shared_d3d11(void)
     CHECK_ERR(clReleaseEvent(acquired), CL_SUCCESS);
     CHECK_ERR(clReleaseEvent(released), CL_SUCCESS);
     CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
-    CHECK(wait_count(&log.calls, 1, 10000), "the shared buffer's destructor callback ran");
+    CHECK(test_wait_count(&log.calls, 1, 10000), "the shared buffer's destructor callback ran");
     ((IUnknown *)resource)->lpVtbl->Release((IUnknown *)resource);
     interop_close(&env);
 }

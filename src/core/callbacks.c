@@ -137,7 +137,7 @@ static cl_uint driver_refcount(const struct watched_object *object)
                      : drv->clGetMemObjectInfo((cl_mem)object->handle, CL_MEM_REFERENCE_COUNT,
                                                sizeof(refs), &refs, NULL);
 
-    return err == CL_SUCCESS ? refs : 1;
+    return err == CL_SUCCESS ? refs : 0; /* 0: the driver does not know the object */
 }
 
 static void destroy_watched(struct watched_object *object)
@@ -391,53 +391,47 @@ void dxcl_callbacks_released(const void *handle)
     ReleaseSRWLockExclusive(&waiter_lock);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clSetMemObjectDestructorCallback)(cl_mem memobj, mem_notify_fn notify,
-                                                               void *user_data)
+/* clSetMemObjectDestructorCallback and clSetContextDestructorCallback: the driver's when it
+ * delivers them, dxcl's otherwise. */
+static cl_int set_destructor_callback(void *handle, bool is_context, void *notify, void *user_data)
 {
     const struct dxcl_driver *drv = dxcl_driver();
+    const char *name =
+        is_context ? "clSetContextDestructorCallback" : "clSetMemObjectDestructorCallback";
+    enum capability *capability = is_context ? &context_capability : &mem_capability;
+    bool driver_has = is_context ? drv->clSetContextDestructorCallback != NULL
+                                 : drv->clSetMemObjectDestructorCallback != NULL;
+    struct watched_object probe = {.handle = handle, .is_context = is_context};
     cl_int err;
 
-    if (mem_capability != CAPABILITY_EMULATED && drv->clSetMemObjectDestructorCallback) {
-        cl_uint refs;
-
-        err = drv->clSetMemObjectDestructorCallback(memobj, notify, user_data);
-        if (mem_capability == CAPABILITY_DRIVER ||
-            use_driver(&mem_capability, err,
-                       err == CL_INVALID_OPERATION &&
-                           drv->clGetMemObjectInfo(memobj, CL_MEM_REFERENCE_COUNT, sizeof(refs),
-                                                   &refs, NULL) == CL_SUCCESS))
+    if (*capability != CAPABILITY_EMULATED && driver_has) {
+        err =
+            is_context
+                ? drv->clSetContextDestructorCallback(handle, (context_notify_fn)notify, user_data)
+                : drv->clSetMemObjectDestructorCallback(handle, (mem_notify_fn)notify, user_data);
+        if (*capability == CAPABILITY_DRIVER ||
+            use_driver(capability, err, err == CL_INVALID_OPERATION && driver_refcount(&probe) > 0))
             return err;
     }
     if (!notify)
-        return DXCL_FAIL(CL_INVALID_VALUE, "clSetMemObjectDestructorCallback: pfn_notify is NULL");
-    if ((err = watch_destructor(memobj, false, (void *)notify, user_data)) != CL_SUCCESS)
-        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_MEM_OBJECT,
-                         "clSetMemObjectDestructorCallback: memobj %p", (void *)memobj);
+        return DXCL_FAIL(CL_INVALID_VALUE, "%s: pfn_notify is NULL", name);
+    if ((err = watch_destructor(handle, is_context, notify, user_data)) != CL_SUCCESS)
+        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err
+                         : is_context                 ? CL_INVALID_CONTEXT
+                                                      : CL_INVALID_MEM_OBJECT,
+                         "%s: object %p", name, handle);
     return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetMemObjectDestructorCallback)(cl_mem memobj, mem_notify_fn notify,
+                                                               void *user_data)
+{
+    return set_destructor_callback(memobj, false, (void *)notify, user_data);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clSetContextDestructorCallback)(cl_context context,
                                                              context_notify_fn notify,
                                                              void *user_data)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_int err;
-
-    if (context_capability != CAPABILITY_EMULATED && drv->clSetContextDestructorCallback) {
-        cl_uint refs;
-
-        err = drv->clSetContextDestructorCallback(context, notify, user_data);
-        if (context_capability == CAPABILITY_DRIVER ||
-            use_driver(&context_capability, err,
-                       err == CL_INVALID_OPERATION &&
-                           drv->clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof(refs),
-                                                 &refs, NULL) == CL_SUCCESS))
-            return err;
-    }
-    if (!notify)
-        return DXCL_FAIL(CL_INVALID_VALUE, "clSetContextDestructorCallback: pfn_notify is NULL");
-    if ((err = watch_destructor(context, true, (void *)notify, user_data)) != CL_SUCCESS)
-        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_CONTEXT,
-                         "clSetContextDestructorCallback: context %p", (void *)context);
-    return CL_SUCCESS;
+    return set_destructor_callback(context, true, (void *)notify, user_data);
 }
