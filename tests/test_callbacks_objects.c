@@ -220,11 +220,19 @@ int main(void)
     cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
 
     REQUIRE(err == CL_SUCCESS, "context and queue: %d", err);
+    DWORD start = GetTickCount();
     test_mem_destructor_order(context);
     test_mem_destructor_pending(context, device, queue);
+    printf("memobj destructors: %lu ms\n", GetTickCount() - start);
+    start = GetTickCount();
     test_context_destructor(device);
+    printf("context destructor: %lu ms\n", GetTickCount() - start);
+    start = GetTickCount();
     test_build_callbacks(context, device);
+    printf("build callbacks: %lu ms\n", GetTickCount() - start);
+    start = GetTickCount();
     test_shared_d3d11();
+    printf("shared D3D11 objects: %lu ms\n", GetTickCount() - start);
     clReleaseCommandQueue(queue);
     clReleaseContext(context);
     return test_finish("test_callbacks_objects");
