@@ -242,18 +242,38 @@ static ULONGLONG process_cpu_100ns(void)
     return k.QuadPart + u.QuadPart;
 }
 
-/* Resource check: with nothing pending the waiter sleeps. */
-static void test_idle_cpu(void)
+static ULONGLONG cpu_over_one_second(void)
 {
-    ULONGLONG before, used;
+    ULONGLONG before = process_cpu_100ns();
 
-    Sleep(200);
-    before = process_cpu_100ns();
     REQUIRE(before > 0, "GetProcessTimes reports no CPU time for a process that has run");
     Sleep(1000);
-    used = process_cpu_100ns() - before;
+    return process_cpu_100ns() - before;
+}
+
+/* Resource checks: with nothing pending the waiter sleeps; with a callback pending on a user
+ * event nobody sets, it polls at most every 16 ms. */
+static void test_idle_cpu(void)
+{
+    struct test_status_box box = {0};
+    ULONGLONG used;
+    cl_int err;
+    cl_event user;
+
+    Sleep(200);
+    used = cpu_over_one_second();
     printf("idle process CPU time over one second: %llu us\n", used / 10);
     CHECK(used < 50 * 10000, "idle process used %llu us of CPU in one second", used / 10);
+
+    user = clCreateUserEvent(context, &err);
+    CHECK_ERR(clSetEventCallback(user, CL_COMPLETE, test_keep_status, &box), CL_SUCCESS);
+    Sleep(200);
+    used = cpu_over_one_second();
+    printf("CPU time over one second with one callback pending: %llu us\n", used / 10);
+    CHECK(used < 200 * 10000, "a pending callback cost %llu us of CPU in one second", used / 10);
+    CHECK_ERR(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    CHECK(test_wait_count(&box.calls, 1, 10000), "the pending callback ran once its event was set");
+    clReleaseEvent(user);
 }
 
 /* The child: callbacks pending on a user event that is never set, and on a kernel behind it. */
