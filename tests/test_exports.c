@@ -631,15 +631,15 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     CHECK_ERR(err, CL_SUCCESS);
     destroyed = 0;
     err = clSetContextDestructorCallback(scratch, on_context_destroyed, (void *)&destroyed);
-    if (note("clSetContextDestructorCallback", drv->clSetContextDestructorCallback)) {
-        CHECK_ERR(err, CL_SUCCESS);
-        clReleaseContext(scratch);
-        CHECK(destroyed == 1, "the context destructor callback ran %ld times", destroyed);
-    } else {
-        CHECK_ERR(err, CL_INVALID_OPERATION);
-        clReleaseContext(scratch);
-        CHECK(destroyed == 0, "a callback dxcl refused was called");
-    }
+    /* Forwarded when the driver has it, delivered by dxcl otherwise (src/core/callbacks.c):
+     * either way it succeeds and runs once after the last release. */
+    note("clSetContextDestructorCallback", drv->clSetContextDestructorCallback);
+    CHECK_ERR(err, CL_SUCCESS);
+    clReleaseContext(scratch);
+    for (int tries = 0; tries < 10000 && destroyed == 0; tries++)
+        Sleep(1);
+    Sleep(20);
+    CHECK(destroyed == 1, "the context destructor callback ran %ld times", destroyed);
 
     /* A 1.2 function every driver has is forwarded, never reported missing. */
     CHECK(note("clUnloadPlatformCompiler", drv->clUnloadPlatformCompiler),

@@ -1,6 +1,7 @@
 /* Context creation with interop properties: dxcl validates and removes the properties it
  * owns, forwards the rest, and keeps the program's list for CL_CONTEXT_PROPERTIES. */
 #include "core/context.h"
+#include "core/callbacks.h"
 #include "core/info.h"
 #include "core/paths.h"
 #include "core/table.h"
@@ -333,6 +334,8 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseContext)(cl_context context)
     struct dxcl_context *ctx = lookup(context);
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
 
+    if (err == CL_SUCCESS)
+        dxcl_callbacks_released(context);
     if (!ctx)
         return err;
     /* The program's last reference drops the table's; memobjs keep the record (and the

@@ -1,6 +1,7 @@
 /* Shared memory objects: the driver object that holds the data while CL uses it, the surface
  * the copy engine moves it through, and the spec's view of both in queries. */
 #include "core/memobj.h"
+#include "core/callbacks.h"
 #include "core/info.h"
 #include "core/paths.h"
 #include "core/table.h"
@@ -365,6 +366,8 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
         destroy_memobj(mem);
     else if (err == CL_SUCCESS)
         free(dxcl_mirror_release(&subbuffers, memobj));
+    if (err == CL_SUCCESS)
+        dxcl_callbacks_released(memobj);
     return err;
 }
 

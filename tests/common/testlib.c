@@ -251,3 +251,24 @@ char *test_read_file(const char *path, size_t *size)
         *size = used;
     return data;
 }
+
+bool test_wait_count(volatile LONG *counter, LONG want, DWORD timeout_ms)
+{
+    DWORD start = GetTickCount();
+
+    while (*counter < want) {
+        if (GetTickCount() - start > timeout_ms)
+            return false;
+        Sleep(1);
+    }
+    return true;
+}
+
+void CL_CALLBACK test_keep_status(cl_event event, cl_int status, void *user_data)
+{
+    struct test_status_box *box = user_data;
+
+    (void)event;
+    box->status = status;
+    InterlockedIncrement(&box->calls);
+}

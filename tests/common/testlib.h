@@ -82,6 +82,17 @@ HMODULE test_dxcl_module(void);
 /* True when `address` lies inside the image of `module`. */
 bool test_address_in(HMODULE module, const void *address);
 
+/* Waits until *counter reaches `want` (something another thread counts, e.g. callbacks); false
+ * after timeout_ms. Hang protection, not a timing check. */
+bool test_wait_count(volatile LONG *counter, LONG want, DWORD timeout_ms);
+/* An event callback's record: how often it ran and the last status it got. */
+struct test_status_box {
+    volatile LONG calls;
+    cl_int status;
+};
+/* A clSetEventCallback function that fills the struct test_status_box of user_data. */
+void CL_CALLBACK test_keep_status(cl_event event, cl_int status, void *user_data);
+
 /* True when the space-separated `list` holds `word` as a whole entry. */
 bool test_has_word(const char *list, const char *word);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer; NULL if it cannot be opened. */

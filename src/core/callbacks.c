@@ -1,0 +1,437 @@
+/* Callbacks the driver cannot deliver: clSetEventCallback, clSetMemObjectDestructorCallback
+ * and clSetContextDestructorCallback. Wine's opencl.dll answers CL_INVALID_OPERATION for the
+ * first two and lacks the third. dxcl tries the driver once; when it cannot, one waiter thread
+ * (started on first use) watches every pending callback:
+ *   - an event callback holds a driver reference to its event; the waiter reads the event's
+ *     execution status and runs the callback once the status reached the callback's type;
+ *   - an object with destructor callbacks holds one driver reference of dxcl; after the
+ *     program's first release of it the waiter waits for the driver's count to fall to dxcl's
+ *     own (the program's references, queued commands and dependent objects all count there),
+ *     runs the callbacks newest first and drops dxcl's reference.
+ * Nothing pending: the waiter sleeps on a condition variable. Something pending: it polls the
+ * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
+ * reset by progress, a new registration or a release.
+ * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
+#include "core/callbacks.h"
+#include "core/table.h"
+#include "proxy/driver.h"
+#include "proxy/impl.h"
+
+#include <stdlib.h>
+
+enum capability { CAPABILITY_UNKNOWN, CAPABILITY_DRIVER, CAPABILITY_EMULATED };
+
+typedef void(CL_CALLBACK *event_notify_fn)(cl_event, cl_int, void *);
+typedef void(CL_CALLBACK *mem_notify_fn)(cl_mem, void *);
+typedef void(CL_CALLBACK *context_notify_fn)(cl_context, void *);
+
+struct event_callback {
+    struct event_callback *next;
+    cl_event event; /* a driver reference of dxcl */
+    event_notify_fn notify;
+    void *user_data;
+};
+
+/* Pending event callbacks, one FIFO per callback type (CL_COMPLETE 0, CL_RUNNING 1,
+ * CL_SUBMITTED 2), so that the waiter runs an event's SUBMITTED, RUNNING and COMPLETE
+ * callbacks in that order. */
+struct event_list {
+    struct event_callback *head, **tail;
+};
+
+struct destructor_callback {
+    struct destructor_callback *next;
+    void *notify;
+    void *user_data;
+};
+
+/* A cl_mem or cl_context with emulated destructor callbacks. Its driver count is the
+ * program's references, the driver's own (queued commands, queues, sub-buffers, programs...)
+ * and dxcl's one: when it is 1, the program released the object and the driver is done. */
+struct watched_object {
+    struct watched_object *next; /* in the dying list */
+    void *handle;                /* a driver reference of dxcl */
+    bool is_context;
+    bool dying;                            /* the program released it at least once */
+    struct destructor_callback *callbacks; /* newest first: the order they run in */
+};
+
+static SRWLOCK waiter_lock = SRWLOCK_INIT;
+static CONDITION_VARIABLE waiter_wake = CONDITION_VARIABLE_INIT;
+static INIT_ONCE waiter_once = INIT_ONCE_STATIC_INIT;
+static bool waiter_running;
+static struct event_list pending_events[3];
+static struct dxcl_table watched; /* handle -> watched_object, until the program's last release */
+static struct watched_object *dying;
+static LONG watched_count;
+static bool new_work;
+
+static enum capability event_capability, mem_capability, context_capability;
+
+static void list_append(struct event_list *list, struct event_callback *cb)
+{
+    if (!list->tail)
+        list->tail = &list->head;
+    cb->next = NULL;
+    *list->tail = cb;
+    list->tail = &cb->next;
+}
+
+/* Moves every entry of `from` to the end of `to`. */
+static void list_splice(struct event_list *to, struct event_list *from)
+{
+    if (!from->head)
+        return;
+    if (!to->tail)
+        to->tail = &to->head;
+    *to->tail = from->head;
+    to->tail = from->tail;
+    from->head = NULL;
+    from->tail = &from->head;
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+    cl_int err = dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                               sizeof(status), &status, NULL);
+
+    return err == CL_SUCCESS ? status : err;
+}
+
+/* Runs the callbacks of `list` (all of one type) whose event reached `type`; keeps the others
+ * in `list`. True when any ran. */
+static bool run_event_callbacks(struct event_list *list, cl_int type)
+{
+    struct event_callback *cb = list->head, *next;
+    struct event_list keep = {NULL, &keep.head};
+    bool progress = false;
+
+    for (; cb; cb = next) {
+        cl_int status = event_status(cb->event);
+
+        next = cb->next;
+        if (status > type) {
+            list_append(&keep, cb);
+            continue;
+        }
+        /* A failed command reports its negative status to every callback. */
+        cb->notify(cb->event, status < 0 ? status : type, cb->user_data);
+        dxcl_driver()->clReleaseEvent(cb->event);
+        free(cb);
+        progress = true;
+    }
+    *list = keep;
+    if (!list->head)
+        list->tail = &list->head;
+    return progress;
+}
+
+static cl_uint driver_refcount(const struct watched_object *object)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_uint refs = 0;
+    cl_int err = object->is_context
+                     ? drv->clGetContextInfo((cl_context)object->handle, CL_CONTEXT_REFERENCE_COUNT,
+                                             sizeof(refs), &refs, NULL)
+                     : drv->clGetMemObjectInfo((cl_mem)object->handle, CL_MEM_REFERENCE_COUNT,
+                                               sizeof(refs), &refs, NULL);
+
+    return err == CL_SUCCESS ? refs : 0; /* 0: the driver does not know the object */
+}
+
+static void destroy_watched(struct watched_object *object)
+{
+    struct destructor_callback *cb, *next;
+
+    /* Leaves the table first: a registration from now on starts a new record. */
+    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_table_remove(&watched, object->handle);
+    InterlockedDecrement(&watched_count);
+    cb = object->callbacks;
+    object->callbacks = NULL;
+    ReleaseSRWLockExclusive(&waiter_lock);
+    for (; cb; cb = next) {
+        next = cb->next;
+        if (object->is_context)
+            ((context_notify_fn)cb->notify)((cl_context)object->handle, cb->user_data);
+        else
+            ((mem_notify_fn)cb->notify)((cl_mem)object->handle, cb->user_data);
+        free(cb);
+    }
+    if (object->is_context)
+        dxcl_driver()->clReleaseContext((cl_context)object->handle);
+    else
+        dxcl_driver()->clReleaseMemObject((cl_mem)object->handle);
+    free(object);
+}
+
+/* Destroys the dying objects only dxcl still holds in the driver; keeps the others. */
+static bool run_destructors(struct watched_object **list)
+{
+    struct watched_object **link = list, *object;
+    bool progress = false;
+
+    while ((object = *link)) {
+        if (driver_refcount(object) > 1) {
+            link = &object->next;
+            continue;
+        }
+        *link = object->next;
+        destroy_watched(object);
+        progress = true;
+    }
+    return progress;
+}
+
+static bool has_pending(const struct event_list *events, const struct watched_object *objects)
+{
+    return events[0].head || events[1].head || events[2].head || objects;
+}
+
+/* Events are polled at most 16 ms apart. An object waiting for the driver's last internal
+ * reference (a queue holding a context the program released) at most a second apart: the
+ * program's releases and completed events wake the waiter sooner. */
+static DWORD max_backoff_ms(const struct event_list *events)
+{
+    return events[0].head || events[1].head || events[2].head ? 16 : 1000;
+}
+
+static DWORD WINAPI waiter_main(void *param)
+{
+    struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    struct watched_object *objects = NULL, **tail;
+    DWORD backoff_ms = 1;
+
+    (void)param;
+    AcquireSRWLockExclusive(&waiter_lock);
+    for (;;) {
+        bool progress = false;
+
+        while (!new_work && !has_pending(events, objects))
+            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, INFINITE, 0);
+        for (unsigned i = 0; i < 3; i++)
+            list_splice(&events[i], &pending_events[i]);
+        for (tail = &objects; *tail; tail = &(*tail)->next)
+            ;
+        *tail = dying;
+        dying = NULL;
+        if (new_work)
+            backoff_ms = 1;
+        new_work = false;
+        ReleaseSRWLockExclusive(&waiter_lock);
+
+        /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
+        for (int i = 2; i >= 0; i--)
+            progress |= run_event_callbacks(&events[i], i);
+        progress |= run_destructors(&objects);
+
+        AcquireSRWLockExclusive(&waiter_lock);
+        backoff_ms = progress ? 1 : backoff_ms * 2;
+        if (backoff_ms > max_backoff_ms(events))
+            backoff_ms = max_backoff_ms(events);
+        if (!new_work && has_pending(events, objects))
+            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, backoff_ms, 0);
+    }
+    return 0;
+}
+
+/* The waiter pins dxcl in memory: FreeLibrary then never unmaps code the waiter runs, and the
+ * only DLL_PROCESS_DETACH dxcl sees is the process's exit, when Windows already ended the
+ * waiter. So nothing joins it, under the loader lock or elsewhere. */
+static BOOL CALLBACK start_waiter(INIT_ONCE *once, void *param, void **context)
+{
+    HMODULE self;
+    HANDLE thread;
+
+    (void)once, (void)param, (void)context;
+    if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                            (const char *)&waiter_main, &self)) {
+        DXCL_LOG("callbacks: cannot pin dxcl in memory (error %lu)", GetLastError());
+        return TRUE;
+    }
+    if (!(thread = CreateThread(NULL, 0, waiter_main, NULL, 0, NULL))) {
+        DXCL_LOG("callbacks: cannot start the waiter thread (error %lu)", GetLastError());
+        return TRUE;
+    }
+    CloseHandle(thread);
+    waiter_running = true;
+    return TRUE;
+}
+
+static bool ensure_waiter(void)
+{
+    InitOnceExecuteOnce(&waiter_once, start_waiter, NULL, NULL);
+    return waiter_running;
+}
+
+static void wake_waiter(void)
+{
+    new_work = true;
+    WakeConditionVariable(&waiter_wake);
+}
+
+/* First call for a capability: ask the driver; CL_INVALID_OPERATION for an object it
+ * otherwise knows (checked by `valid`) means it cannot deliver that callback. */
+static bool use_driver(enum capability *capability, cl_int driver_result, bool valid)
+{
+    if (driver_result == CL_SUCCESS) {
+        *capability = CAPABILITY_DRIVER;
+        return true;
+    }
+    if (driver_result == CL_INVALID_OPERATION && valid) {
+        DXCL_LOG("callbacks: the driver cannot deliver them; dxcl does");
+        *capability = CAPABILITY_EMULATED;
+        return false;
+    }
+    return true; /* the driver's answer for bad arguments stands */
+}
+
+static bool event_valid(cl_event event)
+{
+    cl_int status;
+
+    return dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                         &status, NULL) == CL_SUCCESS;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
+                                                 event_notify_fn notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct event_callback *cb;
+    cl_int err;
+
+    if (event_capability != CAPABILITY_EMULATED && drv->clSetEventCallback) {
+        err = drv->clSetEventCallback(event, type, notify, user_data);
+        if (event_capability == CAPABILITY_DRIVER ||
+            use_driver(&event_capability, err, err == CL_INVALID_OPERATION && event_valid(event)))
+            return err;
+    }
+    if (!notify)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetEventCallback: pfn_notify is NULL");
+    if (type != CL_SUBMITTED && type != CL_RUNNING && type != CL_COMPLETE)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clSetEventCallback: callback type %d", type);
+    if (!drv->clRetainEvent || !drv->clGetEventInfo)
+        return dxcl_driver_missing("clRetainEvent");
+    if ((err = drv->clRetainEvent(event)) != CL_SUCCESS)
+        return DXCL_FAIL(err, "clSetEventCallback: event %p not retained", (void *)event);
+    if (!(cb = malloc(sizeof(*cb))) || !ensure_waiter()) {
+        free(cb);
+        drv->clReleaseEvent(event);
+        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "clSetEventCallback: no waiter");
+    }
+    cb->event = event;
+    cb->notify = notify;
+    cb->user_data = user_data;
+    AcquireSRWLockExclusive(&waiter_lock);
+    list_append(&pending_events[type], cb);
+    wake_waiter();
+    ReleaseSRWLockExclusive(&waiter_lock);
+    return CL_SUCCESS;
+}
+
+/* Adds a destructor callback to the watched record of `handle`, creating it (with one driver
+ * reference of dxcl and the program's current count) on the first registration. */
+static cl_int watch_destructor(void *handle, bool is_context, void *notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct watched_object probe = {.handle = handle, .is_context = is_context}, *object;
+
+    struct destructor_callback *cb = malloc(sizeof(*cb));
+    cl_int err = is_context ? drv->clRetainContext((cl_context)handle)
+                            : drv->clRetainMemObject((cl_mem)handle);
+
+    if (err != CL_SUCCESS) {
+        free(cb);
+        return err;
+    }
+    if (!cb || !ensure_waiter()) {
+        free(cb);
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    cb->notify = notify;
+    cb->user_data = user_data;
+    AcquireSRWLockExclusive(&waiter_lock);
+    if ((object = dxcl_table_get(&watched, handle))) {
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle); /* one dxcl reference is enough */
+    } else if ((object = malloc(sizeof(*object))) && dxcl_table_put(&watched, handle, object)) {
+        *object = probe;
+        InterlockedIncrement(&watched_count);
+    } else {
+        ReleaseSRWLockExclusive(&waiter_lock);
+        free(object);
+        free(cb);
+        is_context ? drv->clReleaseContext((cl_context)handle)
+                   : drv->clReleaseMemObject((cl_mem)handle);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    cb->next = object->callbacks;
+    object->callbacks = cb;
+    ReleaseSRWLockExclusive(&waiter_lock);
+    return CL_SUCCESS;
+}
+
+void dxcl_callbacks_released(const void *handle)
+{
+    struct watched_object *object;
+
+    if (!InterlockedCompareExchange(&watched_count, 0, 0))
+        return;
+    AcquireSRWLockExclusive(&waiter_lock);
+    if ((object = dxcl_table_get(&watched, handle)) && !object->dying) {
+        object->dying = true;
+        object->next = dying;
+        dying = object;
+    }
+    wake_waiter(); /* a last reference (of this object or of one holding it) may be gone */
+    ReleaseSRWLockExclusive(&waiter_lock);
+}
+
+/* clSetMemObjectDestructorCallback and clSetContextDestructorCallback: the driver's when it
+ * delivers them, dxcl's otherwise. */
+static cl_int set_destructor_callback(void *handle, bool is_context, void *notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    const char *name =
+        is_context ? "clSetContextDestructorCallback" : "clSetMemObjectDestructorCallback";
+    enum capability *capability = is_context ? &context_capability : &mem_capability;
+    bool driver_has = is_context ? drv->clSetContextDestructorCallback != NULL
+                                 : drv->clSetMemObjectDestructorCallback != NULL;
+    struct watched_object probe = {.handle = handle, .is_context = is_context};
+    cl_int err;
+
+    if (*capability != CAPABILITY_EMULATED && driver_has) {
+        err =
+            is_context
+                ? drv->clSetContextDestructorCallback(handle, (context_notify_fn)notify, user_data)
+                : drv->clSetMemObjectDestructorCallback(handle, (mem_notify_fn)notify, user_data);
+        if (*capability == CAPABILITY_DRIVER ||
+            use_driver(capability, err, err == CL_INVALID_OPERATION && driver_refcount(&probe) > 0))
+            return err;
+    }
+    if (!notify)
+        return DXCL_FAIL(CL_INVALID_VALUE, "%s: pfn_notify is NULL", name);
+    if ((err = watch_destructor(handle, is_context, notify, user_data)) != CL_SUCCESS)
+        return DXCL_FAIL(err == CL_OUT_OF_HOST_MEMORY ? err
+                         : is_context                 ? CL_INVALID_CONTEXT
+                                                      : CL_INVALID_MEM_OBJECT,
+                         "%s: object %p", name, handle);
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetMemObjectDestructorCallback)(cl_mem memobj, mem_notify_fn notify,
+                                                               void *user_data)
+{
+    return set_destructor_callback(memobj, false, (void *)notify, user_data);
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetContextDestructorCallback)(cl_context context,
+                                                             context_notify_fn notify,
+                                                             void *user_data)
+{
+    return set_destructor_callback(context, true, (void *)notify, user_data);
+}

@@ -1,0 +1,175 @@
+/* The pfn_notify of clBuildProgram, clCompileProgram and clLinkProgram. Wine's opencl.dll
+ * passes NULL to the driver instead (the build then completes before the call returns), so the
+ * program's callback would never run. dxcl hands the driver a trampoline: whichever of the
+ * driver and dxcl sees the finished build first calls the program's callback, once. When the
+ * build is finished at return and the driver did not call it, dxcl learns that the driver drops
+ * build callbacks and from then on calls the program's callback itself after the driver
+ * returns (a synchronous build is allowed to notify before returning). */
+#include "proxy/driver.h"
+#include "proxy/impl.h"
+
+#include <stdlib.h>
+
+typedef void(CL_CALLBACK *build_notify_fn)(cl_program, void *);
+
+struct build_notify {
+    LONG refs; /* the driver's (the trampoline) and dxcl's */
+    LONG fired;
+    build_notify_fn notify;
+    void *user_data;
+};
+
+static LONG driver_drops_notify;
+
+static void unref_notify(struct build_notify *n)
+{
+    if (InterlockedDecrement(&n->refs) == 0)
+        free(n);
+}
+
+static void CL_CALLBACK build_trampoline(cl_program program, void *data)
+{
+    struct build_notify *n = data;
+
+    if (!InterlockedExchange(&n->fired, 1))
+        n->notify(program, n->user_data);
+    unref_notify(n);
+}
+
+/* A build that started: the driver calls its callback (if it keeps it) when it ends. */
+static bool build_started(cl_int err)
+{
+    return err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE ||
+           err == CL_COMPILE_PROGRAM_FAILURE || err == CL_LINK_PROGRAM_FAILURE;
+}
+
+static bool build_in_progress(cl_program program)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id devices[64];
+    size_t size = 0;
+
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof(devices), devices, &size) !=
+        CL_SUCCESS)
+        return false;
+    for (size_t i = 0; i < size / sizeof(devices[0]); i++) {
+        cl_build_status status = CL_BUILD_NONE;
+
+        drv->clGetProgramBuildInfo(program, devices[i], CL_PROGRAM_BUILD_STATUS, sizeof(status),
+                                   &status, NULL);
+        if (status == CL_BUILD_IN_PROGRESS)
+            return true;
+    }
+    return false;
+}
+
+/* The trampoline to hand the driver for `notify`, or NULL (no callback, or the driver is known
+ * to drop it). */
+static struct build_notify *notify_begin(build_notify_fn notify, void *user_data)
+{
+    struct build_notify *n;
+
+    if (!notify || InterlockedCompareExchange(&driver_drops_notify, 0, 0))
+        return NULL;
+    if (!(n = malloc(sizeof(*n))))
+        return NULL;
+    n->refs = 2;
+    n->fired = 0;
+    n->notify = notify;
+    n->user_data = user_data;
+    return n;
+}
+
+/* After the driver returned `err` for `program`: calls the program's callback if the build is
+ * over and nobody called it yet. */
+static void notify_end(struct build_notify *n, build_notify_fn notify, void *user_data,
+                       cl_program program, cl_int err)
+{
+    bool finished = program && build_started(err) && !build_in_progress(program);
+
+    if (n && !build_started(err)) {
+        free(n); /* no build began: the driver never calls the trampoline */
+        return;
+    }
+    if (!n) {
+        if (notify && finished)
+            notify(program, user_data);
+        return;
+    }
+    if (finished && !InterlockedExchange(&n->fired, 1)) {
+        DXCL_LOG("the driver dropped a build callback; dxcl delivers them");
+        InterlockedExchange(&driver_drops_notify, 1);
+        notify(program, user_data);
+    }
+    unref_notify(n);
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clBuildProgram)(cl_program program, cl_uint num_devices,
+                                             const cl_device_id *device_list, const char *options,
+                                             build_notify_fn notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct build_notify *n;
+    cl_int err;
+
+    if (!drv->clBuildProgram)
+        return dxcl_driver_missing("clBuildProgram");
+    if (!notify && user_data)
+        return drv->clBuildProgram(program, num_devices, device_list, options, notify, user_data);
+    n = notify_begin(notify, user_data);
+    err = drv->clBuildProgram(program, num_devices, device_list, options,
+                              n ? build_trampoline : NULL, n);
+    notify_end(n, notify, user_data, program, err);
+    return err;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clCompileProgram)(cl_program program, cl_uint num_devices,
+                                               const cl_device_id *device_list, const char *options,
+                                               cl_uint num_input_headers,
+                                               const cl_program *input_headers,
+                                               const char **header_include_names,
+                                               build_notify_fn notify, void *user_data)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct build_notify *n;
+    cl_int err;
+
+    if (!drv->clCompileProgram)
+        return dxcl_driver_missing("clCompileProgram");
+    if (!notify && user_data)
+        return drv->clCompileProgram(program, num_devices, device_list, options, num_input_headers,
+                                     input_headers, header_include_names, notify, user_data);
+    n = notify_begin(notify, user_data);
+    err =
+        drv->clCompileProgram(program, num_devices, device_list, options, num_input_headers,
+                              input_headers, header_include_names, n ? build_trampoline : NULL, n);
+    notify_end(n, notify, user_data, program, err);
+    return err;
+}
+
+cl_program CL_API_CALL DXCL_IMPL(clLinkProgram)(cl_context context, cl_uint num_devices,
+                                                const cl_device_id *device_list,
+                                                const char *options, cl_uint num_input_programs,
+                                                const cl_program *input_programs,
+                                                build_notify_fn notify, void *user_data,
+                                                cl_int *errcode_ret)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct build_notify *n;
+    cl_program program;
+    cl_int err;
+
+    if (!drv->clLinkProgram) {
+        *errcode_ret = dxcl_driver_missing("clLinkProgram"); /* the export provides errcode_ret */
+        return NULL;
+    }
+    if (!notify && user_data)
+        return drv->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                  input_programs, notify, user_data, errcode_ret);
+    n = notify_begin(notify, user_data);
+    program = drv->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                 input_programs, n ? build_trampoline : NULL, n, &err);
+    notify_end(n, notify, user_data, program, program ? err : CL_INVALID_VALUE);
+    *errcode_ret = err;
+    return program;
+}
