@@ -14,7 +14,7 @@
 
 static struct dxcl_memobj *emulated_image(cl_mem handle)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    struct dxcl_memobj *mem = dxcl_image_record(handle);
 
     return mem && mem->desc.type != CL_MEM_OBJECT_BUFFER && mem->backing.emulated ? mem : NULL;
 }

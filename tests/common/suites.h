@@ -17,6 +17,9 @@ void suite_roundtrip(const struct test_api *api);
 /* Parts of it: formats test_formats[first, first + count); buffers and R/RG reads. */
 void suite_roundtrip_formats(const struct test_api *api, size_t first, size_t count);
 void suite_roundtrip_misc(const struct test_api *api);
+/* Shared images meet ordinary images of the spec's format: copies both ways, a kernel,
+ * image <-> buffer copies, and clGetSupportedImageFormats listing every table format. */
+void suite_roundtrip_seams(const struct test_api *api);
 /* Reference counts of devices and resources. */
 void suite_lifetime(const struct test_api *api);
 /* Events, user events, several queues, CL_CONTEXT_INTEROP_USER_SYNC. */
