@@ -445,16 +445,16 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
     return chain_finish(&c, false, CL_COMMAND_COPY_BUFFER_TO_IMAGE, event);
 }
 
-/* A map of an emulated image: the program sees a spec-layout shadow of the region. */
+/* A map of an emulated image: the program maps a device buffer holding the region in the
+ * spec's layout; the unmap moves it back into the image when the map could write. */
 struct shadow_map {
     struct dxcl_memobj *mem;
-    void *backing; /* the driver's mapped pointer */
-    struct dxcl_pixel_box driver_box;
-    size_t region[3];
+    cl_mem tight; /* the spec-layout buffer mapped */
+    size_t origin[3], region[3];
     cl_map_flags flags;
 };
 
-static struct dxcl_table shadow_maps; /* shadow pointer -> struct shadow_map */
+static struct dxcl_table shadow_maps; /* mapped pointer -> struct shadow_map */
 
 static void *fail_map(cl_int err, cl_int *errcode_ret)
 {
@@ -463,50 +463,64 @@ static void *fail_map(cl_int err, cl_int *errcode_ret)
     return NULL;
 }
 
-static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_flags flags,
-                        const size_t *origin, const size_t *region, size_t *row_pitch,
-                        size_t *slice_pitch, cl_uint num_events, const cl_event *wait_list,
-                        cl_event *event, cl_int *errcode_ret)
+static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_bool blocking,
+                        cl_map_flags flags, const size_t *origin, const size_t *region,
+                        size_t *row_pitch, size_t *slice_pitch, cl_uint num_events,
+                        const cl_event *wait_list, cl_event *event, cl_int *errcode_ret)
 {
+    struct chain c = {queue, num_events, wait_list, NULL, CL_SUCCESS};
     struct shadow_map *map = calloc(1, sizeof(*map));
     struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
+    cl_mem backing = NULL;
+    cl_event done = NULL;
+    void *ptr = NULL;
+    bool stored = false;
     cl_int err;
-    bool stored;
 
-    if (!map || !(spec.data = malloc(box_bytes(&spec, region)))) {
-        free(map);
+    if (!map)
         return fail_map(CL_OUT_OF_HOST_MEMORY, errcode_ret);
-    }
-    map->backing = dxcl_driver()->clEnqueueMapImage(
-        queue, mem->handle, CL_TRUE, flags, origin, region, &map->driver_box.row_pitch,
-        &map->driver_box.slice_pitch, num_events, wait_list, event, &err);
-    if (!map->backing) {
-        free(spec.data);
-        free(map);
-        return fail_map(err, errcode_ret);
-    }
-    map->driver_box.data = map->backing;
-    if (!(flags & CL_MAP_WRITE_INVALIDATE_REGION))
-        dxcl_pixels_from_backing(&mem->backing.layout, &map->driver_box, &spec, region[0],
-                                 region[1], region[2]);
     map->mem = mem;
     map->flags = flags;
+    memcpy(map->origin, origin, sizeof(map->origin));
     memcpy(map->region, region, sizeof(map->region));
-    AcquireSRWLockExclusive(&dxcl_lock);
-    stored = dxcl_table_put(&shadow_maps, spec.data, map);
-    ReleaseSRWLockExclusive(&dxcl_lock);
-    if (!stored) {
-        dxcl_driver()->clEnqueueUnmapMemObject(queue, mem->handle, map->backing, 0, NULL, NULL);
-        free(spec.data);
+    if ((map->tight = spec_buffer(&c, mem, region)) && !(flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
+        (backing = image_to_backing(&c, mem, origin, region))) {
+        struct spec_place place =
+            spec_place_of(SPEC_BUFFER_FROM_BACKING, map->tight, 0, mem, region);
+        move_channels(&c, mem, backing, &place, region);
+    }
+    release_temps(backing, NULL);
+    if (c.err == CL_SUCCESS) {
+        ptr = dxcl_driver()->clEnqueueMapBuffer(queue, map->tight, CL_FALSE, flags, 0,
+                                                box_bytes(&spec, region), CHAIN_WAIT(&c), &done,
+                                                &err);
+        chain_step(&c, ptr ? CL_SUCCESS : err, done);
+    }
+    if (c.err == CL_SUCCESS) {
+        AcquireSRWLockExclusive(&dxcl_lock);
+        stored = dxcl_table_put(&shadow_maps, ptr, map);
+        ReleaseSRWLockExclusive(&dxcl_lock);
+        if (!stored)
+            c.err = CL_OUT_OF_HOST_MEMORY;
+    }
+    if ((err = chain_finish(&c, blocking, CL_COMMAND_MAP_IMAGE, event)) != CL_SUCCESS) {
+        if (stored) {
+            AcquireSRWLockExclusive(&dxcl_lock);
+            dxcl_table_remove(&shadow_maps, ptr);
+            ReleaseSRWLockExclusive(&dxcl_lock);
+        }
+        if (ptr)
+            dxcl_driver()->clEnqueueUnmapMemObject(queue, map->tight, ptr, 0, NULL, NULL);
+        release_temps(map->tight, NULL);
         free(map);
-        return fail_map(CL_OUT_OF_HOST_MEMORY, errcode_ret);
+        return fail_map(err, errcode_ret);
     }
     *row_pitch = spec.row_pitch;
     if (slice_pitch)
         *slice_pitch = is_3d(mem) ? spec.slice_pitch : 0;
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
-    return spec.data;
+    return ptr;
 }
 
 void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
@@ -525,9 +539,9 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
     if (err != CL_SUCCESS)
         return fail_map(err, errcode_ret);
     if (mem && origin && region && image_row_pitch)
-        return map_shadow(command_queue, mem, map_flags, origin, region, image_row_pitch,
-                          image_slice_pitch, num_events_in_wait_list, event_wait_list, event,
-                          errcode_ret);
+        return map_shadow(command_queue, mem, blocking_map, map_flags, origin, region,
+                          image_row_pitch, image_slice_pitch, num_events_in_wait_list,
+                          event_wait_list, event, errcode_ret);
     if (!drv->clEnqueueMapImage)
         return fail_map(dxcl_driver_missing("clEnqueueMapImage"), errcode_ret);
     return drv->clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region,
@@ -542,7 +556,9 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
                                                       cl_event *event)
 {
     struct shadow_map *map;
-    struct dxcl_pixel_box spec;
+    struct chain c;
+    cl_mem backing = NULL;
+    cl_event done = NULL;
     cl_int err = dxcl_memobj_check_acquired(memobj, "clEnqueueUnmapMemObject");
 
     if (err != CL_SUCCESS)
@@ -558,13 +574,19 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
         return DXCL_DRIVER_CALL_INT(
             clEnqueueUnmapMemObject,
             (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
-    spec = box_of(mapped_ptr, dxcl_element_size(&map->mem->backing.spec), map->region, 0, 0);
-    if (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-        dxcl_pixels_to_backing(&map->mem->backing.layout, &spec, &map->driver_box, map->region[0],
-                               map->region[1], map->region[2]);
-    err = dxcl_driver()->clEnqueueUnmapMemObject(command_queue, memobj, map->backing,
-                                                 num_events_in_wait_list, event_wait_list, event);
-    free(mapped_ptr);
+    c = (struct chain){command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    chain_step(&c,
+               dxcl_driver()->clEnqueueUnmapMemObject(command_queue, map->tight, mapped_ptr,
+                                                      CHAIN_WAIT(&c), &done),
+               done);
+    if (c.err == CL_SUCCESS && (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+        (backing = prefilled_backing(&c, map->mem, map->region))) {
+        struct spec_place place =
+            spec_place_of(SPEC_BUFFER_TO_BACKING, map->tight, 0, map->mem, map->region);
+        move_channels(&c, map->mem, backing, &place, map->region);
+        backing_to_image(&c, map->mem, backing, map->origin, map->region);
+    }
+    release_temps(backing, map->tight);
     free(map);
-    return err;
+    return chain_finish(&c, false, CL_COMMAND_UNMAP_MEM_OBJECT, event);
 }
