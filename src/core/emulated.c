@@ -1,9 +1,9 @@
-/* Host commands on shared images whose format the driver lacks (CL_RG on PoCL): the driver
- * image holds the pixels in a wider backing format, so every command that moves pixels
- * between the image and host or buffer memory converts between the backing layout and the
- * spec's. These paths complete before they return (dxcl gets no driver callbacks to convert
- * later); docs/design.md lists the consequences. Other images are forwarded untouched after
- * the enqueue guard. */
+/* Host commands on images whose format the driver lacks (CL_RG on PoCL), shared or ordinary:
+ * the driver image holds the pixels in a wider backing format, so every command that moves
+ * pixels between the image and host or buffer memory is a chain of driver commands that
+ * converts on the device (rectangle copies between the backing and a spec-layout buffer).
+ * The program's wait list goes on the first command and its event is the last: nothing blocks
+ * the host. Other images are forwarded untouched after the enqueue guard. */
 #include "core/event.h"
 #include "core/memobj.h"
 #include "core/table.h"
