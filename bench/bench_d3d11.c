@@ -4,64 +4,9 @@
  *            Map, clEnqueueWriteImage, the kernel, clEnqueueReadImage, Map a staging texture,
  *            copy, CopyResource back.
  * Prints the median frame time of each and their ratio. Usage: bench_d3d11.exe [frames] */
-#define COBJMACROS
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <windows.h>
-#include <d3d11.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <CL/cl.h>
-#include <CL/cl_d3d11.h>
+#include "benchlib.h"
 
 enum { W = 1920, H = 1080 };
-
-static const char *source =
-    "__kernel void invert(__read_only image2d_t src, __write_only image2d_t dst)\n"
-    "{ int2 p = (int2)(get_global_id(0), get_global_id(1));\n"
-    "  float4 v = read_imagef(src, p); write_imagef(dst, p, (float4)(1.0f) - v); }\n";
-
-static void die(const char *what, long code)
-{
-    fprintf(stderr, "bench: %s failed (%ld)\n", what, code);
-    exit(1);
-}
-
-#define TRY_CL(call)                                                                               \
-    do {                                                                                           \
-        cl_int err_ = (call);                                                                      \
-        if (err_ != CL_SUCCESS)                                                                    \
-            die(#call, err_);                                                                      \
-    } while (0)
-#define TRY_HR(call)                                                                               \
-    do {                                                                                           \
-        HRESULT hr_ = (call);                                                                      \
-        if (FAILED(hr_))                                                                           \
-            die(#call, hr_);                                                                       \
-    } while (0)
-
-static double now_ms(void)
-{
-    LARGE_INTEGER t, f;
-
-    QueryPerformanceCounter(&t);
-    QueryPerformanceFrequency(&f);
-    return 1000.0 * (double)t.QuadPart / (double)f.QuadPart;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof(*v), compare);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct setup {
     ID3D11Device *device;
@@ -140,8 +85,7 @@ int main(int argc, char **argv)
     const cl_image_desc desc = {
         .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
     struct setup s;
-    cl_platform_id platform;
-    cl_device_id cl_device;
+    struct bench_cl cl;
     cl_int err;
 
     for (size_t i = 0; i < (size_t)W * H * 4; i++)
@@ -153,27 +97,13 @@ int main(int argc, char **argv)
     s.staging = texture(s.device, D3D11_USAGE_STAGING, 0,
                         D3D11_CPU_ACCESS_READ | D3D11_CPU_ACCESS_WRITE, NULL);
 
-    TRY_CL(clGetPlatformIDs(1, &platform, NULL));
-    TRY_CL(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &cl_device, NULL));
-    cl_context_properties props[] = {CL_CONTEXT_D3D11_DEVICE_KHR, (cl_context_properties)s.device,
-                                     0};
-    s.context = clCreateContext(props, 1, &cl_device, NULL, NULL, &err);
-    TRY_CL(err);
-    s.queue = clCreateCommandQueue(s.context, cl_device, 0, &err);
-    TRY_CL(err);
-    cl_program program = clCreateProgramWithSource(s.context, 1, &source, NULL, &err);
-    TRY_CL(clBuildProgram(program, 1, &cl_device, "", NULL, NULL));
-    s.kernel = clCreateKernel(program, "invert", &err);
-    TRY_CL(err);
-
-    clCreateFromD3D11Texture2DKHR_fn create =
-        clGetExtensionFunctionAddressForPlatform(platform, "clCreateFromD3D11Texture2DKHR");
-    clEnqueueAcquireD3D11ObjectsKHR_fn acquire =
-        clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueAcquireD3D11ObjectsKHR");
-    clEnqueueReleaseD3D11ObjectsKHR_fn release =
-        clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueReleaseD3D11ObjectsKHR");
-    if (!create || !acquire || !release)
-        die("cl_khr_d3d11_sharing lookup (is OpenCL.dll dxcl?)", 0);
+    bench_cl_open(s.device, &cl);
+    s.context = cl.context;
+    s.queue = cl.queue;
+    s.kernel = cl.kernel;
+    clCreateFromD3D11Texture2DKHR_fn create = cl.create;
+    clEnqueueAcquireD3D11ObjectsKHR_fn acquire = cl.acquire;
+    clEnqueueReleaseD3D11ObjectsKHR_fn release = cl.release;
 
     cl_mem plain[2], shared[2];
     for (int i = 0; i < 2; i++) {

@@ -117,23 +117,35 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateImage)(cl_context context, cl_mem_flags fla
                                         errcode_ret);
 }
 
+/* The 1.0 create functions, on clCreateImage (a 1.1 driver gets its own call). */
+static cl_mem create_legacy(cl_context context, cl_mem_flags flags, const cl_image_format *format,
+                            cl_mem_object_type type, const size_t *size, size_t row_pitch,
+                            size_t slice_pitch, void *host_ptr, cl_int *errcode_ret)
+{
+    cl_image_desc desc = {.image_type = type,
+                          .image_width = size[0],
+                          .image_height = size[1],
+                          .image_depth = size[2],
+                          .image_array_size = 1,
+                          .image_row_pitch = row_pitch,
+                          .image_slice_pitch = slice_pitch};
+
+    return DXCL_IMPL(clCreateImage)(context, flags, format, &desc, host_ptr, errcode_ret);
+}
+
 cl_mem CL_API_CALL DXCL_IMPL(clCreateImage2D)(cl_context context, cl_mem_flags flags,
                                               const cl_image_format *image_format,
                                               size_t image_width, size_t image_height,
                                               size_t image_row_pitch, void *host_ptr,
                                               cl_int *errcode_ret)
 {
-    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
-                          .image_width = image_width,
-                          .image_height = image_height,
-                          .image_depth = 1,
-                          .image_array_size = 1,
-                          .image_row_pitch = image_row_pitch};
+    const size_t size[3] = {image_width, image_height, 1};
 
     if (!dxcl_driver()->clCreateImage && dxcl_driver()->clCreateImage2D)
         return dxcl_driver()->clCreateImage2D(context, flags, image_format, image_width,
                                               image_height, image_row_pitch, host_ptr, errcode_ret);
-    return DXCL_IMPL(clCreateImage)(context, flags, image_format, &desc, host_ptr, errcode_ret);
+    return create_legacy(context, flags, image_format, CL_MEM_OBJECT_IMAGE2D, size, image_row_pitch,
+                         0, host_ptr, errcode_ret);
 }
 
 cl_mem CL_API_CALL DXCL_IMPL(clCreateImage3D)(cl_context context, cl_mem_flags flags,
@@ -143,19 +155,14 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateImage3D)(cl_context context, cl_mem_flags f
                                               size_t image_slice_pitch, void *host_ptr,
                                               cl_int *errcode_ret)
 {
-    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE3D,
-                          .image_width = image_width,
-                          .image_height = image_height,
-                          .image_depth = image_depth,
-                          .image_array_size = 1,
-                          .image_row_pitch = image_row_pitch,
-                          .image_slice_pitch = image_slice_pitch};
+    const size_t size[3] = {image_width, image_height, image_depth};
 
     if (!dxcl_driver()->clCreateImage && dxcl_driver()->clCreateImage3D)
         return dxcl_driver()->clCreateImage3D(context, flags, image_format, image_width,
                                               image_height, image_depth, image_row_pitch,
                                               image_slice_pitch, host_ptr, errcode_ret);
-    return DXCL_IMPL(clCreateImage)(context, flags, image_format, &desc, host_ptr, errcode_ret);
+    return create_legacy(context, flags, image_format, CL_MEM_OBJECT_IMAGE3D, size, image_row_pitch,
+                         image_slice_pitch, host_ptr, errcode_ret);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clGetSupportedImageFormats)(cl_context context, cl_mem_flags flags,
