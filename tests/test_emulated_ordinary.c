@@ -152,10 +152,10 @@ static void check_user_event(void)
     const size_t bytes = W * H * 2;
     unsigned char data[W * H * 2], back[W * H * 2], copied[W * H * 2];
     const float fill[4] = {1.0f, 0.0f, 0.5f, 0.5f};
-    cl_mem image = image_2d(&rg8, W, H), other = image_2d(&rg8, W, H);
+    cl_mem image = image_2d(&rg8, W, H), other = image_2d(&rg8, W, H), third = image_2d(&rg8, W, H);
     cl_int err;
     cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    cl_event gate = clCreateUserEvent(context, &err), events[6];
+    cl_event gate = clCreateUserEvent(context, &err), events[7];
     unsigned char *mapped;
     size_t row_pitch = 0;
 
@@ -179,10 +179,12 @@ static void check_user_event(void)
     CHECK(err == CL_SUCCESS && mapped, "non-blocking map: %d", err);
     CHECK_ERR(clEnqueueFillImage(queue, image, fill, origin, region, WAIT(5) & events[5]),
               CL_SUCCESS);
-    for (int i = 0; i < 6; i++)
+    CHECK_ERR(clEnqueueCopyImage(queue, image, third, origin, origin, region, WAIT(6) & events[6]),
+              CL_SUCCESS);
+    for (int i = 0; i < 7; i++)
         CHECK(status_of(events[i]) > CL_COMPLETE, "command %d waits for the user event", i);
     CHECK_ERR(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    CHECK_ERR(clWaitForEvents(6, events), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(7, events), CL_SUCCESS);
     CHECK(!memcmp(back, data, bytes), "read after write, both gated: exact");
     if (mapped) {
         bool same = row_pitch == W * 2;
@@ -197,8 +199,13 @@ static void check_user_event(void)
     CHECK_ERR(clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, back, 0, NULL, NULL),
               CL_SUCCESS);
     CHECK(back[0] == 255 && back[1] == 0 && back[bytes - 2] == 255, "fill: r and g only");
-    for (int i = 0; i < 6; i++)
+    CHECK_ERR(
+        clEnqueueReadImage(queue, third, CL_TRUE, origin, region, 0, 0, copied, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK(!memcmp(copied, back, bytes), "image -> image copy after the fill");
+    for (int i = 0; i < 7; i++)
         clReleaseEvent(events[i]);
+    clReleaseMemObject(third);
     clReleaseEvent(gate);
     clReleaseMemObject(buffer);
     clReleaseMemObject(other);

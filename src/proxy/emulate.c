@@ -139,7 +139,8 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateImageWithProperties)(cl_context context,
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
-    if (drv->clCreateImageWithProperties)
+    /* Without properties it is clCreateImage, which emulates the formats the driver lacks. */
+    if (drv->clCreateImageWithProperties && properties && properties[0])
         return drv->clCreateImageWithProperties(context, properties, flags, image_format,
                                                 image_desc, host_ptr, errcode_ret);
     if (!empty_mem_properties(properties, errcode_ret))
