@@ -19,6 +19,21 @@ static struct dxcl_memobj *emulated_image(cl_mem handle)
     return mem && mem->desc.type != CL_MEM_OBJECT_BUFFER && mem->backing.emulated ? mem : NULL;
 }
 
+/* A non-empty region inside the image. Anything else goes to the driver, whose image has the
+ * same size and so gives the error a native image gives. */
+static bool fits(const struct dxcl_memobj *mem, const size_t *origin, const size_t *region)
+{
+    const size_t size[3] = {mem->desc.width, mem->desc.height,
+                            mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};
+
+    if (!origin || !region)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (!region[i] || origin[i] >= size[i] || region[i] > size[i] - origin[i])
+            return false;
+    return true;
+}
+
 /* A region of pixels in a layout: tight (pitch 0) or the caller's pitches. */
 static struct dxcl_pixel_box box_of(void *data, size_t element, const size_t *region,
                                     size_t row_pitch, size_t slice_pitch)
@@ -288,7 +303,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue,
 
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !ptr || !origin || !region)
+    if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueReadImage,
                                     (command_queue, image, blocking_read, origin, region, row_pitch,
                                      slice_pitch, ptr, num_events_in_wait_list, event_wait_list,
@@ -318,7 +333,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue
 
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !ptr || !origin || !region)
+    if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueWriteImage,
                                     (command_queue, image, blocking_write, origin, region,
                                      input_row_pitch, input_slice_pitch, ptr,
@@ -404,7 +419,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
         err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyImageToBuffer");
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !src_origin || !region)
+    if (!mem || !fits(mem, src_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
                                      dst_offset, num_events_in_wait_list, event_wait_list, event));
@@ -432,7 +447,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
         err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyBufferToImage");
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !dst_origin || !region)
+    if (!mem || !fits(mem, dst_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
                                     (command_queue, src_buffer, dst_image, src_offset, dst_origin,
                                      region, num_events_in_wait_list, event_wait_list, event));
@@ -538,7 +553,7 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
 
     if (err != CL_SUCCESS)
         return fail_map(err, errcode_ret);
-    if (mem && origin && region && image_row_pitch)
+    if (mem && fits(mem, origin, region) && image_row_pitch)
         return map_shadow(command_queue, mem, blocking_map, map_flags, origin, region,
                           image_row_pitch, image_slice_pitch, num_events_in_wait_list,
                           event_wait_list, event, errcode_ret);
