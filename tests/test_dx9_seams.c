@@ -88,11 +88,36 @@ static void seam_case(struct dx9_env *env, const struct dx9_format *format, uint
     free(in);
 }
 
+/* clGetSupportedImageFormats on the DX9 media context lists every plane format. */
+static void check_listed(struct dx9_env *env)
+{
+    cl_image_format list[512];
+    cl_uint count = 0;
+
+    CHECK_ERR(clGetSupportedImageFormats(env->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+                                         512, list, &count),
+              CL_SUCCESS);
+    for (size_t f = 0; f < DX9_RGB_FORMAT_COUNT + 2; f++)
+        for (unsigned p = 0; p < dx9_plane_count(dx9_formats[f].format); p++) {
+            UINT pw, ph;
+            unsigned element;
+            cl_image_format want;
+            bool found = false;
+
+            dx9_plane_info(dx9_formats[f].format, W, H, p, &pw, &ph, &want, &element);
+            for (cl_uint i = 0; i < count && i < 512; i++)
+                found |= list[i].image_channel_order == want.image_channel_order &&
+                         list[i].image_channel_data_type == want.image_channel_data_type;
+            CHECK(found, "%s plane %u: its CL format is listed", dx9_formats[f].name, p);
+        }
+}
+
 int main(void)
 {
     struct dx9_env env;
 
     dx9_open(&env, DX9_D3D9EX, false, DX9_NO_USER_SYNC);
+    check_listed(&env);
     for (size_t f = 0; f < DX9_RGB_FORMAT_COUNT + 2; f++)
         seam_case(&env, &dx9_formats[f], (uint32_t)(f * 7 + 3));
     dx9_close(&env);
