@@ -123,8 +123,11 @@ static void format_row(const struct row *row, char *line, size_t size)
 
     switch (row->kind) {
     case ROW_RATIO:
-        snprintf(line, size, "%-58s %8.3f   target <= %.2f  %s", row->name, row->value, row->target,
-                 row->value <= row->target ? "met" : "NOT MET");
+        if (row->target <= 0) /* a figure to report, with no target */
+            snprintf(line, size, "%-58s %8.3f", row->name, row->value);
+        else
+            snprintf(line, size, "%-58s %8.3f   target <= %.2f  %s", row->name, row->value,
+                     row->target, row->value <= row->target ? "met" : "NOT MET");
         return;
     case ROW_TIMES:
         n = snprintf(line, size, "%-58s %8.3f ms", row->name, row->value);
@@ -239,11 +242,19 @@ static int plot_ratio(HDC dc, const struct row *row, int y)
     int w = (int)(row->value * scale), target_x = LABEL_W + (int)(row->target * scale);
     char label[64];
 
+    bool has_target = row->target > 0;
+
     fill(dc, LABEL_W, y + 3, w < BAR_W ? w : BAR_W, ROW_H - 6,
-         row->value <= row->target ? RGB(52, 168, 83) : RGB(234, 67, 53));
-    fill(dc, target_x - 1, y, 3, ROW_H, RGB(0, 0, 0));
+         !has_target                 ? RGB(120, 120, 120)
+         : row->value <= row->target ? RGB(52, 168, 83)
+                                     : RGB(234, 67, 53));
+    if (has_target)
+        fill(dc, target_x - 1, y, 3, ROW_H, RGB(0, 0, 0));
     text(dc, 10, y + 3, row->name);
-    snprintf(label, sizeof(label), "%.3f (target %.2f)", row->value, row->target);
+    if (has_target)
+        snprintf(label, sizeof(label), "%.3f (target %.2f)", row->value, row->target);
+    else
+        snprintf(label, sizeof(label), "%.3f", row->value);
     text(dc, LABEL_W + BAR_W + 10, y + 3, label);
     return y + ROW_H;
 }
@@ -295,7 +306,9 @@ static void draw(HDC dc)
             y += 18;
         }
     y += 10;
-    text(dc, 10, y, "Ratios (bar) vs targets (black line); axis 0..2, green: met, red: not met");
+    text(dc, 10, y,
+         "Ratios (bar) vs targets (black line); axis 0..2, green: met, red: not met, grey: no "
+         "target");
     y += HEADER_H;
     for (int i = 0; i < row_count; i++)
         if (rows[i].kind == ROW_RATIO)

@@ -32,11 +32,11 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
 DXCL_EXPORT cl_int CL_API_CALL dxclGetBackingFormat(cl_mem image, cl_image_format *driver_format,
                                                     cl_bool *emulated)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(image);
+    struct dxcl_memobj *mem = dxcl_image_record(image);
 
     if (!mem || mem->desc.type == CL_MEM_OBJECT_BUFFER)
-        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetBackingFormat: %p is not a shared image",
-                         (void *)image);
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT,
+                         "dxclGetBackingFormat: %p is neither shared nor emulated", (void *)image);
     if (driver_format)
         *driver_format = mem->backing.driver;
     if (emulated)

@@ -1,9 +1,9 @@
-/* Host commands on shared images whose format the driver lacks (CL_RG on PoCL): the driver
- * image holds the pixels in a wider backing format, so every command that moves pixels
- * between the image and host or buffer memory converts between the backing layout and the
- * spec's. These paths complete before they return (dxcl gets no driver callbacks to convert
- * later); docs/design.md lists the consequences. Other images are forwarded untouched after
- * the enqueue guard. */
+/* Host commands on images whose format the driver lacks (CL_RG on PoCL), shared or ordinary:
+ * the driver image holds the pixels in a wider backing format, so every command that moves
+ * pixels between the image and host or buffer memory is a chain of driver commands that
+ * converts on the device (rectangle copies between the backing and a spec-layout buffer).
+ * The program's wait list goes on the first command and its event is the last: nothing blocks
+ * the host. Other images are forwarded untouched after the enqueue guard. */
 #include "core/event.h"
 #include "core/memobj.h"
 #include "core/table.h"
@@ -14,9 +14,24 @@
 
 static struct dxcl_memobj *emulated_image(cl_mem handle)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    struct dxcl_memobj *mem = dxcl_image_record(handle);
 
     return mem && mem->desc.type != CL_MEM_OBJECT_BUFFER && mem->backing.emulated ? mem : NULL;
+}
+
+/* A non-empty region inside the image. Anything else goes to the driver, whose image has the
+ * same size and so gives the error a native image gives. */
+static bool fits(const struct dxcl_memobj *mem, const size_t *origin, const size_t *region)
+{
+    const size_t size[3] = {mem->desc.width, mem->desc.height,
+                            mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};
+
+    if (!origin || !region)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (!region[i] || origin[i] >= size[i] || region[i] > size[i] - origin[i])
+            return false;
+    return true;
 }
 
 /* A region of pixels in a layout: tight (pitch 0) or the caller's pitches. */
@@ -50,47 +65,227 @@ static cl_int hand_out(cl_event done, cl_command_type type, cl_event *event)
     return type ? dxcl_event_register(done, type) : CL_SUCCESS;
 }
 
-/* Reads the backing pixels of a region into a tight buffer, after the wait list. */
-static cl_int read_backing(cl_command_queue queue, struct dxcl_memobj *mem, const size_t *origin,
-                           const size_t *region, cl_uint num_events, const cl_event *wait_list,
-                           struct dxcl_pixel_box *backing)
+/* Commands enqueued one after the other: the first waits for the program's wait list, each
+ * next one for the previous; the last one's event is the program's. Nothing blocks the host. */
+struct chain {
+    cl_command_queue queue;
+    cl_uint num_events;
+    const cl_event *wait_list;
+    cl_event last;
+    cl_int err;
+};
+
+#define CHAIN_WAIT(c) ((c)->last ? 1 : (c)->num_events), ((c)->last ? &(c)->last : (c)->wait_list)
+
+static void chain_step(struct chain *c, cl_int err, cl_event next)
+{
+    /* Wine's opencl.dll returns no event from some commands (clEnqueueFillBuffer,
+     * clEnqueueCopyBufferToImage): a marker without a wait list stands for everything
+     * enqueued before it, in any queue mode. */
+    if (err == CL_SUCCESS && !next)
+        err = dxcl_driver()->clEnqueueMarkerWithWaitList(c->queue, 0, NULL, &next);
+    if (err != CL_SUCCESS) {
+        c->err = err;
+        return;
+    }
+    if (c->last)
+        dxcl_driver()->clReleaseEvent(c->last);
+    c->last = next;
+}
+
+/* Ends the chain: blocks only when the program asked for a blocking command. */
+static cl_int chain_finish(struct chain *c, bool blocking, cl_command_type type, cl_event *event)
+{
+    if (c->err == CL_SUCCESS && blocking && dxcl_driver()->clWaitForEvents(1, &c->last))
+        c->err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    if (c->err != CL_SUCCESS) {
+        if (c->last)
+            dxcl_driver()->clReleaseEvent(c->last);
+        return c->err;
+    }
+    return hand_out(c->last, type, event);
+}
+
+/* A device buffer for the backing pixels of a region, tightly packed. Released by the caller
+ * after enqueueing: the driver keeps it until the commands using it are done. */
+static cl_mem backing_buffer(struct chain *c, const struct dxcl_memobj *mem, const size_t *region)
+{
+    cl_context context = NULL;
+    size_t bytes = dxcl_element_size(&mem->backing.driver) * region[0] * region[1] * region[2];
+    cl_mem buffer = NULL;
+
+    c->err = dxcl_driver()->clGetCommandQueueInfo(c->queue, CL_QUEUE_CONTEXT, sizeof(context),
+                                                  &context, NULL);
+    if (c->err == CL_SUCCESS)
+        buffer = dxcl_driver()->clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &c->err);
+    return buffer;
+}
+
+/* The spec-layout side of a channel move: a buffer region, tightly packed. */
+enum spec_side { SPEC_BUFFER_FROM_BACKING, SPEC_BUFFER_TO_BACKING };
+
+struct spec_place {
+    enum spec_side side;
+    cl_mem buffer;
+    size_t offset;
+    size_t row_pitch, slice_pitch;
+};
+
+/* One rectangle copy of `bytes` per pixel between the backing buffer (pixel stride `bpx`)
+ * and the spec side (pixel stride `spx`): pixels are the rectangle's rows, image rows its
+ * slices. */
+static void move_run(struct chain *c, cl_mem backing, size_t backing_offset, size_t bpx,
+                     const struct spec_place *spec, size_t spec_offset, size_t spx, size_t bytes,
+                     const size_t *region)
 {
     const struct dxcl_driver *drv = dxcl_driver();
+    const size_t rect[3] = {bytes, region[0], region[1]};
+    const size_t b_origin[3] = {backing_offset, 0, 0}, s_origin[3] = {spec_offset, 0, 0};
+    size_t brow = bpx * region[0];
     cl_event done = NULL;
     cl_int err;
 
-    *backing = box_of(NULL, dxcl_element_size(&mem->backing.driver), region, 0, 0);
-    if (!(backing->data = malloc(box_bytes(backing, region))))
-        return CL_OUT_OF_HOST_MEMORY;
-    err = drv->clEnqueueReadImage(queue, mem->handle, CL_FALSE, origin, region, backing->row_pitch,
-                                  is_3d(mem) ? backing->slice_pitch : 0, backing->data, num_events,
-                                  wait_list, &done);
-    if (err == CL_SUCCESS && drv->clWaitForEvents(1, &done) != CL_SUCCESS)
-        err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-    if (done)
-        drv->clReleaseEvent(done);
-    if (err != CL_SUCCESS)
-        free(backing->data);
-    return err;
+    if (spec->side == SPEC_BUFFER_FROM_BACKING)
+        err =
+            drv->clEnqueueCopyBufferRect(c->queue, backing, spec->buffer, b_origin, s_origin, rect,
+                                         bpx, brow, spx, spec->row_pitch, CHAIN_WAIT(c), &done);
+    else
+        err =
+            drv->clEnqueueCopyBufferRect(c->queue, spec->buffer, backing, s_origin, b_origin, rect,
+                                         spx, spec->row_pitch, bpx, brow, CHAIN_WAIT(c), &done);
+    chain_step(c, err, done);
 }
 
-/* Writes spec-layout pixels into the region (blocking: the conversion buffer is freed). */
-static cl_int write_backing(cl_command_queue queue, struct dxcl_memobj *mem, const size_t *origin,
-                            const size_t *region, const struct dxcl_pixel_box *spec,
-                            cl_uint num_events, const cl_event *wait_list, cl_event *done)
+/* Moves the spec's channels between the backing buffer of a region and the spec side: per
+ * slice, one rectangle copy per run of spec channels that lie in order in the backing pixel
+ * (one run for R, RG and A). */
+static void move_channels(struct chain *c, const struct dxcl_memobj *mem, cl_mem backing,
+                          const struct spec_place *spec, const size_t *region)
 {
-    struct dxcl_pixel_box backing =
-        box_of(NULL, dxcl_element_size(&mem->backing.driver), region, 0, 0);
+    const struct dxcl_layout *layout = &mem->backing.layout;
+    size_t csize = layout->channel_size;
+    size_t bpx = dxcl_element_size(&mem->backing.driver);
+    size_t spx = dxcl_element_size(&mem->backing.spec);
+    int where[4]; /* per spec channel: its backing channel */
+
+    for (unsigned b = 0; b < layout->backing_channels; b++)
+        if (layout->source[b] >= 0)
+            where[layout->source[b]] = (int)b;
+    for (size_t z = 0; z < region[2] && c->err == CL_SUCCESS; z++) {
+        for (unsigned s = 0; s < layout->spec_channels && c->err == CL_SUCCESS;) {
+            unsigned run = 1;
+            while (s + run < layout->spec_channels && where[s + run] == where[s] + (int)run)
+                run++;
+            move_run(c, backing, z * bpx * region[0] * region[1] + where[s] * csize, bpx, spec,
+                     spec->offset + z * spec->slice_pitch + s * csize, spx, run * csize, region);
+            s += run;
+        }
+    }
+}
+
+/* Backing pixels of the region into a new backing buffer (the chain's first command). */
+static cl_mem image_to_backing(struct chain *c, const struct dxcl_memobj *mem, const size_t *origin,
+                               const size_t *region)
+{
+    cl_mem buffer = backing_buffer(c, mem, region);
+    cl_event done = NULL;
+
+    if (buffer)
+        chain_step(c,
+                   dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, mem->handle, buffer, origin,
+                                                             region, 0, CHAIN_WAIT(c), &done),
+                   done);
+    return buffer;
+}
+
+/* A backing buffer prefilled with what the channels the spec lacks read as (0, or 1 for
+ * alpha), for the spec's channels to be moved in. */
+static cl_mem prefilled_backing(struct chain *c, const struct dxcl_memobj *mem,
+                                const size_t *region)
+{
+    unsigned char zero[16] = {0}, pixel[16];
+    struct dxcl_pixel_box src = {zero, sizeof(zero), sizeof(zero)};
+    struct dxcl_pixel_box dst = {pixel, sizeof(pixel), sizeof(pixel)};
+    size_t bpx = dxcl_element_size(&mem->backing.driver);
+    cl_mem buffer = backing_buffer(c, mem, region);
+    cl_event done = NULL;
+
+    dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, 1, 1, 1);
+    if (buffer)
+        chain_step(c,
+                   dxcl_driver()->clEnqueueFillBuffer(c->queue, buffer, pixel, bpx, 0,
+                                                      bpx * region[0] * region[1] * region[2],
+                                                      CHAIN_WAIT(c), &done),
+                   done);
+    return buffer;
+}
+
+/* The driver keeps temporaries until the commands using them are done. */
+static void release_temps(cl_mem a, cl_mem b)
+{
+    if (a)
+        dxcl_driver()->clReleaseMemObject(a);
+    if (b)
+        dxcl_driver()->clReleaseMemObject(b);
+}
+
+static void backing_to_image(struct chain *c, const struct dxcl_memobj *mem, cl_mem buffer,
+                             const size_t *origin, const size_t *region)
+{
+    cl_event done = NULL;
+
+    if (c->err == CL_SUCCESS)
+        chain_step(c,
+                   dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, mem->handle, 0,
+                                                             origin, region, CHAIN_WAIT(c), &done),
+                   done);
+}
+
+static struct spec_place spec_place_of(enum spec_side side, cl_mem buffer, size_t offset,
+                                       const struct dxcl_memobj *mem, const size_t *region)
+{
+    struct dxcl_pixel_box box = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
+
+    return (struct spec_place){side, buffer, offset, box.row_pitch, box.slice_pitch};
+}
+
+/* A device buffer for the spec-layout pixels of a region, tightly packed. */
+static cl_mem spec_buffer(struct chain *c, const struct dxcl_memobj *mem, const size_t *region)
+{
+    cl_context context = NULL;
+    size_t bytes = dxcl_element_size(&mem->backing.spec) * region[0] * region[1] * region[2];
+    cl_mem buffer = NULL;
+
+    if (c->err == CL_SUCCESS)
+        c->err = dxcl_driver()->clGetCommandQueueInfo(c->queue, CL_QUEUE_CONTEXT, sizeof(context),
+                                                      &context, NULL);
+    if (c->err == CL_SUCCESS)
+        buffer = dxcl_driver()->clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &c->err);
+    return buffer;
+}
+
+/* Host memory with the program's pitches <-> a tight spec buffer (one rectangle command). */
+static void host_rect(struct chain *c, const struct dxcl_memobj *mem, cl_mem buffer, bool read,
+                      void *host, const size_t *region, size_t row_pitch, size_t slice_pitch)
+{
+    size_t spx = dxcl_element_size(&mem->backing.spec);
+    struct dxcl_pixel_box box = box_of(host, spx, region, row_pitch, slice_pitch);
+    const size_t zero[3] = {0, 0, 0}, rect[3] = {spx * region[0], region[1], region[2]};
+    size_t row = spx * region[0], slice = row * region[1];
+    cl_event done = NULL;
     cl_int err;
 
-    if (!(backing.data = malloc(box_bytes(&backing, region))))
-        return CL_OUT_OF_HOST_MEMORY;
-    dxcl_pixels_to_backing(&mem->backing.layout, spec, &backing, region[0], region[1], region[2]);
-    err = dxcl_driver()->clEnqueueWriteImage(
-        queue, mem->handle, CL_TRUE, origin, region, backing.row_pitch,
-        is_3d(mem) ? backing.slice_pitch : 0, backing.data, num_events, wait_list, done);
-    free(backing.data);
-    return err;
+    if (c->err != CL_SUCCESS)
+        return;
+    if (read)
+        err = dxcl_driver()->clEnqueueReadBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
+                                                     row, slice, box.row_pitch, box.slice_pitch,
+                                                     host, CHAIN_WAIT(c), &done);
+    else
+        err = dxcl_driver()->clEnqueueWriteBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
+                                                      row, slice, box.row_pitch, box.slice_pitch,
+                                                      host, CHAIN_WAIT(c), &done);
+    chain_step(c, err, done);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue, cl_mem image,
@@ -101,27 +296,26 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue,
                                                  const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
-    struct dxcl_pixel_box backing, spec;
+    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct spec_place spec;
+    cl_mem backing = NULL, tight = NULL;
     cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueReadImage");
 
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !ptr || !origin || !region)
+    if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueReadImage,
                                     (command_queue, image, blocking_read, origin, region, row_pitch,
                                      slice_pitch, ptr, num_events_in_wait_list, event_wait_list,
                                      event));
-    if ((err = read_backing(command_queue, mem, origin, region, num_events_in_wait_list,
-                            event_wait_list, &backing)) != CL_SUCCESS)
-        return err;
-    spec = box_of(ptr, dxcl_element_size(&mem->backing.spec), region, row_pitch, slice_pitch);
-    dxcl_pixels_from_backing(&mem->backing.layout, &backing, &spec, region[0], region[1],
-                             region[2]);
-    free(backing.data);
-    /* The data is in place: the event is a completed marker of the right type. */
-    err = event ? DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList, (command_queue, 0, NULL, event))
-                : CL_SUCCESS;
-    return err == CL_SUCCESS && event ? dxcl_event_register(*event, CL_COMMAND_READ_IMAGE) : err;
+    if ((backing = image_to_backing(&c, mem, origin, region)) &&
+        (tight = spec_buffer(&c, mem, region))) {
+        spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, tight, 0, mem, region);
+        move_channels(&c, mem, backing, &spec, region);
+        host_rect(&c, mem, tight, true, ptr, region, row_pitch, is_3d(mem) ? slice_pitch : 0);
+    }
+    release_temps(backing, tight);
+    return chain_finish(&c, blocking_read, CL_COMMAND_READ_IMAGE, event);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue, cl_mem image,
@@ -132,20 +326,27 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue
                                                   const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
-    struct dxcl_pixel_box spec;
+    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct spec_place spec;
+    cl_mem backing = NULL, tight = NULL;
     cl_int err = dxcl_memobj_use(image, true, "clEnqueueWriteImage");
 
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !ptr || !origin || !region)
+    if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueWriteImage,
                                     (command_queue, image, blocking_write, origin, region,
                                      input_row_pitch, input_slice_pitch, ptr,
                                      num_events_in_wait_list, event_wait_list, event));
-    spec = box_of((void *)ptr, dxcl_element_size(&mem->backing.spec), region, input_row_pitch,
-                  input_slice_pitch);
-    return write_backing(command_queue, mem, origin, region, &spec, num_events_in_wait_list,
-                         event_wait_list, event);
+    if ((tight = spec_buffer(&c, mem, region)) && (backing = prefilled_backing(&c, mem, region))) {
+        host_rect(&c, mem, tight, false, (void *)ptr, region, input_row_pitch,
+                  is_3d(mem) ? input_slice_pitch : 0);
+        spec = spec_place_of(SPEC_BUFFER_TO_BACKING, tight, 0, mem, region);
+        move_channels(&c, mem, backing, &spec, region);
+        backing_to_image(&c, mem, backing, origin, region);
+    }
+    release_temps(backing, tight);
+    return chain_finish(&c, blocking_write, CL_COMMAND_WRITE_IMAGE, event);
 }
 
 /* What a native image of the spec's order reads back after a fill: missing color channels
@@ -209,34 +410,25 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
 {
     const cl_mem mems[] = {src_image, dst_buffer};
     struct dxcl_memobj *mem = emulated_image(src_image);
-    struct dxcl_pixel_box backing, spec;
-    cl_event done = NULL;
+    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct spec_place spec;
+    cl_mem backing;
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
         err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyImageToBuffer");
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !src_origin || !region)
+    if (!mem || !fits(mem, src_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
                                      dst_offset, num_events_in_wait_list, event_wait_list, event));
-    if ((err = read_backing(command_queue, mem, src_origin, region, num_events_in_wait_list,
-                            event_wait_list, &backing)) != CL_SUCCESS)
-        return err;
-    spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
-    if (!(spec.data = malloc(box_bytes(&spec, region)))) {
-        free(backing.data);
-        return CL_OUT_OF_HOST_MEMORY;
+    spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, dst_buffer, dst_offset, mem, region);
+    if ((backing = image_to_backing(&c, mem, src_origin, region))) {
+        move_channels(&c, mem, backing, &spec, region);
+        dxcl_driver()->clReleaseMemObject(backing);
     }
-    dxcl_pixels_from_backing(&mem->backing.layout, &backing, &spec, region[0], region[1],
-                             region[2]);
-    err = dxcl_driver()->clEnqueueWriteBuffer(command_queue, dst_buffer, CL_TRUE, dst_offset,
-                                              box_bytes(&spec, region), spec.data, 0, NULL,
-                                              event ? &done : NULL);
-    free(spec.data);
-    free(backing.data);
-    return err != CL_SUCCESS ? err : hand_out(done, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
+    return chain_finish(&c, false, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
@@ -246,41 +438,38 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
 {
     const cl_mem mems[] = {src_buffer, dst_image};
     struct dxcl_memobj *mem = emulated_image(dst_image);
-    struct dxcl_pixel_box spec;
-    cl_event done = NULL;
+    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct spec_place spec;
+    cl_mem backing;
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
         err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyBufferToImage");
     if (err != CL_SUCCESS)
         return err;
-    if (!mem || !dst_origin || !region)
+    if (!mem || !fits(mem, dst_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
                                     (command_queue, src_buffer, dst_image, src_offset, dst_origin,
                                      region, num_events_in_wait_list, event_wait_list, event));
-    spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
-    if (!(spec.data = malloc(box_bytes(&spec, region))))
-        return CL_OUT_OF_HOST_MEMORY;
-    err = dxcl_driver()->clEnqueueReadBuffer(command_queue, src_buffer, CL_TRUE, src_offset,
-                                             box_bytes(&spec, region), spec.data,
-                                             num_events_in_wait_list, event_wait_list, NULL);
-    if (err == CL_SUCCESS)
-        err = write_backing(command_queue, mem, dst_origin, region, &spec, 0, NULL,
-                            event ? &done : NULL);
-    free(spec.data);
-    return err != CL_SUCCESS ? err : hand_out(done, CL_COMMAND_COPY_BUFFER_TO_IMAGE, event);
+    spec = spec_place_of(SPEC_BUFFER_TO_BACKING, src_buffer, src_offset, mem, region);
+    if ((backing = prefilled_backing(&c, mem, region))) {
+        move_channels(&c, mem, backing, &spec, region);
+        backing_to_image(&c, mem, backing, dst_origin, region);
+        dxcl_driver()->clReleaseMemObject(backing);
+    }
+    return chain_finish(&c, false, CL_COMMAND_COPY_BUFFER_TO_IMAGE, event);
 }
 
-/* A map of an emulated image: the program sees a spec-layout shadow of the region. */
+/* A map of an emulated image: the program maps a device buffer holding the region in the
+ * spec's layout; the unmap moves it back into the image when the map could write. */
 struct shadow_map {
     struct dxcl_memobj *mem;
-    void *backing; /* the driver's mapped pointer */
-    struct dxcl_pixel_box driver_box;
-    size_t region[3];
+    cl_mem tight; /* the spec-layout buffer mapped */
+    size_t origin[3], region[3];
     cl_map_flags flags;
 };
 
-static struct dxcl_table shadow_maps; /* shadow pointer -> struct shadow_map */
+static struct dxcl_table shadow_maps; /* mapped pointer -> struct shadow_map */
 
 static void *fail_map(cl_int err, cl_int *errcode_ret)
 {
@@ -289,50 +478,64 @@ static void *fail_map(cl_int err, cl_int *errcode_ret)
     return NULL;
 }
 
-static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_flags flags,
-                        const size_t *origin, const size_t *region, size_t *row_pitch,
-                        size_t *slice_pitch, cl_uint num_events, const cl_event *wait_list,
-                        cl_event *event, cl_int *errcode_ret)
+static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_bool blocking,
+                        cl_map_flags flags, const size_t *origin, const size_t *region,
+                        size_t *row_pitch, size_t *slice_pitch, cl_uint num_events,
+                        const cl_event *wait_list, cl_event *event, cl_int *errcode_ret)
 {
+    struct chain c = {queue, num_events, wait_list, NULL, CL_SUCCESS};
     struct shadow_map *map = calloc(1, sizeof(*map));
     struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
+    cl_mem backing = NULL;
+    cl_event done = NULL;
+    void *ptr = NULL;
+    bool stored = false;
     cl_int err;
-    bool stored;
 
-    if (!map || !(spec.data = malloc(box_bytes(&spec, region)))) {
-        free(map);
+    if (!map)
         return fail_map(CL_OUT_OF_HOST_MEMORY, errcode_ret);
-    }
-    map->backing = dxcl_driver()->clEnqueueMapImage(
-        queue, mem->handle, CL_TRUE, flags, origin, region, &map->driver_box.row_pitch,
-        &map->driver_box.slice_pitch, num_events, wait_list, event, &err);
-    if (!map->backing) {
-        free(spec.data);
-        free(map);
-        return fail_map(err, errcode_ret);
-    }
-    map->driver_box.data = map->backing;
-    if (!(flags & CL_MAP_WRITE_INVALIDATE_REGION))
-        dxcl_pixels_from_backing(&mem->backing.layout, &map->driver_box, &spec, region[0],
-                                 region[1], region[2]);
     map->mem = mem;
     map->flags = flags;
+    memcpy(map->origin, origin, sizeof(map->origin));
     memcpy(map->region, region, sizeof(map->region));
-    AcquireSRWLockExclusive(&dxcl_lock);
-    stored = dxcl_table_put(&shadow_maps, spec.data, map);
-    ReleaseSRWLockExclusive(&dxcl_lock);
-    if (!stored) {
-        dxcl_driver()->clEnqueueUnmapMemObject(queue, mem->handle, map->backing, 0, NULL, NULL);
-        free(spec.data);
+    if ((map->tight = spec_buffer(&c, mem, region)) && !(flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
+        (backing = image_to_backing(&c, mem, origin, region))) {
+        struct spec_place place =
+            spec_place_of(SPEC_BUFFER_FROM_BACKING, map->tight, 0, mem, region);
+        move_channels(&c, mem, backing, &place, region);
+    }
+    release_temps(backing, NULL);
+    if (c.err == CL_SUCCESS) {
+        ptr = dxcl_driver()->clEnqueueMapBuffer(queue, map->tight, CL_FALSE, flags, 0,
+                                                box_bytes(&spec, region), CHAIN_WAIT(&c), &done,
+                                                &err);
+        chain_step(&c, ptr ? CL_SUCCESS : err, done);
+    }
+    if (c.err == CL_SUCCESS) {
+        AcquireSRWLockExclusive(&dxcl_lock);
+        stored = dxcl_table_put(&shadow_maps, ptr, map);
+        ReleaseSRWLockExclusive(&dxcl_lock);
+        if (!stored)
+            c.err = CL_OUT_OF_HOST_MEMORY;
+    }
+    if ((err = chain_finish(&c, blocking, CL_COMMAND_MAP_IMAGE, event)) != CL_SUCCESS) {
+        if (stored) {
+            AcquireSRWLockExclusive(&dxcl_lock);
+            dxcl_table_remove(&shadow_maps, ptr);
+            ReleaseSRWLockExclusive(&dxcl_lock);
+        }
+        if (ptr)
+            dxcl_driver()->clEnqueueUnmapMemObject(queue, map->tight, ptr, 0, NULL, NULL);
+        release_temps(map->tight, NULL);
         free(map);
-        return fail_map(CL_OUT_OF_HOST_MEMORY, errcode_ret);
+        return fail_map(err, errcode_ret);
     }
     *row_pitch = spec.row_pitch;
     if (slice_pitch)
         *slice_pitch = is_3d(mem) ? spec.slice_pitch : 0;
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
-    return spec.data;
+    return ptr;
 }
 
 void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
@@ -350,10 +553,10 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
 
     if (err != CL_SUCCESS)
         return fail_map(err, errcode_ret);
-    if (mem && origin && region && image_row_pitch)
-        return map_shadow(command_queue, mem, map_flags, origin, region, image_row_pitch,
-                          image_slice_pitch, num_events_in_wait_list, event_wait_list, event,
-                          errcode_ret);
+    if (mem && fits(mem, origin, region) && image_row_pitch)
+        return map_shadow(command_queue, mem, blocking_map, map_flags, origin, region,
+                          image_row_pitch, image_slice_pitch, num_events_in_wait_list,
+                          event_wait_list, event, errcode_ret);
     if (!drv->clEnqueueMapImage)
         return fail_map(dxcl_driver_missing("clEnqueueMapImage"), errcode_ret);
     return drv->clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region,
@@ -368,7 +571,9 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
                                                       cl_event *event)
 {
     struct shadow_map *map;
-    struct dxcl_pixel_box spec;
+    struct chain c;
+    cl_mem backing = NULL;
+    cl_event done = NULL;
     cl_int err = dxcl_memobj_check_acquired(memobj, "clEnqueueUnmapMemObject");
 
     if (err != CL_SUCCESS)
@@ -384,13 +589,19 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
         return DXCL_DRIVER_CALL_INT(
             clEnqueueUnmapMemObject,
             (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
-    spec = box_of(mapped_ptr, dxcl_element_size(&map->mem->backing.spec), map->region, 0, 0);
-    if (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-        dxcl_pixels_to_backing(&map->mem->backing.layout, &spec, &map->driver_box, map->region[0],
-                               map->region[1], map->region[2]);
-    err = dxcl_driver()->clEnqueueUnmapMemObject(command_queue, memobj, map->backing,
-                                                 num_events_in_wait_list, event_wait_list, event);
-    free(mapped_ptr);
+    c = (struct chain){command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    chain_step(&c,
+               dxcl_driver()->clEnqueueUnmapMemObject(command_queue, map->tight, mapped_ptr,
+                                                      CHAIN_WAIT(&c), &done),
+               done);
+    if (c.err == CL_SUCCESS && (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+        (backing = prefilled_backing(&c, map->mem, map->region))) {
+        struct spec_place place =
+            spec_place_of(SPEC_BUFFER_TO_BACKING, map->tight, 0, map->mem, map->region);
+        move_channels(&c, map->mem, backing, &place, map->region);
+        backing_to_image(&c, map->mem, backing, map->origin, map->region);
+    }
+    release_temps(backing, map->tight);
     free(map);
-    return err;
+    return chain_finish(&c, false, CL_COMMAND_UNMAP_MEM_OBJECT, event);
 }

@@ -253,37 +253,45 @@ static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl
     return kept;
 }
 
-cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                           const cl_image_format *spec, struct dxcl_backing *backing)
+/* The driver's list for these flags and image type (caller frees), without the formats it
+ * gets wrong when `drop_broken`. */
+static cl_int driver_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                             bool drop_broken, cl_image_format **list, cl_uint *count)
 {
-    static const cl_channel_order hosts[] = {CL_RGBA, CL_BGRA};
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_image_format *list;
-    cl_uint count = 0;
     cl_int err;
 
+    *count = 0;
     if (!drv->clGetSupportedImageFormats)
         return dxcl_driver_missing("clGetSupportedImageFormats");
-    err = drv->clGetSupportedImageFormats(context, flags, type, 0, NULL, &count);
+    err = drv->clGetSupportedImageFormats(context, flags, type, 0, NULL, count);
     if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
+        return err;
     /* One spare entry so that an empty list still gets a valid buffer. */
-    if (!(list = calloc(count + 1, sizeof(*list))))
+    if (!(*list = calloc(*count + 1, sizeof(**list))))
         return CL_OUT_OF_HOST_MEMORY;
-    err = drv->clGetSupportedImageFormats(context, flags, type, count, list, NULL);
+    err = drv->clGetSupportedImageFormats(context, flags, type, *count, *list, NULL);
     if (err != CL_SUCCESS) {
-        free(list);
-        return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
+        free(*list);
+        return err;
     }
-    count = drop_broken_formats(context, list, count);
+    if (drop_broken)
+        *count = drop_broken_formats(context, *list, *count);
+    return CL_SUCCESS;
+}
+
+/* The backing for `spec` given the driver's (filtered) list; false when nothing can hold it. */
+static bool backing_from_list(const cl_image_format *list, cl_uint count,
+                              const cl_image_format *spec, struct dxcl_backing *backing)
+{
+    static const cl_channel_order hosts[] = {CL_RGBA, CL_BGRA};
 
     backing->spec = *spec;
     if (format_listed(list, count, spec->image_channel_order, spec->image_channel_data_type) &&
         dxcl_layout_for(spec, spec, &backing->layout)) {
         backing->driver = *spec;
         backing->emulated = false;
-        free(list);
-        return CL_SUCCESS;
+        return true;
     }
     for (size_t i = 0; i < DXCL_ARRAY_SIZE(hosts); i++) {
         cl_image_format host = {hosts[i], spec->image_channel_data_type};
@@ -292,17 +300,104 @@ cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object
             dxcl_layout_for(spec, &host, &backing->layout)) {
             backing->driver = host;
             backing->emulated = true;
-            free(list);
-            DXCL_LOG("format %s/%s emulated with %s",
-                     dxcl_channel_order_name(spec->image_channel_order),
-                     dxcl_channel_type_name(spec->image_channel_data_type),
-                     dxcl_channel_order_name(host.image_channel_order));
-            return CL_SUCCESS;
+            return true;
         }
     }
+    return false;
+}
+
+cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                           const cl_image_format *spec, struct dxcl_backing *backing)
+{
+    cl_image_format *list;
+    cl_uint count;
+    cl_int err = driver_formats(context, flags, type, true, &list, &count);
+    bool found;
+
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
+    found = backing_from_list(list, count, spec, backing);
     free(list);
-    return DXCL_FAIL(CL_IMAGE_FORMAT_NOT_SUPPORTED,
-                     "the driver has no image format that can hold %s/%s",
-                     dxcl_channel_order_name(spec->image_channel_order),
-                     dxcl_channel_type_name(spec->image_channel_data_type));
+    if (!found)
+        return DXCL_FAIL(CL_IMAGE_FORMAT_NOT_SUPPORTED,
+                         "the driver has no image format that can hold %s/%s",
+                         dxcl_channel_order_name(spec->image_channel_order),
+                         dxcl_channel_type_name(spec->image_channel_data_type));
+    if (backing->emulated)
+        DXCL_LOG("format %s/%s emulated with %s",
+                 dxcl_channel_order_name(spec->image_channel_order),
+                 dxcl_channel_type_name(spec->image_channel_data_type),
+                 dxcl_channel_order_name(backing->driver.image_channel_order));
+    return CL_SUCCESS;
+}
+
+/* Calls `fn` for every CL format of the DXGI and D3D9 tables (repeats included). */
+static void each_table_format(void (*fn)(const cl_image_format *format, void *arg), void *arg)
+{
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(dxgi_formats); i++)
+        fn(&dxgi_formats[i].format, arg);
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(d3d9_formats); i++)
+        for (unsigned p = 0; p < d3d9_formats[i].planes; p++)
+            fn(&d3d9_formats[i].plane[p].format, arg);
+}
+
+struct format_merge {
+    const cl_image_format *backable; /* the driver's list without its broken formats */
+    cl_uint backable_count;
+    cl_image_format *out; /* the driver's full list, then the table formats added */
+    cl_uint count;
+};
+
+static void add_table_format(const cl_image_format *format, void *arg)
+{
+    struct format_merge *merge = arg;
+    struct dxcl_backing backing;
+
+    if (format_listed(merge->out, merge->count, format->image_channel_order,
+                      format->image_channel_data_type) ||
+        !backing_from_list(merge->backable, merge->backable_count, format, &backing))
+        return;
+    merge->out[merge->count++] = *format;
+}
+
+cl_int dxcl_supported_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                              cl_uint num_entries, cl_image_format *formats, cl_uint *num_formats)
+{
+    struct format_merge merge = {0};
+    cl_image_format *full, *backable;
+    cl_uint full_count, backable_count;
+    cl_int err;
+
+    if (formats && !num_entries)
+        return DXCL_FAIL(CL_INVALID_VALUE, "clGetSupportedImageFormats: num_entries is 0");
+    if ((err = driver_formats(context, flags, type, false, &full, &full_count)) != CL_SUCCESS)
+        return err;
+    if ((err = driver_formats(context, flags, type, true, &backable, &backable_count)) !=
+        CL_SUCCESS) {
+        free(full);
+        return err;
+    }
+    merge.backable = backable;
+    merge.backable_count = backable_count;
+    merge.out =
+        calloc(full_count + DXCL_ARRAY_SIZE(dxgi_formats) + 3 * DXCL_ARRAY_SIZE(d3d9_formats),
+               sizeof(*merge.out));
+    if (merge.out) {
+        memcpy(merge.out, full, full_count * sizeof(*full));
+        merge.count = full_count;
+        /* Only image types whose layout dxcl converts get emulated formats. */
+        if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D)
+            each_table_format(add_table_format, &merge);
+        if (formats)
+            memcpy(formats, merge.out,
+                   (num_entries < merge.count ? num_entries : merge.count) * sizeof(*formats));
+        if (num_formats)
+            *num_formats = merge.count;
+    } else {
+        err = CL_OUT_OF_HOST_MEMORY;
+    }
+    free(merge.out);
+    free(backable);
+    free(full);
+    return err;
 }

@@ -53,4 +53,9 @@ struct dxcl_backing {
 cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                            const cl_image_format *spec, struct dxcl_backing *backing);
 
+/* clGetSupportedImageFormats: the driver's list plus every format of the spec tables that
+ * dxcl can back for 2D and 3D images (the argument checks are the driver's). */
+cl_int dxcl_supported_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                              cl_uint num_entries, cl_image_format *formats, cl_uint *num_formats);
+
 #endif

@@ -30,7 +30,7 @@ static struct dxcl_memobj *resolve(cl_mem handle)
 
     if (!mem && (sub = dxcl_table_get(&subbuffers, handle)))
         mem = dxcl_table_get(&memobjs, sub->parent);
-    return mem;
+    return mem && mem->surface ? mem : NULL;
 }
 
 cl_int dxcl_check_shared_flags(cl_mem_flags flags)
@@ -278,12 +278,29 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
 
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
 {
+    struct dxcl_memobj *mem = dxcl_image_record(handle);
+
+    return mem && mem->surface ? mem : NULL;
+}
+
+struct dxcl_memobj *dxcl_image_record(cl_mem handle)
+{
     struct dxcl_memobj *mem;
 
     AcquireSRWLockShared(&dxcl_lock);
     mem = dxcl_table_get(&memobjs, handle);
     ReleaseSRWLockShared(&dxcl_lock);
     return mem;
+}
+
+bool dxcl_image_record_add(struct dxcl_memobj *mem)
+{
+    bool stored;
+
+    AcquireSRWLockExclusive(&dxcl_lock);
+    stored = dxcl_table_put(&memobjs, mem->handle, mem);
+    ReleaseSRWLockExclusive(&dxcl_lock);
+    return stored;
 }
 
 bool dxcl_memobj_is_shared(cl_mem handle)
@@ -321,6 +338,10 @@ static void destroy_memobj(struct dxcl_memobj *mem)
     struct dxcl_context *ctx = mem->context;
 
     dxcl_zero_copy_finish(mem);
+    if (!surface) { /* an ordinary emulated image: only the record */
+        free(mem);
+        return;
+    }
     if (mem->pending_write) {
         /* Released while acquired: the upload may still read the mapping. */
         dxcl_driver()->clWaitForEvents(1, &mem->pending_write);
@@ -537,7 +558,7 @@ cl_int CL_API_CALL DXCL_IMPL(clGetMemObjectInfo)(cl_mem memobj, cl_mem_info para
 
     if (answered)
         return err;
-    mem = dxcl_memobj_get(memobj);
+    mem = dxcl_image_record(memobj);
     if (mem && (mem->backing.emulated || mem->host_copy.data)) {
         err = spec_mem_info(mem, param_name, param_value_size, param_value, param_value_size_ret,
                             &answered);
@@ -559,7 +580,7 @@ cl_int CL_API_CALL DXCL_IMPL(clGetImageInfo)(cl_mem image, cl_image_info param_n
 
     if (answered)
         return err;
-    mem = dxcl_memobj_get(image);
+    mem = dxcl_image_record(image);
     if (mem && (mem->backing.emulated || mem->host_copy.data)) {
         err = emulated_image_info(mem, param_name, param_value_size, param_value,
                                   param_value_size_ret, &answered);

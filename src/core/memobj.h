@@ -45,8 +45,8 @@ struct dxcl_shared_desc {
 struct dxcl_memobj {
     struct dxcl_mirrored mirror;
     cl_mem handle;
-    struct dxcl_context *context;
-    struct dxcl_surface *surface;
+    struct dxcl_context *context; /* NULL for ordinary emulated images */
+    struct dxcl_surface *surface; /* NULL for ordinary emulated images */
     struct dxcl_shared_desc desc;
     cl_mem_flags flags;
     struct dxcl_backing backing; /* images: spec and driver formats */
@@ -71,6 +71,11 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
  * program releases the handle; a program racing a release against other use of the same
  * handle is in error, as with any driver. */
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
+/* The record of `handle` whether shared or an ordinary image of an emulated format (surface
+ * NULL, context NULL: never acquired, never guarded); NULL when dxcl keeps none. */
+struct dxcl_memobj *dxcl_image_record(cl_mem handle);
+/* Records an ordinary emulated image (src/core/images.c); false when out of memory. */
+bool dxcl_image_record_add(struct dxcl_memobj *mem);
 /* True when `handle` is a shared object or a sub-buffer of one. */
 bool dxcl_memobj_is_shared(cl_mem handle);
 /* The enqueue guard: the family's not-acquired error when `handle` is a shared object (or a

@@ -139,14 +139,12 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateImageWithProperties)(cl_context context,
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
-    if (drv->clCreateImageWithProperties)
+    /* Without properties it is clCreateImage, which emulates the formats the driver lacks. */
+    if (drv->clCreateImageWithProperties && properties && properties[0])
         return drv->clCreateImageWithProperties(context, properties, flags, image_format,
                                                 image_desc, host_ptr, errcode_ret);
     if (!empty_mem_properties(properties, errcode_ret))
         return NULL;
-    if (!drv->clCreateImage) {
-        set_error(errcode_ret, dxcl_driver_missing("clCreateImage"));
-        return NULL;
-    }
-    return drv->clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    return DXCL_IMPL(clCreateImage)(context, flags, image_format, image_desc, host_ptr,
+                                    errcode_ret);
 }

@@ -345,3 +345,157 @@ void suite_roundtrip(const struct test_api *api)
     suite_roundtrip_formats(api, 0, TEST_FORMAT_COUNT);
     suite_roundtrip_misc(api);
 }
+
+/* ---- Seams: shared images meet ordinary images of the spec's format ---- */
+
+enum { SEAM_W = 17, SEAM_H = 9 };
+
+static cl_mem ordinary_image(struct interop_env *env, const struct test_format *format,
+                             const char *what)
+{
+    const cl_image_format cl_format = {format->order, format->type};
+    const cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = SEAM_W, .image_height = SEAM_H};
+    cl_image_format got;
+    cl_int err;
+    cl_mem image = clCreateImage(env->context, CL_MEM_READ_WRITE, &cl_format, &desc, NULL, &err);
+
+    REQUIRE(err == CL_SUCCESS && image, "%s: ordinary image of the spec's format: %d", what, err);
+    CHECK_ERR(clGetImageInfo(image, CL_IMAGE_FORMAT, sizeof(got), &got, NULL), CL_SUCCESS);
+    CHECK(got.image_channel_order == format->order && got.image_channel_data_type == format->type,
+          "%s: the ordinary image reports the spec's format", what);
+    return image;
+}
+
+/* Copies a w x h box of packed pixels from (sx, sy) to (dx, dy) in a SEAM_W-wide image. */
+static void copy_box_model(unsigned char *pixels, size_t element, size_t sx, size_t sy, size_t dx,
+                           size_t dy, size_t w, size_t h)
+{
+    for (size_t y = 0; y < h; y++)
+        memmove(pixels + ((dy + y) * SEAM_W + dx) * element,
+                pixels + ((sy + y) * SEAM_W + sx) * element, w * element);
+}
+
+/* Shared A -> ordinary O (copy) -> kernel -> shared B, a copy inside B, O -> buffer; then a
+ * buffer -> ordinary P -> shared C. Direct3D reads back bit-exact results. */
+static void seam_case(struct interop_env *env, const struct test_format *format, cl_kernel kernel,
+                      uint32_t seed)
+{
+    const struct test_api *api = env->api;
+    const struct test_cl_fns *cl = env->cl;
+    const size_t element = (size_t)format->channels * format->channel_size;
+    const size_t bytes = element * SEAM_W * SEAM_H;
+    const size_t origin[3] = {0, 0, 0}, region[3] = {SEAM_W, SEAM_H, 1};
+    const size_t box_src[3] = {0, 0, 0}, box_dst[3] = {9, 5, 0}, box[3] = {4, 3, 1};
+    struct test_texture_desc desc = {SEAM_W, SEAM_H, 1, 1, 1, format->dxgi, TEST_USAGE_DEFAULT, 1};
+    struct test_texture tex[3];
+    unsigned char *back = malloc(bytes), *data = malloc(bytes);
+    cl_mem shared[3], ordinary, other, buffer;
+    size_t global[2] = {SEAM_W, SEAM_H};
+    char what[160];
+    cl_int err;
+
+    REQUIRE(back && data, "out of memory");
+    snprintf(what, sizeof(what), "%s seams %s", api->name, format->name);
+    for (int i = 0; i < 3; i++) {
+        REQUIRE(test_texture_create(api, env->d3d, &tex[i], &desc, false, seed + i), "%s: texture",
+                what);
+        shared[i] = cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex[i].resource, 0, &err);
+        REQUIRE(err == CL_SUCCESS, "%s: shared image %d: %d", what, i, err);
+    }
+    ordinary = ordinary_image(env, format, what);
+    other = ordinary_image(env, format, what);
+    buffer = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    REQUIRE(err == CL_SUCCESS, "%s: buffer", what);
+
+    CHECK_ERR(cl->acquire(env->queue, 3, shared, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueCopyImage(env->queue, shared[0], ordinary, origin, origin, region, 0, NULL, NULL),
+        CL_SUCCESS);
+    set_kernel_args(kernel, format, ordinary, shared[1]);
+    CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueCopyImage(env->queue, shared[1], shared[1], box_src, box_dst, box, 0, NULL, NULL),
+        CL_SUCCESS);
+    /* image -> buffer: the spec's packed pixels */
+    CHECK_ERR(
+        clEnqueueCopyImageToBuffer(env->queue, ordinary, buffer, origin, region, 0, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadBuffer(env->queue, buffer, CL_TRUE, 0, bytes, back, 0, NULL, NULL),
+              CL_SUCCESS);
+    test_same_bytes(back, tex[0].data[0], bytes, what);
+    /* the reverse: buffer -> ordinary -> shared */
+    test_fill_random(data, bytes, format, seed + 99);
+    CHECK_ERR(clEnqueueWriteBuffer(env->queue, buffer, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueCopyBufferToImage(env->queue, buffer, other, 0, origin, region, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueCopyImage(env->queue, other, shared[2], origin, origin, region, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(cl->release(env->queue, 3, shared, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+
+    expected(format, tex[0].data[0], tex[1].data[0], bytes);
+    copy_box_model(tex[1].data[0], element, 0, 0, 9, 5, 4, 3);
+    memcpy(tex[2].data[0], data, bytes);
+    for (int i = 0; i < 3; i++)
+        test_texture_intact(api, &tex[i], what);
+
+    clReleaseMemObject(buffer);
+    clReleaseMemObject(other);
+    clReleaseMemObject(ordinary);
+    for (int i = 0; i < 3; i++) {
+        clReleaseMemObject(shared[i]);
+        test_texture_free(api, &tex[i]);
+    }
+    free(data);
+    free(back);
+}
+
+/* clGetSupportedImageFormats on the interop context lists every format of the table. */
+static void seam_formats_listed(struct interop_env *env)
+{
+    static const cl_mem_object_type types[] = {CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D};
+    cl_image_format list[512];
+    cl_uint count = 0;
+
+    for (size_t t = 0; t < 2; t++) {
+        CHECK_ERR(clGetSupportedImageFormats(env->context, CL_MEM_READ_WRITE, types[t], 512, list,
+                                             &count),
+                  CL_SUCCESS);
+        for (size_t i = 0; i < TEST_FORMAT_COUNT; i++) {
+            bool found = false;
+            for (cl_uint j = 0; j < count && j < 512; j++)
+                found |= list[j].image_channel_order == test_formats[i].order &&
+                         list[j].image_channel_data_type == test_formats[i].type;
+            CHECK(found, "%s: %s listed for image type 0x%x", env->api->name, test_formats[i].name,
+                  types[t]);
+        }
+    }
+}
+
+void suite_roundtrip_seams(const struct test_api *api)
+{
+    struct interop_env env;
+    cl_kernel kernels[4] = {0};
+    static const char *names[4] = {"neg2", "omx2", "xor2", "not2"};
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    seam_formats_listed(&env);
+    for (size_t i = 0; i < TEST_FORMAT_COUNT; i++) {
+        const char *name = kernel_name(test_formats[i].cls, false);
+        size_t k = 0;
+        while (strcmp(names[k], name))
+            k++;
+        if (!kernels[k])
+            kernels[k] = interop_kernel(&env, name);
+        seam_case(&env, &test_formats[i], kernels[k], (uint32_t)(i * 31 + 5));
+    }
+    for (size_t k = 0; k < 4; k++)
+        if (kernels[k])
+            clReleaseKernel(kernels[k]);
+    interop_close(&env);
+}

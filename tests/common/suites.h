@@ -20,6 +20,9 @@ void suite_roundtrip_misc(const struct test_api *api);
 /* One round trip of `format` on an open env: mip 0 of a 2D texture, or of a 3D one. */
 void suite_roundtrip_one(struct interop_env *env, const struct test_format *format, bool is_3d,
                          uint32_t seed);
+/* Shared images meet ordinary images of the spec's format: copies both ways, a kernel,
+ * image <-> buffer copies, and clGetSupportedImageFormats listing every table format. */
+void suite_roundtrip_seams(const struct test_api *api);
 /* Reference counts of devices and resources. */
 void suite_lifetime(const struct test_api *api);
 /* Events, user events, several queues, CL_CONTEXT_INTEROP_USER_SYNC. */
