@@ -1,6 +1,7 @@
 #include "core/dxgi.h"
 #include "core/com.h"
 #include "core/devices.h"
+#include "core/fault.h"
 
 #include <dxgi.h>
 #include <stdlib.h>
@@ -63,7 +64,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     if (!(surface = calloc(1, sizeof(*surface))))
         return CL_OUT_OF_HOST_MEMORY;
     surface->kind = args->kind;
-    if (FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
+    if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
+        FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
