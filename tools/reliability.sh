@@ -17,10 +17,10 @@ out=$(mktemp)
   echo "| Run | Result |"
   echo "|---|---|"
   for seed in 13 7 20261124; do
-    log=$("$run" "$build/bin/test_fuzz.exe" "$seed" 100000 2>&1 | tail -2 | tr '\n' ' ')
+    log=$("$run" "$build/bin/test_fuzz.exe" "$seed" 100000 2>&1 | tr -d '\r' | tail -2 | tr '\n' ' ')
     echo "| test_fuzz seed $seed | ${log//|/ } |"
   done
-  log=$("$run" "$build/bin/test_fault.exe" 2>&1 | grep -E '^fault' | tr '\n' ' ')
+  log=$("$run" "$build/bin/test_fault.exe" 2>&1 | tr -d '\r' | grep -E '^fault:' | tr '\n' ' ')
   echo "| test_fault | ${log//|/ } |"
 } >"$out"
 
