@@ -5,6 +5,7 @@
  * returns. One host copy per direction (two for formats the driver lacks: the conversion). */
 #include "core/acquire.h"
 #include "core/event.h"
+#include "core/fault.h"
 #include "core/memobj.h"
 #include "core/table.h"
 #include "core/zerocopy.h"
@@ -159,7 +160,9 @@ static cl_int lock_surfaces(struct transfer *t)
     AcquireSRWLockExclusive(&dxcl_device_lock);
     for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
-        if (surface->lock_count == 0 && (err = surface->backend->lock_surface(surface)) == 0)
+        if (surface->lock_count == 0 &&
+            (err = dxcl_fault_hit(DXCL_FAULT_LOCK) ? CL_OUT_OF_RESOURCES
+                                                   : surface->backend->lock_surface(surface)) == 0)
             surface->written = false;
         if (err == CL_SUCCESS)
             surface->lock_count++;
@@ -265,6 +268,15 @@ static void convert_downloads(struct transfer *t)
     }
 }
 
+/* Waits for the commands a failed call did queue (the failed one left its event NULL): they
+ * use the mapping, which is unmapped next. */
+static void wait_queued(const cl_event *events, cl_uint count)
+{
+    for (cl_uint i = 0; i < count; i++)
+        if (events[i])
+            dxcl_driver()->clWaitForEvents(1, &events[i]);
+}
+
 static void release_events(cl_event *events, cl_uint count)
 {
     for (cl_uint i = 0; i < count; i++)
@@ -300,14 +312,16 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         return err;
     memset(t->events, 0, t->count * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
-        err = enqueue_upload(t, t->mems[i], num_events, wait_list, &t->events[i]);
+        err = dxcl_fault_hit(DXCL_FAULT_UPLOAD)
+                  ? CL_OUT_OF_RESOURCES
+                  : enqueue_upload(t, t->mems[i], num_events, wait_list, &t->events[i]);
     /* A barrier, not a marker: later commands of an out-of-order queue wait for the data. */
     if (err == CL_SUCCESS)
         err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                    (t->queue, t->count, t->events, &final));
     if (err != CL_SUCCESS) {
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
-        dxcl_driver()->clWaitForEvents(i, t->events);
+        wait_queued(t->events, i);
         release_events(t->events, t->count);
         unlock_surfaces(t, false);
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
@@ -338,7 +352,9 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     memset(t->events, 0, t->count * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
         if (t->mems[i]->written)
-            err = enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
+            err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
+                      ? CL_OUT_OF_RESOURCES
+                      : enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
     if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
                                    (t->queue, downloads, t->events, &final));
@@ -347,8 +363,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {
-        if (downloads)
-            drv->clWaitForEvents(downloads, t->events);
+        wait_queued(t->events, downloads);
         release_events(t->events, t->count);
         for (i = 0; i < t->count; i++)
             dxcl_zero_copy_undo(t->mems[i]);

@@ -41,6 +41,8 @@ bool dxcl_same_object(IUnknown *a, IUnknown *b)
     IUnknown *ua = NULL, *ub = NULL;
     bool same;
 
+    if (!a || !b)
+        return false;
     if (FAILED(IUnknown_QueryInterface(a, &IID_IUnknown, (void **)&ua)))
         return false;
     if (FAILED(IUnknown_QueryInterface(b, &IID_IUnknown, (void **)&ub))) {

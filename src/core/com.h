@@ -8,7 +8,7 @@
  * the wrong pointer must get an error code, not a crash): the object, its vtable and the
  * QueryInterface entry are checked to be mapped memory first. E_POINTER otherwise. */
 HRESULT dxcl_query_interface(const void *object, REFIID iid, void **out);
-/* True when a and b are the same COM object (same IUnknown identity). */
+/* True when a and b are the same COM object (same IUnknown identity); false if either is NULL. */
 bool dxcl_same_object(IUnknown *a, IUnknown *b);
 
 #endif

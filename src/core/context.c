@@ -384,6 +384,7 @@ cl_int CL_API_CALL DXCL_IMPL(clGetContextInfo)(cl_context context, cl_context_in
                                                size_t *param_value_size_ret)
 {
     struct dxcl_context *ctx = lookup(context);
+    size_t unused_size;
     bool answered;
     cl_int err = prefer_shared_answer(context, ctx, param_name, param_value_size, param_value,
                                       param_value_size_ret, &answered);
@@ -397,6 +398,10 @@ cl_int CL_API_CALL DXCL_IMPL(clGetContextInfo)(cl_context context, cl_context_in
         dxcl_context_unref(ctx);
     if (answered)
         return err;
+    /* PoCL through Wine faults (returns STATUS_ACCESS_VIOLATION) on CL_CONTEXT_PROPERTIES of a
+     * context made without properties when param_value_size_ret is NULL: always pass one. */
+    if (!param_value_size_ret)
+        param_value_size_ret = &unused_size;
     return DXCL_DRIVER_CALL_INT(clGetContextInfo, (context, param_name, param_value_size,
                                                    param_value, param_value_size_ret));
 }

@@ -1,6 +1,7 @@
 #include "core/dxgi.h"
 #include "core/com.h"
 #include "core/devices.h"
+#include "core/fault.h"
 
 #include <dxgi.h>
 #include <stdlib.h>
@@ -177,8 +178,9 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                           .height = (UINT)desc->height,
                                           .depth = (UINT)desc->depth,
                                           .byte_width = info.byte_width};
-    if (!pool_take(ctx, surface) &&
-        FAILED(create_staging(ctx->device, &info, desc, &surface->staging))) {
+    if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
+        (!pool_take(ctx, surface) &&
+         FAILED(create_staging(ctx->device, &info, desc, &surface->staging)))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }

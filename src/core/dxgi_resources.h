@@ -63,9 +63,12 @@
             return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p is not an I" #API "Resource",    \
                              args->resource);                                                      \
         I##API##Resource_GetType(resource, &type);                                                 \
+        /* NULL for a resource of another API's device (a D3D11 texture seen as a D3D10 one). */   \
+        device = NULL;                                                                             \
         I##API##Resource_GetDevice(resource, &device);                                             \
-        same = dxcl_same_object((IUnknown *)device, ctx->device);                                  \
-        I##API##Device_Release(device);                                                            \
+        same = device && dxcl_same_object((IUnknown *)device, ctx->device);                        \
+        if (device)                                                                                \
+            I##API##Device_Release(device);                                                        \
         I##API##Resource_Release(resource);                                                        \
         if (type != expected[args->kind])                                                          \
             return DXCL_FAIL(CL_INVALID_##API##_RESOURCE_KHR, "%p: wrong resource type",           \

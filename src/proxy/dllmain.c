@@ -1,4 +1,5 @@
 #include "core/common.h"
+#include "core/fault.h"
 
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
 {
@@ -6,6 +7,7 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
     if (reason == DLL_PROCESS_ATTACH) {
         DisableThreadLibraryCalls(instance);
         dxcl_log_init();
+        dxcl_fault_init();
     } else if (reason == DLL_PROCESS_DETACH) {
         dxcl_log_shutdown();
     }

@@ -1,0 +1,29 @@
+/* Fault injection for the reliability tests: DXCL_FAULT makes the N-th pass through a fault
+ * point fail, so that the error paths of acquire, release and object creation run on the real
+ * stack. Off by default; when off a fault point costs one load and a branch. */
+#ifndef DXCL_FAULT_H
+#define DXCL_FAULT_H
+
+#include "core/common.h"
+
+enum dxcl_fault_point {
+    DXCL_FAULT_LOCK,     /* reading a Direct3D resource on acquire (Map/LockRect + copies) */
+    DXCL_FAULT_UPLOAD,   /* the driver write queued by an acquire */
+    DXCL_FAULT_DOWNLOAD, /* the driver read queued by a release */
+    DXCL_FAULT_STAGING,  /* creating the staging copy of a D3D10/D3D11 resource */
+    DXCL_FAULT_COUNT
+};
+
+extern volatile LONG dxcl_fault_armed;
+bool dxcl_fault_fire(enum dxcl_fault_point point);
+
+/* True when this pass through `point` must fail (and logs it). */
+static inline bool dxcl_fault_hit(enum dxcl_fault_point point)
+{
+    return dxcl_fault_armed && dxcl_fault_fire(point);
+}
+
+/* Reads DXCL_FAULT once at load: "lock:3,download:1" fails the 3rd lock and the 1st download. */
+void dxcl_fault_init(void);
+
+#endif

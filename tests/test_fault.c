@@ -1,0 +1,243 @@
+/* Fault injection (docs/reliability.md): dxcl's fault points made to fail through the
+ * dxclFaultArm export, and once through the DXCL_FAULT environment variable in a child run.
+ * For each: the call returns the spec's error (CL_OUT_OF_RESOURCES), no object is left half
+ * acquired (a retry succeeds), and the Direct3D resource keeps its contents. */
+#include "dx9util.h"
+#include "interop.h"
+
+#include <dxcl/dxcl.h>
+#include <stdlib.h>
+
+static dxclFaultArm_fn fault_arm;
+static unsigned injected;
+
+static const struct test_texture_desc desc2d = {
+    8, 8, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, TEST_USAGE_DEFAULT, 1};
+#define TEX_BYTES (8 * 8 * 4)
+
+static cl_uint fired_before;
+
+static void arm(const char *point, cl_uint nth)
+{
+    REQUIRE(fault_arm(point, nth, &fired_before) == CL_SUCCESS, "dxclFaultArm(%s)", point);
+}
+
+/* Disarms `point` and checks it fired exactly once since arm(). */
+static void disarm_check(const char *point)
+{
+    cl_uint fired = 0;
+
+    CHECK_ERR(fault_arm(point, 0, &fired), CL_SUCCESS);
+    CHECK(fired == fired_before + 1, "%s: %u faults fired, want %u", point, fired - fired_before,
+          1u);
+}
+
+static void read_image(struct interop_env *env, cl_mem mem, void *out)
+{
+    size_t origin[3] = {0}, region[3] = {8, 8, 1};
+
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, out, 0, NULL, NULL),
+        CL_SUCCESS);
+}
+
+/* Two textures, two objects; `point` fails on its nth pass during an acquire. */
+static void acquire_fault(struct interop_env *env, const char *point, cl_uint nth)
+{
+    const struct test_api *api = env->api;
+    struct test_texture tex[2];
+    cl_mem mems[2];
+    unsigned char got[TEX_BYTES];
+    cl_int err;
+
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(test_texture_create(api, env->d3d, &tex[i], &desc2d, false, 40 + i), "texture");
+        mems[i] =
+            api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex[i].resource, 0, &err);
+        REQUIRE(err == CL_SUCCESS, "create: %d", err);
+    }
+    arm(point, nth);
+    CHECK_ERR(api->cl->acquire(env->queue, 2, mems, 0, NULL, NULL), CL_OUT_OF_RESOURCES);
+    injected++;
+    disarm_check(point);
+    /* Nothing is acquired: a release is refused, a retry succeeds with the resource's data. */
+    CHECK_ERR(api->cl->release(env->queue, 2, mems, 0, NULL, NULL), api->err_not_acquired);
+    CHECK_ERR(api->cl->acquire(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        read_image(env, mems[i], got);
+        test_same_bytes(got, tex[i].data[0], TEX_BYTES, point);
+    }
+    CHECK_ERR(api->cl->release(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        test_texture_intact(api, &tex[i], point);
+        CHECK_ERR(clReleaseMemObject(mems[i]), CL_SUCCESS);
+        test_texture_free(api, &tex[i]);
+    }
+}
+
+/* The download of a release fails: the objects stay acquired, the resource keeps its old
+ * contents, and a second release writes the new ones. */
+static void release_fault(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    struct test_texture tex;
+    unsigned char fresh[TEX_BYTES], got[TEX_BYTES];
+    size_t origin[3] = {0}, region[3] = {8, 8, 1};
+    cl_int err;
+    cl_mem mem;
+
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc2d, false, 50), "texture");
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "create: %d", err);
+    test_fill_bytes(fresh, sizeof(fresh), 51);
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, fresh, 0, NULL, NULL),
+        CL_SUCCESS);
+    arm("download", 1);
+    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_OUT_OF_RESOURCES);
+    injected++;
+    disarm_check("download");
+    test_texture_intact(api, &tex, "resource after a failed release");
+    /* Still acquired: usable, and a second acquire is refused. */
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), api->err_already_acquired);
+    read_image(env, mem, got);
+    test_same_bytes(got, fresh, sizeof(got), "object after a failed release");
+    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK(api->read_subresource(tex.resource, 0, got), "read back");
+    test_same_bytes(got, fresh, sizeof(got), "resource after the retried release");
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(api, &tex);
+}
+
+/* Creating the staging copy fails: no object, and a retry creates one. */
+static void staging_fault(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    struct test_texture tex;
+    cl_int err;
+    cl_mem mem;
+
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc2d, false, 60), "texture");
+    arm("staging", 1);
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    CHECK(mem == NULL && err == CL_OUT_OF_RESOURCES, "create with a failing staging: %d", err);
+    injected++;
+    disarm_check("staging");
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    CHECK(mem && err == CL_SUCCESS, "create after the fault: %d", err);
+    if (mem)
+        CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_intact(api, &tex, "staging");
+    test_texture_free(api, &tex);
+}
+
+/* DX9: LockRect of the surface fails on acquire. */
+static void dx9_lock_fault(void)
+{
+    struct dx9_env env;
+    size_t bytes = dx9_content_bytes(DX9_FMT_NV12, 16, 16);
+    unsigned char *want = malloc(bytes), *got = malloc(bytes), luma[16 * 16];
+    size_t origin[3] = {0}, region[3] = {16, 16, 1};
+    IDirect3DSurface9 *surface;
+    cl_int err;
+    cl_mem mem;
+
+    dx9_open(&env, DX9_D3D9EX, false, DX9_NO_USER_SYNC);
+    surface = dx9_surface(env.d3d, 16, 16, DX9_FMT_NV12, DX9_PLAIN);
+    REQUIRE(surface, "NV12 surface");
+    test_fill_bytes(want, bytes, 70);
+    REQUIRE(dx9_write(surface, want, false), "DX9 write");
+    mem = dx9_create(&env, false, surface, 0, CL_MEM_READ_WRITE, &err);
+    REQUIRE(err == CL_SUCCESS, "DX9 create: %d", err);
+    arm("lock", 1);
+    CHECK_ERR(dx9_acquire(&env, false, 1, &mem, NULL), CL_OUT_OF_RESOURCES);
+    injected++;
+    disarm_check("lock");
+    CHECK_ERR(dx9_release(&env, false, 1, &mem, NULL), CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR);
+    CHECK_ERR(dx9_acquire(&env, false, 1, &mem, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueReadImage(env.queue, mem, CL_TRUE, origin, region, 0, 0, luma, 0, NULL, NULL),
+        CL_SUCCESS);
+    test_same_bytes(luma, want, sizeof(luma), "DX9 luma after a failed lock");
+    CHECK_ERR(dx9_release(&env, false, 1, &mem, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    REQUIRE(dx9_read(surface, got, false), "DX9 read");
+    test_same_bytes(got, want, bytes, "DX9 surface after a failed lock");
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    IDirect3DSurface9_Release(surface);
+    dx9_close(&env);
+    free(want);
+    free(got);
+}
+
+/* The child run: DXCL_FAULT=staging:1 is set, so the first shared object cannot be made. */
+static int child(void)
+{
+    struct interop_env env;
+    struct test_texture tex;
+    cl_int err;
+    cl_mem mem;
+
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    REQUIRE(test_texture_create(env.api, env.d3d, &tex, &desc2d, false, 80), "texture");
+    mem = env.cl->create_texture2d(env.context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    CHECK(mem == NULL && err == CL_OUT_OF_RESOURCES, "DXCL_FAULT=staging:1: %d", err);
+    mem = env.cl->create_texture2d(env.context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    CHECK(mem && err == CL_SUCCESS, "second create: %d", err);
+    if (mem)
+        clReleaseMemObject(mem);
+    test_texture_free(env.api, &tex);
+    interop_close(&env);
+    return test_finish("fault child");
+}
+
+static void environment_fault(void)
+{
+    char path[MAX_PATH], command[MAX_PATH + 16];
+    STARTUPINFOA startup = {.cb = sizeof(startup)};
+    PROCESS_INFORMATION process;
+    DWORD code = 1;
+
+    GetModuleFileNameA(NULL, path, sizeof(path));
+    snprintf(command, sizeof(command), "\"%s\" child", path);
+    SetEnvironmentVariableA("DXCL_FAULT", "staging:1");
+    REQUIRE(CreateProcessA(path, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup, &process),
+            "CreateProcess");
+    SetEnvironmentVariableA("DXCL_FAULT", NULL);
+    WaitForSingleObject(process.hProcess, INFINITE);
+    GetExitCodeProcess(process.hProcess, &code);
+    CloseHandle(process.hProcess);
+    CloseHandle(process.hThread);
+    CHECK(code == 0, "the child run with DXCL_FAULT failed (%lu)", code);
+    injected++;
+}
+
+int main(int argc, char **argv)
+{
+    struct interop_env env;
+
+    if (argc > 1 && !strcmp(argv[1], "child"))
+        return child();
+    fault_arm = (dxclFaultArm_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    REQUIRE(fault_arm, "dxcl exports no dxclFaultArm");
+    CHECK_ERR(fault_arm("nowhere", 1, NULL), CL_INVALID_VALUE);
+
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    acquire_fault(&env, "lock", 1);
+    acquire_fault(&env, "lock", 2);   /* the second object: the first is unlocked again */
+    acquire_fault(&env, "upload", 2); /* the first upload is queued when the second fails */
+    release_fault(&env);
+    staging_fault(&env);
+    interop_close(&env);
+    interop_open(&env, &api_d3d10_khr, INTEROP_NO_USER_SYNC, 0);
+    acquire_fault(&env, "upload", 1);
+    staging_fault(&env);
+    interop_close(&env);
+    dx9_lock_fault();
+    environment_fault();
+    printf("fault: %u faults injected and survived\n", injected);
+    return test_finish("fault");
+}
