@@ -12,7 +12,7 @@
  * leak per cycle is the growth from the first checkpoint after the warm-up to the last one,
  * divided by the cycles between. A third loop, "driver", adds to the baseline the same OpenCL
  * work on plain OpenCL objects; dxcl's own growth is the dxcl loop's minus the driver's.
- *   test_soak [cycles [every]]   (default 200 and 40; make soak runs 10000 and 1000) */
+ *   test_soak [cycles [every]]   (default 160 and 40; make soak runs 10000 and 1000) */
 #include "dx9util.h"
 #include "interop.h"
 
@@ -459,7 +459,7 @@ static void get_binary(void)
 
 int main(int argc, char **argv)
 {
-    unsigned cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 200;
+    unsigned cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 160;
     unsigned every = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 40;
     /* The warm-up: Wine's and the driver's pools and caches fill during the first checkpoint. */
     unsigned warmup = every;
