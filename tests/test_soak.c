@@ -19,11 +19,13 @@
 #include <psapi.h>
 #include <stdlib.h>
 
-/* The target is 1 KB per cycle beyond the driver loop. Measured on Wine 8 + PoCL: about
- * 2.2 KB (docs/reliability.md, an open finding, mostly on the D3D11 path), so the check guards
- * against it growing while the figure is printed against the target. */
+/* dxcl's growth beyond the driver loop: at most 1 KB per cycle once warm. On Wine 8 + PoCL the
+ * dxcl loop keeps warming up for a few hundred cycles (6.5 KB/cycle over cycles 40-160, 0.14
+ * KB/cycle over 250-1000, docs/reliability.md), so runs that measure fewer than
+ * TARGET_CYCLES cycles (the make check form) check a looser guard and print the target. */
 #define LEAK_TARGET 1024.0
-#define LEAK_GUARD 4096.0
+#define LEAK_GUARD 8192.0
+#define TARGET_CYCLES 500
 
 static const char *source = "__kernel void inc(__global uint *b) { b[get_global_id(0)] += 1; }\n";
 
@@ -165,6 +167,27 @@ static cl_kernel kernel_from_binary(cl_context context, cl_program *program)
     return kernel;
 }
 
+/* The buffer's work: the kernel (+1 per word) or a fill with `value`. */
+static void buffer_work(cl_context context, cl_command_queue queue, cl_mem buffer, bool with_kernel,
+                        unsigned value)
+{
+    const size_t global = BUF_WORDS;
+    cl_program program;
+
+    if (!with_kernel) {
+        CHECK_ERR(clEnqueueFillBuffer(queue, buffer, &value, sizeof(value), 0,
+                                      BUF_WORDS * sizeof(unsigned), 0, NULL, NULL),
+                  CL_SUCCESS);
+        return;
+    }
+    cl_kernel kernel = kernel_from_binary(context, &program);
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer), CL_SUCCESS);
+    CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    clReleaseKernel(kernel); /* the queued command keeps what it needs */
+    clReleaseProgram(program);
+}
+
 static void fill_image(cl_command_queue queue, cl_mem image, unsigned value, size_t w, size_t h,
                        size_t d)
 {
@@ -194,8 +217,6 @@ static void d3d1x_cycle(const struct test_api *api, void *device, void *buffer, 
     REQUIRE(err == CL_SUCCESS, "queue: %d", err);
     cl_mem mems[3];
     cl_uint count = 0;
-    cl_program program = NULL;
-    cl_kernel kernel = NULL;
 
     mems[count++] = api->cl->create_buffer(context, CL_MEM_READ_WRITE, buffer, &err);
     REQUIRE(err == CL_SUCCESS, "%s buffer: %d", api->name, err);
@@ -206,18 +227,7 @@ static void d3d1x_cycle(const struct test_api *api, void *device, void *buffer, 
         REQUIRE(err == CL_SUCCESS, "%s 3D: %d", api->name, err);
     }
     CHECK_ERR(api->cl->acquire(queue, count, mems, 0, NULL, NULL), CL_SUCCESS);
-    if (api == &api_d3d11_khr) {
-        const size_t global = BUF_WORDS;
-
-        kernel = kernel_from_binary(context, &program);
-        CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mems[0]), CL_SUCCESS);
-        CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
-                  CL_SUCCESS);
-    } else {
-        CHECK_ERR(clEnqueueFillBuffer(queue, mems[0], &value, sizeof(value), 0,
-                                      BUF_WORDS * sizeof(unsigned), 0, NULL, NULL),
-                  CL_SUCCESS);
-    }
+    buffer_work(context, queue, mems[0], api == &api_d3d11_khr, value);
     fill_image(queue, mems[1], value, 8, 8, 1);
     if (tex3d)
         fill_image(queue, mems[2], value, 4, 4, 2);
@@ -225,10 +235,6 @@ static void d3d1x_cycle(const struct test_api *api, void *device, void *buffer, 
     CHECK_ERR(clFinish(queue), CL_SUCCESS);
     for (cl_uint i = 0; i < count; i++)
         CHECK_ERR(clReleaseMemObject(mems[i]), CL_SUCCESS);
-    if (kernel) {
-        clReleaseKernel(kernel);
-        clReleaseProgram(program);
-    }
     CHECK_ERR(clReleaseCommandQueue(queue), CL_SUCCESS);
     CHECK_ERR(clReleaseContext(context), CL_SUCCESS);
 }
@@ -305,9 +311,6 @@ static void driver_context_cycle(int family, unsigned value)
         CHECK_ERR(clEnqueueFillImage(queue, mems[0], color, origin, y, 0, NULL, NULL), CL_SUCCESS);
         CHECK_ERR(clEnqueueFillImage(queue, mems[1], color, origin, uv, 0, NULL, NULL), CL_SUCCESS);
     } else {
-        cl_program program = NULL;
-        cl_kernel kernel = NULL;
-
         mems[count++] =
             clCreateBuffer(context, CL_MEM_READ_WRITE, BUF_WORDS * sizeof(unsigned), NULL, &err);
         REQUIRE(err == CL_SUCCESS, "plain buffer: %d", err);
@@ -315,25 +318,11 @@ static void driver_context_cycle(int family, unsigned value)
             plain_image(context, CL_R, CL_UNSIGNED_INT32, CL_MEM_OBJECT_IMAGE2D, 8, 8, 1);
         fill_image(queue, mems[1], value, 8, 8, 1);
         if (family == 11) {
-            const size_t global = BUF_WORDS;
-
             mems[count++] =
                 plain_image(context, CL_R, CL_UNSIGNED_INT32, CL_MEM_OBJECT_IMAGE3D, 4, 4, 2);
             fill_image(queue, mems[2], value, 4, 4, 2);
-            kernel = kernel_from_binary(context, &program);
-            CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mems[0]), CL_SUCCESS);
-            CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
-                      CL_SUCCESS);
-        } else {
-            CHECK_ERR(clEnqueueFillBuffer(queue, mems[0], &value, sizeof(value), 0,
-                                          BUF_WORDS * sizeof(unsigned), 0, NULL, NULL),
-                      CL_SUCCESS);
         }
-        CHECK_ERR(clFinish(queue), CL_SUCCESS);
-        if (kernel) {
-            clReleaseKernel(kernel);
-            clReleaseProgram(program);
-        }
+        buffer_work(context, queue, mems[0], family == 11, value);
     }
     CHECK_ERR(clFinish(queue), CL_SUCCESS);
     for (cl_uint i = 0; i < count; i++)
@@ -492,10 +481,11 @@ int main(int argc, char **argv)
            dxcl.per_cycle - base.per_cycle, beyond, leaked_refs, bad_data);
     CHECK(leaked_refs == 0, "%u leaked references", leaked_refs);
     CHECK(bad_data == 0, "%u wrong reads", bad_data);
-    printf("soak: target %.0f B/cycle beyond the driver: %s\n", LEAK_TARGET,
-           beyond <= LEAK_TARGET ? "met" : "NOT met");
-    CHECK(beyond <= LEAK_GUARD, "leak %.1f B/cycle beyond the driver loop (guard %.0f)", beyond,
-          LEAK_GUARD);
+    double limit = dxcl.measured >= TARGET_CYCLES ? LEAK_TARGET : LEAK_GUARD;
+
+    printf("soak: target %.0f B/cycle beyond the driver: %s (checked: <= %.0f over %u cycles)\n",
+           LEAK_TARGET, beyond <= LEAK_TARGET ? "met" : "NOT met", limit, dxcl.measured);
+    CHECK(beyond <= limit, "leak %.1f B/cycle beyond the driver loop (limit %.0f)", beyond, limit);
 
     free(binary);
     CHECK(api_d3d11_khr.release(d3d11) == 0, "D3D11 device released");
