@@ -28,7 +28,7 @@ bench: build
 	@cmake --build $(BUILD) --target run-bench
 
 # The full forms of the reliability runs (docs/reliability.md): 8 threads x 1,000 frames and
-# 10,000 soak cycles (STRESS_FRAMES=N SOAK_CYCLES=N for other counts).
+# 10,000 soak cycles (STRESS_FRAMES, SOAK_CYCLES, SOAK_EVERY for other counts).
 soak: build
 	@cmake --build $(BUILD) --target run-soak
 

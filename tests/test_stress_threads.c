@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 enum { W = 32, H = 16, THREADS = 8, CHECK_EVERY = 8, DEFAULT_FRAMES = 24 };
-#define WATCHDOG_MS 120000u
+static unsigned watchdog_ms = 120000; /* DXCL_STRESS_WATCHDOG_MS */
 
 static const char *source =
     "__kernel void add(__read_only image2d_t src, __write_only image2d_t dst, uint k)\n"
@@ -46,9 +46,9 @@ static DWORD WINAPI watchdog(void *arg)
     while (!finished) {
         Sleep(100);
         waited += 100;
-        if (waited < WATCHDOG_MS)
+        if (waited < watchdog_ms)
             continue;
-        fprintf(stderr, "stress: HANG after %u ms\n", WATCHDOG_MS);
+        fprintf(stderr, "stress: HANG after %u ms\n", watchdog_ms);
         for (int i = 0; i <= THREADS; i++)
             fprintf(stderr, "  thread %d%s: phase %d frame %ld step %s\n", i,
                     i == THREADS ? " (releaser)" : "", states[i].phase, (long)states[i].frame,
@@ -284,6 +284,8 @@ int main(int argc, char **argv)
     else if (env && *env)
         frames = (unsigned)strtoul(env, NULL, 10);
     REQUIRE(frames >= 1, "frames: at least 1");
+    if ((env = getenv("DXCL_STRESS_WATCHDOG_MS")) && *env)
+        watchdog_ms = (unsigned)strtoul(env, NULL, 10);
     cl_device = test_device(platform);
     interop_load(api, platform);
     REQUIRE((device = api->create_device()), "D3D11 device");
