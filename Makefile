@@ -3,7 +3,7 @@ BUILD ?= build
 TOOLCHAIN := cmake/mingw-w64-x86_64.cmake
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo check bench clean
+.PHONY: all deps configure build demo check bench soak clean
 
 all: build
 
@@ -26,6 +26,11 @@ check: build
 
 bench: build
 	@cmake --build $(BUILD) --target run-bench
+
+# The full forms of the reliability runs (docs/reliability.md): 8 threads x 1,000 frames and
+# 10,000 soak cycles (STRESS_FRAMES, SOAK_CYCLES, SOAK_EVERY for other counts).
+soak: build
+	@cmake --build $(BUILD) --target run-soak
 
 clean:
 	rm -rf $(BUILD)

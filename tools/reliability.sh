@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the figures of docs/reliability.md from a run on the real stack:
 #   tools/reliability.sh [BUILD_DIR]      (default: build; the tests must be built)
-# Runs the fuzzer with several seeds and the fault-injection test, and rewrites the block
-# between the FIGURES markers of docs/reliability.md.
+# Runs the fuzzer with several seeds, the fault-injection test, and the short forms of the
+# thread stress and the soak (STRESS_FRAMES, SOAK_CYCLES, SOAK_EVERY for longer runs), and
+# rewrites the block between the FIGURES markers of docs/reliability.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
@@ -22,6 +23,10 @@ out=$(mktemp)
   done
   log=$("$run" "$build/bin/test_fault.exe" 2>&1 | tr -d '\r' | grep -E '^fault:' | tr '\n' ' ')
   echo "| test_fault | ${log//|/ } |"
+  log=$("$run" "$build/bin/test_stress_threads.exe" "${STRESS_FRAMES:-24}" 2>&1 | tr -d '\r' | grep -E '^stress' | tr '\n' ' ')
+  echo "| test_stress_threads ${STRESS_FRAMES:-24} | ${log//|/ } |"
+  log=$("$run" "$build/bin/test_soak.exe" "${SOAK_CYCLES:-160}" "${SOAK_EVERY:-40}" 2>&1 | tr -d '\r' | grep -E '^soak: ([a-z]+:|[0-9]+ cycles|target)|passed' | tr '\n' ' ')
+  echo "| test_soak ${SOAK_CYCLES:-160} | ${log//|/ } |"
 } >"$out"
 
 python3 - "$doc" "$out" <<'PY'
