@@ -61,32 +61,6 @@ static DWORD WINAPI watchdog(void *arg)
     return 0;
 }
 
-static void *make_texture(const unsigned *data)
-{
-    const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R32_UINT, TEST_USAGE_DEFAULT,
-                                           1};
-    const void *levels[1] = {data};
-    void *texture;
-
-    ID3D10Multithread_Enter(multithread);
-    texture = api->create_texture2d(device, &desc, levels);
-    ID3D10Multithread_Leave(multithread);
-    return texture;
-}
-
-static bool texture_holds(void *texture, unsigned first)
-{
-    unsigned data[W * H];
-    bool ok;
-
-    ID3D10Multithread_Enter(multithread);
-    ok = api->read_subresource(texture, 0, data);
-    ID3D10Multithread_Leave(multithread);
-    for (int i = 0; ok && i < W * H; i++)
-        ok = data[i] == first + (unsigned)i;
-    return ok;
-}
-
 /* One frame: a -> b adds 1, b -> a adds 1 (a gains 2 per frame, b is a - 1). */
 static bool enqueue_frame(struct thread_state *st, cl_command_queue queue, cl_kernel kernel,
                           cl_mem objects[2])
@@ -153,7 +127,8 @@ static DWORD WINAPI run_worker(void *arg)
     for (int i = 0; i < W * H; i++)
         data[i] = base + (unsigned)i;
     st->step = "setup";
-    void *a = make_texture(data), *b = make_texture(data);
+    void *a = interop_protected_texture(api, device, multithread, W, H, data),
+         *b = interop_protected_texture(api, device, multithread, W, H, data);
     cl_context context = w->shared_context ? w->shared_context : make_context();
     if (!a || !b || !context) {
         fail(w, 0, "setup");
@@ -181,7 +156,8 @@ static DWORD WINAPI run_worker(void *arg)
         st->step = "finish";
         clFinish(queue);
         st->step = "check";
-        if (!texture_holds(a, base + 2 * (frame + 1)) || !texture_holds(b, base + 2 * frame + 1)) {
+        if (!interop_protected_holds(api, multithread, a, W, H, base + 2 * (frame + 1)) ||
+            !interop_protected_holds(api, multithread, b, W, H, base + 2 * frame + 1)) {
             fail(w, frame, "wrong data");
             break;
         }
@@ -196,7 +172,8 @@ static DWORD WINAPI run_worker(void *arg)
         SetEvent(handed_ready[w->index]);
         /* The releaser has dropped everything; the commands still complete. */
         WaitForSingleObject(released[w->index], INFINITE);
-        if (!texture_holds(a, base + 2 * frames) || !texture_holds(b, base + 2 * frames - 1))
+        if (!interop_protected_holds(api, multithread, a, W, H, base + 2 * frames) ||
+            !interop_protected_holds(api, multithread, b, W, H, base + 2 * frames - 1))
             fail(w, frames, "wrong data after release from another thread");
     } else {
         st->step = "cleanup";

@@ -3,6 +3,7 @@
 #include "interop.h"
 #include <dxcl/dxcl.h>
 
+#include <d3d10.h>
 #include <stdlib.h>
 
 void interop_load(const struct test_api *api, cl_platform_id platform)
@@ -528,4 +529,33 @@ ULONG interop_pooled_staging(cl_context context)
     REQUIRE(pooled, "dxclGetPooledStagingCount is exported");
     CHECK_ERR(pooled(context, &count), CL_SUCCESS);
     return count;
+}
+
+void *interop_protected_texture(const struct test_api *api, void *device, void *multithread,
+                                UINT width, UINT height, const unsigned *data)
+{
+    const struct test_texture_desc desc = {
+        width, height, 1, 1, 1, DXGI_FORMAT_R32_UINT, TEST_USAGE_DEFAULT, 1};
+    const void *levels[1] = {data};
+    void *texture;
+
+    ID3D10Multithread_Enter((ID3D10Multithread *)multithread);
+    texture = api->create_texture2d(device, &desc, levels);
+    ID3D10Multithread_Leave((ID3D10Multithread *)multithread);
+    return texture;
+}
+
+bool interop_protected_holds(const struct test_api *api, void *multithread, void *texture,
+                             UINT width, UINT height, unsigned first)
+{
+    unsigned *data = malloc(sizeof(unsigned) * width * height);
+    bool ok = data != NULL;
+
+    ID3D10Multithread_Enter((ID3D10Multithread *)multithread);
+    ok = ok && api->read_subresource(texture, 0, data);
+    ID3D10Multithread_Leave((ID3D10Multithread *)multithread);
+    for (UINT i = 0; ok && i < width * height; i++)
+        ok = data[i] == first + i;
+    free(data);
+    return ok;
 }

@@ -218,6 +218,14 @@ struct interop_env {
 void interop_open(struct interop_env *env, const struct test_api *api, int user_sync,
                   cl_command_queue_properties queue_properties);
 void interop_close(struct interop_env *env);
+/* A width x height R32_UINT texture made from `data`, and whether it holds first, first + 1,
+ * ... (read through a staging copy): the program's own Direct3D use from a thread, inside the
+ * device's multithread protection (an ID3D10Multithread or ID3D11Multithread: the same IID
+ * and vtable). */
+void *interop_protected_texture(const struct test_api *api, void *device, void *multithread,
+                                UINT width, UINT height, const unsigned *data);
+bool interop_protected_holds(const struct test_api *api, void *multithread, void *texture,
+                             UINT width, UINT height, unsigned first);
 /* The idle staging resources dxcl keeps for `context` (each holds a device reference). */
 ULONG interop_pooled_staging(cl_context context);
 /* A kernel of tests/common/interop.c's program (built once per env). */

@@ -29,32 +29,6 @@ struct worker {
 };
 
 /* The program's own Direct3D use from a thread happens inside the protection. */
-static void *make_texture(struct shared *s, const unsigned *data)
-{
-    const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R32_UINT, TEST_USAGE_DEFAULT,
-                                           1};
-    const void *levels[1] = {data};
-    void *texture;
-
-    ID3D10Multithread_Enter(s->multithread);
-    texture = s->api->create_texture2d(s->device, &desc, levels);
-    ID3D10Multithread_Leave(s->multithread);
-    return texture;
-}
-
-static bool texture_holds(struct shared *s, void *texture, unsigned first)
-{
-    unsigned data[W * H];
-    bool ok;
-
-    ID3D10Multithread_Enter(s->multithread);
-    ok = s->api->read_subresource(texture, 0, data);
-    ID3D10Multithread_Leave(s->multithread);
-    for (int i = 0; ok && i < W * H; i++)
-        ok = data[i] == first + (unsigned)i;
-    return ok;
-}
-
 static bool round_trip(struct shared *s, cl_command_queue queue, cl_kernel kernel,
                        cl_mem objects[2])
 {
@@ -83,7 +57,8 @@ static DWORD WINAPI run_worker(void *arg)
 
     for (int i = 0; i < W * H; i++)
         data[i] = w->base + (unsigned)i;
-    void *a = make_texture(s, data), *b = make_texture(s, data);
+    void *a = interop_protected_texture(s->api, s->device, s->multithread, W, H, data),
+         *b = interop_protected_texture(s->api, s->device, s->multithread, W, H, data);
     cl_command_queue queue = clCreateCommandQueue(s->context, s->cl_device, 0, &err);
     cl_kernel kernel = test_kernel(s->context, s->cl_device, source, "add");
     cl_mem objects[2] = {s->api->cl->create_texture2d(s->context, 0, a, 0, &err),
@@ -91,8 +66,8 @@ static DWORD WINAPI run_worker(void *arg)
 
     for (unsigned round = 0; round < ROUNDS; round++) {
         if (!objects[0] || !objects[1] || !round_trip(s, queue, kernel, objects) ||
-            !texture_holds(s, a, w->base + 2 * (round + 1)) ||
-            !texture_holds(s, b, w->base + 2 * round + 1)) {
+            !interop_protected_holds(s->api, s->multithread, a, W, H, w->base + 2 * (round + 1)) ||
+            !interop_protected_holds(s->api, s->multithread, b, W, H, w->base + 2 * round + 1)) {
             fprintf(stderr, "%s: thread %u wrong in round %u\n", s->api->name, w->base >> 20,
                     round);
             InterlockedIncrement(&s->failures);
