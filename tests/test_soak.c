@@ -9,9 +9,12 @@
  * are filled by the driver, and read back exactly at every checkpoint. Every `every` cycles:
  * the devices' reference counts must be back to their base, every resource's last Release must
  * have reached 0, and the private bytes (GetProcessMemoryInfo PrivateUsage) are recorded. The
- * leak per cycle is the growth from the first checkpoint after the warm-up to the last one,
- * divided by the cycles between. A third loop, "driver", adds to the baseline the same OpenCL
- * work on plain OpenCL objects; dxcl's own growth is the dxcl loop's minus the driver's.
+ * leak per cycle is the median growth of the checkpoint intervals after the warm-up, divided
+ * by the interval: a leak grows every interval, while Wine's and PoCL's heaps grow in rare
+ * large steps (200 MB once in a 10,000-cycle driver loop) that would swamp a first-to-last
+ * difference. The largest step and the first-to-last figure are printed too. A third loop,
+ * "driver", adds to the baseline the same OpenCL work on plain OpenCL objects; dxcl's own
+ * growth is the dxcl loop's minus the driver's.
  *   test_soak [cycles [every]]   (default 160 and 40; make soak runs 10000 and 1000) */
 #include "dx9util.h"
 #include "interop.h"
@@ -377,12 +380,31 @@ static void dxcl_cycle(unsigned cycle, bool checkpoint)
     free_objects(&o);
 }
 
+#define MAX_INTERVALS 256
+
 struct loop_result {
     size_t first, last; /* private bytes at the first post-warm-up and the last checkpoint */
     unsigned measured;  /* cycles between them */
-    double per_cycle;
+    double per_cycle;   /* median interval growth per cycle */
+    double overall;     /* (last - first) / measured */
+    double largest;     /* the largest interval growth, in bytes */
     DWORD ms;
 };
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Growth per cycle of each interval; the median is the loop's steady growth. */
+static double median_growth(double *growth, unsigned count)
+{
+    if (!count)
+        return 0;
+    qsort(growth, count, sizeof(*growth), compare_doubles);
+    return count % 2 ? growth[count / 2] : (growth[count / 2 - 1] + growth[count / 2]) / 2;
+}
 
 static void check_refs(const char *loop, unsigned cycle)
 {
@@ -401,6 +423,9 @@ static struct loop_result run_loop(const char *name, void (*cycle_fn)(unsigned, 
     struct loop_result r = {0};
     bool measuring = false;
     DWORD start = GetTickCount();
+    double growth[MAX_INTERVALS];
+    unsigned intervals = 0, previous_cycle = 0;
+    size_t previous = 0;
 
     for (unsigned c = 1; c <= cycles; c++) {
         bool checkpoint = c % every == 0 || c == cycles;
@@ -413,19 +438,30 @@ static struct loop_result run_loop(const char *name, void (*cycle_fn)(unsigned, 
         printf("soak: %s cycle %u: private %zu KB, leaked references %u\n", name, c, bytes / 1024,
                leaked_refs);
         fflush(stdout);
+        if (measuring && intervals < MAX_INTERVALS) {
+            double step = (double)bytes - (double)previous;
+            growth[intervals++] = step / (c - previous_cycle);
+            if (step > r.largest)
+                r.largest = step;
+        }
         if (c >= warmup && !measuring) {
             measuring = true;
             r.first = bytes;
             r.measured = c;
         }
+        previous = bytes;
+        previous_cycle = c;
         r.last = bytes;
         if (c == cycles)
             r.measured = c - r.measured;
     }
-    r.per_cycle = r.measured ? ((double)r.last - (double)r.first) / r.measured : 0;
+    r.overall = r.measured ? ((double)r.last - (double)r.first) / r.measured : 0;
+    r.per_cycle = median_growth(growth, intervals);
     r.ms = GetTickCount() - start;
-    printf("soak: %s: %u cycles in %lu ms, %.1f bytes/cycle over the last %u cycles\n", name,
-           cycles, (unsigned long)r.ms, r.per_cycle, r.measured);
+    printf("soak: %s: %u cycles in %lu ms, over the last %u cycles: median %.1f bytes/cycle "
+           "(%u intervals), first to last %.1f bytes/cycle, largest interval step %.0f KB\n",
+           name, cycles, (unsigned long)r.ms, r.measured, r.per_cycle, intervals, r.overall,
+           r.largest / 1024);
     return r;
 }
 
