@@ -1,11 +1,14 @@
 /* Thread stress (docs/reliability.md): 8 threads on one D3D11 device with ID3D11Multithread
- * protection on, each running frames of acquire -> kernel -> release on its own shared
- * textures, in three phases:
+ * protection on (phases 1-3) and off (phase 4), each running frames of acquire -> kernel ->
+ * release on its own shared textures, in four phases:
  *   1. one context shared by all threads (a queue and objects per thread);
  *   2. a context per thread, all on the one device;
  *   3. each thread queues acquire -> kernel -> release without waiting and hands its objects,
  *      queue and context to a releaser thread, which releases them while the commands are
- *      still queued.
+ *      still queued;
+ *   4. as 2 with the protection off: the threads only call OpenCL (Direct3D forbids their own
+ *      concurrent use of the immediate context), so dxcl must serialise the Direct3D calls it
+ *      makes for them; the main thread checks the data once all have finished.
  * Every frame's data is checked bit-exactly through a Direct3D readback every CHECK_EVERY
  * frames and at the end. A watchdog turns a hang into a failure: it prints each thread's phase,
  * frame and step and ends the process with exit code 3.
@@ -101,6 +104,10 @@ struct handover {
     cl_context context;
 };
 static struct handover handed[THREADS];
+
+/* Phase 4's textures and their base values, checked by the main thread at the end. */
+static void *unprotected_textures[THREADS][2];
+static unsigned unprotected_bases[THREADS];
 static HANDLE handed_ready[THREADS], released[THREADS];
 
 struct worker {
@@ -151,7 +158,7 @@ static DWORD WINAPI run_worker(void *arg)
             fail(w, frame, "a call failed");
             break;
         }
-        if ((frame + 1) % CHECK_EVERY && frame + 1 != waited_frames)
+        if (w->phase == 4 || ((frame + 1) % CHECK_EVERY && frame + 1 != waited_frames))
             continue;
         st->step = "finish";
         clFinish(queue);
@@ -184,12 +191,36 @@ static DWORD WINAPI run_worker(void *arg)
         if (!w->shared_context)
             clReleaseContext(context);
     }
+    if (w->phase == 4) {
+        unprotected_textures[w->index][0] = a;
+        unprotected_textures[w->index][1] = b;
+        unprotected_bases[w->index] = base;
+        st->step = "done";
+        return 0;
+    }
     ID3D10Multithread_Enter(multithread);
     api->release(a);
     api->release(b);
     ID3D10Multithread_Leave(multithread);
     st->step = "done";
     return 0;
+}
+
+/* Phase 4's check, on the main thread once the workers are gone. */
+static void check_unprotected(void)
+{
+    for (int i = 0; i < THREADS; i++) {
+        void *a = unprotected_textures[i][0], *b = unprotected_textures[i][1];
+        unsigned base = unprotected_bases[i];
+
+        if (!a || !b)
+            continue; /* its setup failed, counted already */
+        CHECK(interop_protected_holds(api, multithread, a, W, H, base + 2 * frames) &&
+                  interop_protected_holds(api, multithread, b, W, H, base + 2 * frames - 1),
+              "phase 4 thread %d: the textures hold every frame's result", i);
+        api->release(a);
+        api->release(b);
+    }
 }
 
 /* Phase 3: releases each worker's objects, kernel, queue and context (their only references)
@@ -247,6 +278,8 @@ static void run_phase(int phase)
     }
     if (shared)
         CHECK_ERR(clReleaseContext(shared), CL_SUCCESS);
+    if (phase == 4)
+        check_unprotected();
     printf("stress: phase %d: %d threads x %u frames in %lu ms\n", phase, THREADS, frames,
            (unsigned long)(GetTickCount() - start));
     fflush(stdout);
@@ -272,17 +305,20 @@ int main(int argc, char **argv)
     CHECK(ID3D10Multithread_GetMultithreadProtected(multithread), "protection on");
     CloseHandle(CreateThread(NULL, 0, watchdog, NULL, 0, NULL));
 
-    /* DXCL_STRESS_PHASES: the phases to run, e.g. "13" (default all; see make check's setting). */
+    /* DXCL_STRESS_PHASES: the phases to run, e.g. "24" (default all). */
     const char *phases = getenv("DXCL_STRESS_PHASES");
-    for (int phase = 1; phase <= 3; phase++)
-        if (!phases || !*phases || strchr(phases, '0' + phase))
-            run_phase(phase);
+    for (int phase = 1; phase <= 4; phase++) {
+        if (phases && *phases && !strchr(phases, '0' + phase))
+            continue;
+        ID3D10Multithread_SetMultithreadProtected(multithread, phase != 4);
+        run_phase(phase);
+    }
     finished = 1;
     CHECK(failures == 0, "%ld thread failures", (long)failures);
 
     ID3D10Multithread_Release(multithread);
     CHECK(api->release(device) == 0, "the device is released once everything is gone");
-    printf("stress: %d threads x %u frames x 3 phases, %ld failures\n", THREADS, frames,
+    printf("stress: %d threads x %u frames x 4 phases, %ld failures\n", THREADS, frames,
            (long)failures);
     return test_finish("stress_threads");
 }

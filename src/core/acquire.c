@@ -13,8 +13,6 @@
 
 #include <stdlib.h>
 
-SRWLOCK dxcl_device_lock = SRWLOCK_INIT;
-
 #define MAX_TRANSFER 64 /* objects in one acquire/release call handled without allocation */
 
 struct transfer {
@@ -53,6 +51,7 @@ static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_e
 static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
 {
     struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    bool acquired;
 
     if (!mem || mem->desc.backend != t->backend)
         return DXCL_FAIL(CL_INVALID_MEM_OBJECT,
@@ -67,10 +66,13 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
             return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
                                         : t->backend->errors.not_acquired,
                              "%s: object %u is listed twice", t->name, index);
-    if (t->acquire && mem->acquired)
+    dxcl_lock_shared();
+    acquired = mem->acquired;
+    dxcl_unlock_shared();
+    if (t->acquire && acquired)
         return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is acquired", t->name,
                          index);
-    if (!t->acquire && !mem->acquired)
+    if (!t->acquire && !acquired)
         return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is not acquired", t->name,
                          index);
     t->mems[index] = mem;
@@ -109,11 +111,11 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     t->events = t->inline_events;
     if (num_objects > MAX_TRANSFER && (!(t->mems = calloc(num_objects, sizeof(*t->mems))) ||
                                        !(t->events = calloc(num_objects, sizeof(cl_event)))))
-        return CL_OUT_OF_HOST_MEMORY;
-    AcquireSRWLockShared(&dxcl_lock);
+        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory for %u objects", t->name,
+                         num_objects);
+    /* check_object takes dxcl_lock itself: never around it (core/lock.h). */
     for (cl_uint i = 0; i < num_objects && err == CL_SUCCESS; i++)
         err = check_object(t, i, mem_objects[i]);
-    ReleaseSRWLockShared(&dxcl_lock);
     return err;
 }
 
@@ -146,7 +148,8 @@ static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box
 
     box->row_pitch = element * mem->desc.width;
     box->slice_pitch = box->row_pitch * mem->desc.height;
-    if (!mem->convert_buffer && !(mem->convert_buffer = malloc(box->slice_pitch * depth_of(mem))))
+    if (!mem->convert_buffer &&
+        !(mem->convert_buffer = malloc(box->slice_pitch * depth_of(mem))))
         return CL_OUT_OF_HOST_MEMORY;
     box->data = mem->convert_buffer;
     return CL_SUCCESS;
@@ -154,10 +157,10 @@ static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box
 
 static cl_int lock_surfaces(struct transfer *t)
 {
+    void *protection = dxcl_device_enter(t->backend, t->ctx);
     cl_int err = CL_SUCCESS;
     cl_uint i;
 
-    AcquireSRWLockExclusive(&dxcl_device_lock);
     for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
         if (surface->lock_count == 0 &&
@@ -173,7 +176,7 @@ static cl_int lock_surfaces(struct transfer *t)
         if (--surface->lock_count == 0)
             surface->backend->unlock_surface(surface, false);
     }
-    ReleaseSRWLockExclusive(&dxcl_device_lock);
+    dxcl_device_leave(t->backend, protection);
     if (err != CL_SUCCESS)
         DXCL_LOG("%s: the %s resource could not be read", t->name, t->backend->name);
     return err;
@@ -182,14 +185,15 @@ static cl_int lock_surfaces(struct transfer *t)
 /* A surface is written back when any of its objects may have changed while acquired. */
 static void unlock_surfaces(struct transfer *t, bool write_back)
 {
-    AcquireSRWLockExclusive(&dxcl_device_lock);
+    void *protection = dxcl_device_enter(t->backend, t->ctx);
+
     for (cl_uint i = 0; i < t->count; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
         surface->written |= write_back && t->mems[i]->written;
         if (--surface->lock_count == 0)
             surface->backend->unlock_surface(surface, surface->written);
     }
-    ReleaseSRWLockExclusive(&dxcl_device_lock);
+    dxcl_device_leave(t->backend, protection);
 }
 
 static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uint num_events,
@@ -326,13 +330,13 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         unlock_surfaces(t, false);
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
     }
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     for (i = 0; i < t->count; i++) {
         t->mems[i]->acquired = true;
         t->mems[i]->written = 0;
         t->mems[i]->pending_write = t->events[i];
     }
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     return hand_out_event(t, final, event);
 }
 
@@ -381,14 +385,14 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
                  "contents",
                  t->name, status, t->backend->name);
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     for (i = 0; i < t->count; i++) {
         t->mems[i]->acquired = false;
         if (t->mems[i]->pending_write)
             drv->clReleaseEvent(t->mems[i]->pending_write);
         t->mems[i]->pending_write = NULL;
     }
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     unlock_surfaces(t, status == CL_COMPLETE);
     return hand_out_event(t, final, event);
 }

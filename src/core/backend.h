@@ -7,6 +7,7 @@
 
 #include "core/common.h"
 #include "core/formats.h"
+#include "core/lock.h"
 
 struct dxcl_context;
 struct dxcl_surface;
@@ -54,6 +55,12 @@ struct dxcl_backend {
     cl_int (*lock_surface)(struct dxcl_surface *surface);
     /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
     void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
+    /* Optional: enters the program's Direct3D multithread protection of ctx's device when the
+     * program turned it on, returning what leave_device needs (NULL: nothing entered). The
+     * core enters it before dxcl_device_lock: a program may hold the protection while it
+     * calls OpenCL, so taking it inside dxcl_device_lock would invert the order. */
+    void *(*enter_device)(struct dxcl_context *ctx);
+    void (*leave_device)(void *protection);
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
     /* Optional: true, with its address, when the surface's host copy (the mapping lock_surface
@@ -79,9 +86,24 @@ struct dxcl_backend {
 
 #define DXCL_NOT_MY_QUERY 1
 
-/* Serialises dxcl's own use of Direct3D (immediate contexts are not thread-safe); taken
- * around lock_surface and unlock_surface. */
-extern SRWLOCK dxcl_device_lock;
+/* dxcl_device_lock (core/lock.h) serialises dxcl's own use of Direct3D (immediate contexts
+ * are not thread-safe); taken around lock_surface and unlock_surface. */
+
+/* dxcl's own Direct3D work on ctx's device: the program's protection, then dxcl_device_lock. */
+static inline void *dxcl_device_enter(const struct dxcl_backend *backend, struct dxcl_context *ctx)
+{
+    void *protection = backend->enter_device ? backend->enter_device(ctx) : NULL;
+
+    dxcl_lock_device();
+    return protection;
+}
+
+static inline void dxcl_device_leave(const struct dxcl_backend *backend, void *protection)
+{
+    dxcl_unlock_device();
+    if (protection)
+        backend->leave_device(protection);
+}
 
 void dxcl_register_backend(const struct dxcl_backend *backend);
 size_t dxcl_backend_count(void);

@@ -158,10 +158,10 @@ static cl_context finish_create(cl_context handle, struct dxcl_context *ctx, cl_
 {
     if (handle) {
         ctx->handle = handle;
-        AcquireSRWLockExclusive(&dxcl_lock);
+        dxcl_lock_exclusive();
         if (!dxcl_table_put(&contexts, handle, ctx))
             err = CL_OUT_OF_HOST_MEMORY;
-        ReleaseSRWLockExclusive(&dxcl_lock);
+        dxcl_unlock_exclusive();
         if (err != CL_SUCCESS) {
             dxcl_driver()->clReleaseContext(handle);
             handle = NULL;
@@ -266,11 +266,11 @@ static struct dxcl_context *lookup(cl_context handle)
 {
     struct dxcl_context *ctx;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     ctx = dxcl_table_get(&contexts, handle);
     if (ctx)
         InterlockedIncrement(&ctx->record_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     return ctx;
 }
 
@@ -308,11 +308,11 @@ void dxcl_context_unref(struct dxcl_context *ctx)
 
     /* Dropping the last reference and leaving the table happen under the exclusive lock, so
      * a concurrent lookup never sees a dying record. */
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     last = InterlockedDecrement(&ctx->record_refs) == 0;
     if (last)
         dxcl_table_remove(&contexts, ctx->handle);
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     if (last)
         free_record(ctx);
 }

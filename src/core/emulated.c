@@ -512,17 +512,17 @@ static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_bool
         chain_step(&c, ptr ? CL_SUCCESS : err, done);
     }
     if (c.err == CL_SUCCESS) {
-        AcquireSRWLockExclusive(&dxcl_lock);
+        dxcl_lock_exclusive();
         stored = dxcl_table_put(&shadow_maps, ptr, map);
-        ReleaseSRWLockExclusive(&dxcl_lock);
+        dxcl_unlock_exclusive();
         if (!stored)
             c.err = CL_OUT_OF_HOST_MEMORY;
     }
     if ((err = chain_finish(&c, blocking, CL_COMMAND_MAP_IMAGE, event)) != CL_SUCCESS) {
         if (stored) {
-            AcquireSRWLockExclusive(&dxcl_lock);
+            dxcl_lock_exclusive();
             dxcl_table_remove(&shadow_maps, ptr);
-            ReleaseSRWLockExclusive(&dxcl_lock);
+            dxcl_unlock_exclusive();
         }
         if (ptr)
             dxcl_driver()->clEnqueueUnmapMemObject(queue, map->tight, ptr, 0, NULL, NULL);
@@ -578,13 +578,13 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
 
     if (err != CL_SUCCESS)
         return err;
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     map = dxcl_table_get(&shadow_maps, mapped_ptr);
     if (map && map->mem->handle == memobj)
         dxcl_table_remove(&shadow_maps, mapped_ptr);
     else
         map = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     if (!map)
         return DXCL_DRIVER_CALL_INT(
             clEnqueueUnmapMemObject,

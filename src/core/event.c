@@ -22,9 +22,9 @@ cl_int dxcl_event_register(cl_event event, cl_command_type type)
         return CL_OUT_OF_HOST_MEMORY;
     record->type = type;
     record->mirror.app_refs = 1;
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     ok = dxcl_table_put(&events, event, record);
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     if (!ok)
         free(record);
     return ok ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
@@ -38,10 +38,10 @@ cl_int CL_API_CALL DXCL_IMPL(clGetEventInfo)(cl_event event, cl_event_info param
     cl_command_type type = 0;
 
     if (param_name == CL_EVENT_COMMAND_TYPE) {
-        AcquireSRWLockShared(&dxcl_lock);
+        dxcl_lock_shared();
         if ((record = dxcl_table_get(&events, event)))
             type = record->type;
-        ReleaseSRWLockShared(&dxcl_lock);
+        dxcl_unlock_shared();
     }
     if (record)
         return dxcl_info_return(&type, sizeof(type), param_value_size, param_value,

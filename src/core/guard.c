@@ -188,21 +188,21 @@ cl_int CL_API_CALL DXCL_IMPL(clSetKernelArg)(cl_kernel kernel, cl_uint arg_index
         if (!dxcl_memobj_is_shared(mem))
             mem = NULL;
     }
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     record = dxcl_table_get(&kernels, kernel);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     if (!record && !mem)
         return err;
     if (!record && !(fresh = new_kernel_record(kernel)))
         return err;
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     if (!(record = dxcl_table_get(&kernels, kernel)) && dxcl_table_put(&kernels, kernel, fresh)) {
         record = fresh;
         fresh = NULL;
     }
     if (record && arg_index < record->num_args)
         record->args[arg_index] = mem;
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     if (fresh) {
         free(fresh->args);
         free(fresh);
@@ -217,12 +217,12 @@ static cl_int check_kernel(cl_kernel kernel, const char *caller)
     size_t count = 0;
     cl_int err = CL_SUCCESS;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     if ((record = dxcl_table_get(&kernels, kernel)))
         for (cl_uint i = 0; i < record->num_args; i++)
             if (record->args[i] && count < DXCL_ARRAY_SIZE(args))
                 args[count++] = record->args[i];
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
         struct dxcl_memobj *mem = dxcl_memobj_get(args[i]);
         bool writes = !mem || !(mem->flags & CL_MEM_READ_ONLY);

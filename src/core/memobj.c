@@ -188,7 +188,7 @@ static cl_int attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *su
     struct dxcl_memobj *sibling;
     cl_int err = CL_SUCCESS;
 
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     sibling = mem->desc.share_surface ? find_memobj(ctx, &mem->desc, false) : NULL;
     if (sibling) {
         mem->surface = sibling->surface;
@@ -202,7 +202,7 @@ static cl_int attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *su
         surface_unref(mem->surface);
         err = CL_OUT_OF_HOST_MEMORY;
     }
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     return err;
 }
 
@@ -216,9 +216,9 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
 
     if (!mem)
         return fail_memobj(ctx, desc, NULL, CL_OUT_OF_HOST_MEMORY, errcode_ret);
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     duplicate = desc->unique && find_memobj(ctx, desc, true);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     if (duplicate)
         return fail_memobj(ctx, desc, mem,
                            DXCL_FAIL(desc->backend->errors.invalid_resource,
@@ -287,9 +287,9 @@ struct dxcl_memobj *dxcl_image_record(cl_mem handle)
 {
     struct dxcl_memobj *mem;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     mem = dxcl_table_get(&memobjs, handle);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     return mem;
 }
 
@@ -297,9 +297,9 @@ bool dxcl_image_record_add(struct dxcl_memobj *mem)
 {
     bool stored;
 
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     stored = dxcl_table_put(&memobjs, mem->handle, mem);
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     return stored;
 }
 
@@ -307,9 +307,9 @@ bool dxcl_memobj_is_shared(cl_mem handle)
 {
     bool shared;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     shared = resolve(handle) != NULL;
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     return shared;
 }
 
@@ -318,13 +318,13 @@ cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
     cl_int err = CL_SUCCESS;
     struct dxcl_memobj *mem;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     mem = resolve(handle);
     if (mem && !mem->acquired)
         err = mem->desc.backend->errors.not_acquired;
     else if (mem && writes)
         InterlockedExchange(&mem->written, 1);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
                          (void *)handle);
@@ -350,14 +350,14 @@ static void destroy_memobj(struct dxcl_memobj *mem)
     if (mem->acquired) {
         DXCL_LOG("memobj %p released while acquired: its CL contents are dropped",
                  (void *)mem->handle);
-        AcquireSRWLockExclusive(&dxcl_device_lock);
+        void *protection = dxcl_device_enter(surface->backend, surface->context);
         if (--surface->lock_count == 0)
             surface->backend->unlock_surface(surface, surface->written);
-        ReleaseSRWLockExclusive(&dxcl_device_lock);
+        dxcl_device_leave(surface->backend, protection);
     }
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     surface_unref(surface);
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     free(mem->convert_buffer);
     free(mem);
     dxcl_context_unref(ctx);
@@ -412,9 +412,9 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateSubBuffer)(cl_mem buffer, cl_mem_flags flag
         return handle;
     sub->mirror.app_refs = 1;
     sub->parent = buffer;
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     stored = dxcl_table_put(&subbuffers, handle, sub);
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     if (!stored)
         free(sub);
     return handle;

@@ -26,9 +26,9 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context)
     if ((record = malloc(sizeof(*record)))) {
         record->ctx = ctx;
         record->mirror.app_refs = 1;
-        AcquireSRWLockExclusive(&dxcl_lock);
+        dxcl_lock_exclusive();
         stored = dxcl_table_put(&queues, queue, record);
-        ReleaseSRWLockExclusive(&dxcl_lock);
+        dxcl_unlock_exclusive();
     }
     if (!stored) {
         free(record);

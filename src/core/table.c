@@ -10,8 +10,6 @@ struct dxcl_table_slot {
     void *value;
 };
 
-SRWLOCK dxcl_lock = SRWLOCK_INIT;
-
 static size_t slot_of(const void *key, size_t capacity)
 {
     uint64_t h = (uint64_t)(uintptr_t)key;
@@ -113,10 +111,10 @@ void dxcl_mirror_retain(struct dxcl_table *table, const void *handle)
 {
     struct dxcl_mirrored *record;
 
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     if ((record = dxcl_table_get(table, handle)))
         InterlockedIncrement(&record->app_refs);
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
 }
 
 void *dxcl_mirror_release(struct dxcl_table *table, const void *handle)
@@ -125,12 +123,12 @@ void *dxcl_mirror_release(struct dxcl_table *table, const void *handle)
 
     /* Leaving the table happens with the last reference, under the exclusive lock, before
      * the driver can hand the same handle value out again. */
-    AcquireSRWLockExclusive(&dxcl_lock);
+    dxcl_lock_exclusive();
     record = dxcl_table_get(table, handle);
     if (record && InterlockedDecrement(&record->app_refs) == 0)
         dxcl_table_remove(table, handle);
     else
         record = NULL;
-    ReleaseSRWLockExclusive(&dxcl_lock);
+    dxcl_unlock_exclusive();
     return record;
 }

@@ -32,8 +32,7 @@ void dxcl_mirror_retain(struct dxcl_table *table, const void *handle);
  * that was the program's last reference (the caller frees it), NULL otherwise. */
 void *dxcl_mirror_release(struct dxcl_table *table, const void *handle);
 
-/* The one lock for all of dxcl's tables and record state. Never held across a call that can
- * block on the driver or on Direct3D. */
-extern SRWLOCK dxcl_lock;
+/* The lock of all of dxcl's tables and record state, and its rules. */
+#include "core/lock.h"
 
 #endif

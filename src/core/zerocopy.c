@@ -40,11 +40,10 @@ static bool host_unified(cl_context context)
 
 static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
 {
-    bool stable;
+    void *protection = dxcl_device_enter(surface->backend, surface->context);
+    bool stable = surface->backend->stable_host_copy(surface, host);
 
-    AcquireSRWLockExclusive(&dxcl_device_lock);
-    stable = surface->backend->stable_host_copy(surface, host);
-    ReleaseSRWLockExclusive(&dxcl_device_lock);
+    dxcl_device_leave(surface->backend, protection);
     return stable;
 }
 
@@ -186,9 +185,9 @@ void dxcl_zero_copy_before_release(cl_mem handle)
 
     if (!mem || !mem->host_copy.data)
         return;
-    AcquireSRWLockShared(&dxcl_lock);
+    dxcl_lock_shared();
     last = mem->mirror.app_refs == 1;
-    ReleaseSRWLockShared(&dxcl_lock);
+    dxcl_unlock_shared();
     if (last)
         unmap_and_wait(mem);
 }

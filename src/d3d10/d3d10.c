@@ -33,6 +33,17 @@ static void leave_device(ID3D10Multithread *mt)
     ID3D10Multithread_Release(mt);
 }
 
+/* The backend's view of the same, which the core enters before dxcl_device_lock. */
+static void *d3d10_enter_device(struct dxcl_context *ctx)
+{
+    return enter_device(ctx->device);
+}
+
+static void d3d10_leave_device(void *protection)
+{
+    leave_device(protection);
+}
+
 static HRESULT map(struct dxcl_dxgi_surface *s, struct dxcl_mapping *mapping)
 {
     D3D10_MAPPED_TEXTURE2D m2;

@@ -9,33 +9,51 @@
 
 DXCL_DXGI_RESOURCES(D3D11, d3d11)
 
-/* The immediate context, inside the program's ID3D11Multithread protection when it turned
- * that on. */
-static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, ID3D11Multithread **mt)
+/* The program's ID3D11Multithread protection, when it turned that on (the core enters it
+ * before dxcl_device_lock; entering again inside is recursive). */
+static void *d3d11_enter_device(struct dxcl_context *ctx)
 {
     ID3D11DeviceContext *immediate;
+    ID3D11Multithread *mt = NULL;
 
-    ID3D11Device_GetImmediateContext((ID3D11Device *)surface->context->device, &immediate);
-    *mt = NULL;
+    ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
     if (SUCCEEDED(
-            ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)mt))) {
-        if (ID3D11Multithread_GetMultithreadProtected(*mt)) {
-            ID3D11Multithread_Enter(*mt);
+            ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)&mt))) {
+        if (ID3D11Multithread_GetMultithreadProtected(mt)) {
+            ID3D11Multithread_Enter(mt);
         } else {
-            ID3D11Multithread_Release(*mt);
-            *mt = NULL;
+            ID3D11Multithread_Release(mt);
+            mt = NULL;
         }
     }
-    return immediate;
+    ID3D11DeviceContext_Release(immediate);
+    return mt;
 }
 
-static void leave_device(ID3D11DeviceContext *immediate, ID3D11Multithread *mt)
+static void d3d11_leave_device(void *protection)
 {
+    ID3D11Multithread *mt = protection;
+
     if (mt) {
         ID3D11Multithread_Leave(mt);
         ID3D11Multithread_Release(mt);
     }
+}
+
+/* The immediate context, inside the program's protection. */
+static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, void **protection)
+{
+    ID3D11DeviceContext *immediate;
+
+    *protection = d3d11_enter_device(surface->context);
+    ID3D11Device_GetImmediateContext((ID3D11Device *)surface->context->device, &immediate);
+    return immediate;
+}
+
+static void leave_device(ID3D11DeviceContext *immediate, void *protection)
+{
     ID3D11DeviceContext_Release(immediate);
+    d3d11_leave_device(protection);
 }
 
 static void copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s, ID3D11Resource *dst,
@@ -67,7 +85,7 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
 static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
-    ID3D11Multithread *mt;
+    void *mt;
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
     cl_int err;
 
@@ -81,7 +99,7 @@ static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
 static void d3d11_unlock_surface(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
-    ID3D11Multithread *mt;
+    void *mt;
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
 
     ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);

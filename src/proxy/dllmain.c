@@ -1,5 +1,6 @@
 #include "core/common.h"
 #include "core/fault.h"
+#include "core/lock.h"
 
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
 {
@@ -8,6 +9,7 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
         DisableThreadLibraryCalls(instance);
         dxcl_log_init();
         dxcl_fault_init();
+        dxcl_lock_check_init();
     } else if (reason == DLL_PROCESS_DETACH) {
         dxcl_log_shutdown();
     }

@@ -1,7 +1,11 @@
 /* Two threads share one Direct3D device (with ID3D1xMultithread protection on, as a threaded
  * program turns it on) and one OpenCL context; each acquires, runs a kernel on and releases
  * its own textures on its own queue, many times. Every round's data must be exact, and the
- * device's references must all be gone at the end. */
+ * device's references must all be gone at the end.
+ * Then the lock order: one thread acquires and releases while it holds the protection itself,
+ * as a program may, while the other is already inside an acquire waiting for the protection.
+ * dxcl must take the protection before its own device lock, or the two deadlock; a watchdog
+ * turns that into a failure. */
 #include "interop.h"
 #include "suites.h"
 
@@ -86,6 +90,82 @@ static DWORD WINAPI run_worker(void *arg)
     return 0;
 }
 
+enum { ORDER_ROUNDS = 6, ORDER_TIMEOUT_MS = 60000, ORDER_HEAD_START_MS = 100 };
+
+struct order_worker {
+    struct shared *shared;
+    bool holds_protection;
+    HANDLE inside; /* set by the holder once it has entered the protection */
+    void *texture;
+    cl_mem object;
+    cl_command_queue queue;
+    bool ok;
+};
+
+static DWORD WINAPI run_order_worker(void *arg)
+{
+    struct order_worker *w = arg;
+    const struct test_cl_fns *cl = w->shared->api->cl;
+
+    if (w->holds_protection) {
+        ID3D10Multithread_Enter(w->shared->multithread);
+        SetEvent(w->inside);
+        Sleep(ORDER_HEAD_START_MS); /* the other thread gets into its acquire meanwhile */
+    } else {
+        WaitForSingleObject(w->inside, INFINITE);
+    }
+    w->ok = cl->acquire(w->queue, 1, &w->object, 0, NULL, NULL) == CL_SUCCESS &&
+            cl->release(w->queue, 1, &w->object, 0, NULL, NULL) == CL_SUCCESS &&
+            clFinish(w->queue) == CL_SUCCESS;
+    if (w->holds_protection)
+        ID3D10Multithread_Leave(w->shared->multithread);
+    return 0;
+}
+
+static void lock_order(struct shared *s)
+{
+    struct order_worker workers[2];
+    HANDLE inside = CreateEventW(NULL, FALSE, FALSE, NULL), threads[2];
+    unsigned data[W * H] = {0};
+    cl_int err;
+
+    for (int i = 0; i < 2; i++) {
+        workers[i] =
+            (struct order_worker){.shared = s, .holds_protection = i == 0, .inside = inside};
+        workers[i].texture =
+            interop_protected_texture(s->api, s->device, s->multithread, W, H, data);
+        workers[i].object =
+            s->api->cl->create_texture2d(s->context, 0, workers[i].texture, 0, &err);
+        workers[i].queue = clCreateCommandQueue(s->context, s->cl_device, 0, &err);
+        REQUIRE(workers[i].object && workers[i].queue, "%s: lock order objects", s->api->name);
+    }
+    for (int round = 0; round < ORDER_ROUNDS; round++) {
+        for (int i = 0; i < 2; i++)
+            threads[i] = CreateThread(NULL, 0, run_order_worker, &workers[i], 0, NULL);
+        if (WaitForMultipleObjects(2, threads, TRUE, ORDER_TIMEOUT_MS) == WAIT_TIMEOUT) {
+            fprintf(stderr,
+                    "%s: DEADLOCK: an acquire inside the program's multithread protection "
+                    "against one waiting for it (round %d)\n",
+                    s->api->name, round);
+            fflush(stderr);
+            TerminateProcess(GetCurrentProcess(), 3);
+        }
+        for (int i = 0; i < 2; i++) {
+            CloseHandle(threads[i]);
+            CHECK(workers[i].ok, "%s: lock order round %d, thread %d's calls", s->api->name, round,
+                  i);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        clReleaseMemObject(workers[i].object);
+        clReleaseCommandQueue(workers[i].queue);
+        ID3D10Multithread_Enter(s->multithread);
+        s->api->release(workers[i].texture);
+        ID3D10Multithread_Leave(s->multithread);
+    }
+    CloseHandle(inside);
+}
+
 void suite_threads(const struct test_api *api)
 {
     cl_platform_id platform = test_platform();
@@ -111,6 +191,7 @@ void suite_threads(const struct test_api *api)
     for (int i = 0; i < THREADS; i++)
         CloseHandle(threads[i]);
     CHECK(s.failures == 0, "%s: %ld threads saw wrong data", api->name, (long)s.failures);
+    lock_order(&s);
 
     CHECK_ERR(clReleaseContext(s.context), CL_SUCCESS);
     ID3D10Multithread_Release(s.multithread);
