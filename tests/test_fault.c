@@ -1,6 +1,7 @@
 /* Fault injection (docs/reliability.md): dxcl's fault points made to fail through the
  * dxclFaultArm export, and once through the DXCL_FAULT environment variable in a child run.
- * For each: the call returns the spec's error (CL_OUT_OF_RESOURCES), no object is left half
+ * For each: the call returns the spec's error (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY for
+ * the host allocations), no object is left half
  * acquired (a retry succeeds), and the Direct3D resource keeps its contents. */
 #include "dx9util.h"
 #include "interop.h"
@@ -134,6 +135,68 @@ static void staging_fault(struct interop_env *env)
     test_texture_free(api, &tex);
 }
 
+/* A host allocation fails: creating an object, and the first acquire of an emulated format
+ * (its conversion buffer) and of more objects than fit the call's inline arrays. Each gives
+ * CL_OUT_OF_HOST_MEMORY, leaves nothing created or acquired, and a retry works. */
+static void alloc_faults(struct interop_env *env)
+{
+    enum { MANY = 65 }; /* one more than acquire.c's MAX_TRANSFER */
+    static const struct test_texture_desc rg8 = {
+        8, 8, 1, 1, 1, DXGI_FORMAT_R8G8_UNORM, TEST_USAGE_DEFAULT, 1};
+    const struct test_api *api = env->api;
+    struct test_texture tex;
+    unsigned char got[8 * 8 * 2];
+    cl_mem mem, many[MANY];
+    cl_int err;
+
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &rg8, false, 70), "RG8 texture");
+    arm("alloc", 1);
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    CHECK(mem == NULL && err == CL_OUT_OF_HOST_MEMORY, "create without memory: %d", err);
+    injected++;
+    disarm_check("alloc");
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    REQUIRE(mem && err == CL_SUCCESS, "create after the fault: %d", err);
+
+    arm("alloc", 1); /* the conversion buffer of the emulated RG8 backing */
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_OUT_OF_HOST_MEMORY);
+    injected++;
+    disarm_check("alloc");
+    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), api->err_not_acquired);
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    size_t origin[3] = {0}, region[3] = {8, 8, 1};
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+        CL_SUCCESS);
+    test_same_bytes(got, tex.data[0], sizeof(got), "RG8 object after the failed acquire");
+    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "alloc");
+
+    struct test_texture texs[MANY];
+    for (int i = 0; i < MANY; i++) {
+        REQUIRE(test_texture_create(api, env->d3d, &texs[i], &desc2d, false, 80 + i), "texture %d",
+                i);
+        many[i] =
+            api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, texs[i].resource, 0, &err);
+        REQUIRE(err == CL_SUCCESS, "object %d: %d", i, err);
+    }
+    arm("alloc", 1); /* the call's arrays for more objects than it keeps inline */
+    CHECK_ERR(api->cl->acquire(env->queue, MANY, many, 0, NULL, NULL), CL_OUT_OF_HOST_MEMORY);
+    injected++;
+    disarm_check("alloc");
+    CHECK_ERR(api->cl->acquire(env->queue, MANY, many, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(api->cl->release(env->queue, MANY, many, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    for (int i = 0; i < MANY; i++) {
+        test_texture_intact(api, &texs[i], "alloc, 65 objects");
+        CHECK_ERR(clReleaseMemObject(many[i]), CL_SUCCESS);
+        test_texture_free(api, &texs[i]);
+    }
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(api, &tex);
+}
+
 /* DX9: LockRect of the surface fails on acquire. */
 static void dx9_lock_fault(void)
 {
@@ -226,6 +289,7 @@ int main(int argc, char **argv)
     CHECK_ERR(fault_arm("nowhere", 1, NULL), CL_INVALID_VALUE);
 
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    alloc_faults(&env);
     acquire_fault(&env, "lock", 1);
     acquire_fault(&env, "lock", 2);   /* the second object: the first is unlocked again */
     acquire_fault(&env, "upload", 2); /* the first upload is queued when the second fails */

@@ -109,8 +109,8 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     t->count = num_objects;
     t->mems = t->inline_mems;
     t->events = t->inline_events;
-    if (num_objects > MAX_TRANSFER && (!(t->mems = calloc(num_objects, sizeof(*t->mems))) ||
-                                       !(t->events = calloc(num_objects, sizeof(cl_event)))))
+    if (num_objects > MAX_TRANSFER && (!(t->mems = dxcl_calloc(num_objects, sizeof(*t->mems))) ||
+                                       !(t->events = dxcl_calloc(num_objects, sizeof(cl_event)))))
         return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory for %u objects", t->name,
                          num_objects);
     /* check_object takes dxcl_lock itself: never around it (core/lock.h). */
@@ -149,7 +149,7 @@ static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box
     box->row_pitch = element * mem->desc.width;
     box->slice_pitch = box->row_pitch * mem->desc.height;
     if (!mem->convert_buffer &&
-        !(mem->convert_buffer = malloc(box->slice_pitch * depth_of(mem))))
+        !(mem->convert_buffer = dxcl_malloc(box->slice_pitch * depth_of(mem))))
         return CL_OUT_OF_HOST_MEMORY;
     box->data = mem->convert_buffer;
     return CL_SUCCESS;

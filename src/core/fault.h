@@ -6,11 +6,14 @@
 
 #include "core/common.h"
 
+#include <stdlib.h>
+
 enum dxcl_fault_point {
     DXCL_FAULT_LOCK,     /* reading a Direct3D resource on acquire (Map/LockRect + copies) */
     DXCL_FAULT_UPLOAD,   /* the driver write queued by an acquire */
     DXCL_FAULT_DOWNLOAD, /* the driver read queued by a release */
     DXCL_FAULT_STAGING,  /* creating the staging copy of a D3D10/D3D11 resource */
+    DXCL_FAULT_ALLOC,    /* dxcl's host allocations on the create, acquire and release paths */
     DXCL_FAULT_COUNT
 };
 
@@ -21,6 +24,17 @@ bool dxcl_fault_fire(enum dxcl_fault_point point);
 static inline bool dxcl_fault_hit(enum dxcl_fault_point point)
 {
     return dxcl_fault_armed && dxcl_fault_fire(point);
+}
+
+/* calloc and malloc through the alloc fault point. */
+static inline void *dxcl_calloc(size_t count, size_t size)
+{
+    return dxcl_fault_hit(DXCL_FAULT_ALLOC) ? NULL : calloc(count, size);
+}
+
+static inline void *dxcl_malloc(size_t size)
+{
+    return dxcl_fault_hit(DXCL_FAULT_ALLOC) ? NULL : malloc(size);
 }
 
 /* Reads DXCL_FAULT once at load: "lock:3,download:1" fails the 3rd lock and the 1st download. */

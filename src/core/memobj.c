@@ -1,6 +1,7 @@
 /* Shared memory objects: the driver object that holds the data while CL uses it, the surface
  * the copy engine moves it through, and the spec's view of both in queries. */
 #include "core/memobj.h"
+#include "core/fault.h"
 #include "core/callbacks.h"
 #include "core/info.h"
 #include "core/paths.h"
@@ -209,7 +210,7 @@ static cl_int attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *su
 cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
                           const struct dxcl_shared_desc *desc, cl_int *errcode_ret)
 {
-    struct dxcl_memobj *mem = calloc(1, sizeof(*mem));
+    struct dxcl_memobj *mem = dxcl_calloc(1, sizeof(*mem));
     bool surface_taken = false;
     bool duplicate;
     cl_int err;
