@@ -236,6 +236,56 @@ static void dx9_lock_fault(void)
     free(got);
 }
 
+/* Lazy uploads (docs/design.md): the Direct3D read and the upload happen at the first command
+ * that needs the contents, so their faults fail that command. The object stays acquired with
+ * its upload still pending: a retried command sees the resource's data, and the resource keeps
+ * its contents. */
+static void lazy_fault(struct interop_env *env, const char *point)
+{
+    const struct test_api *api = env->api;
+    struct test_texture tex;
+    unsigned char got[TEX_BYTES];
+    size_t origin[3] = {0}, region[3] = {8, 8, 1};
+    cl_int err;
+    cl_mem mem;
+
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc2d, false, 90), "texture");
+    mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "create: %d", err);
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    arm(point, 1);
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+        CL_OUT_OF_RESOURCES);
+    injected++;
+    disarm_check(point);
+    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), api->err_already_acquired);
+    read_image(env, mem, got);
+    test_same_bytes(got, tex.data[0], TEX_BYTES, point);
+    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, point);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(api, &tex);
+}
+
+static int lazy_child(void)
+{
+    struct interop_env env;
+
+    fault_arm = (dxclFaultArm_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    REQUIRE(fault_arm, "dxcl exports no dxclFaultArm");
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    lazy_fault(&env, "lock");
+    lazy_fault(&env, "upload");
+    interop_close(&env);
+    interop_open(&env, &api_d3d10_khr, INTEROP_NO_USER_SYNC, 0);
+    lazy_fault(&env, "lock");
+    interop_close(&env);
+    printf("fault: %u lazy-upload faults injected and survived\n", injected);
+    return test_finish("fault lazy child");
+}
+
 /* The child run: DXCL_FAULT=staging:1 is set, so the first shared object cannot be made. */
 static int child(void)
 {
@@ -257,7 +307,8 @@ static int child(void)
     return test_finish("fault child");
 }
 
-static void environment_fault(void)
+/* Runs this program again as `mode` with `name`=`value` in its environment; true on success. */
+static bool run_child(const char *mode, const char *name, const char *value)
 {
     char path[MAX_PATH], command[MAX_PATH + 16];
     STARTUPINFOA startup = {.cb = sizeof(startup)};
@@ -265,16 +316,22 @@ static void environment_fault(void)
     DWORD code = 1;
 
     GetModuleFileNameA(NULL, path, sizeof(path));
-    snprintf(command, sizeof(command), "\"%s\" child", path);
-    SetEnvironmentVariableA("DXCL_FAULT", "staging:1");
+    snprintf(command, sizeof(command), "\"%s\" %s", path, mode);
+    SetEnvironmentVariableA(name, value);
     REQUIRE(CreateProcessA(path, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup, &process),
             "CreateProcess");
-    SetEnvironmentVariableA("DXCL_FAULT", NULL);
+    SetEnvironmentVariableA(name, "0");
     WaitForSingleObject(process.hProcess, INFINITE);
     GetExitCodeProcess(process.hProcess, &code);
     CloseHandle(process.hProcess);
     CloseHandle(process.hThread);
-    CHECK(code == 0, "the child run with DXCL_FAULT failed (%lu)", code);
+    return code == 0;
+}
+
+static void environment_fault(void)
+{
+    CHECK(run_child("child", "DXCL_FAULT", "staging:1"), "the child run with DXCL_FAULT failed");
+    SetEnvironmentVariableA("DXCL_FAULT", NULL);
     injected++;
 }
 
@@ -284,6 +341,11 @@ int main(int argc, char **argv)
 
     if (argc > 1 && !strcmp(argv[1], "child"))
         return child();
+    if (argc > 1 && !strcmp(argv[1], "lazy"))
+        return lazy_child();
+    /* The acquire-time cases need the acquire to read and upload (no lazy uploads); the child
+     * "lazy" runs the faults of deferred uploads. */
+    SetEnvironmentVariableA("DXCL_LAZY", "0");
     fault_arm = (dxclFaultArm_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclFaultArm");
     REQUIRE(fault_arm, "dxcl exports no dxclFaultArm");
     CHECK_ERR(fault_arm("nowhere", 1, NULL), CL_INVALID_VALUE);
@@ -302,6 +364,8 @@ int main(int argc, char **argv)
     interop_close(&env);
     dx9_lock_fault();
     environment_fault();
+    CHECK(run_child("lazy", "DXCL_LAZY", "1"), "the lazy-upload fault child failed");
+    injected += 3;
     printf("fault: %u faults injected and survived\n", injected);
     return test_finish("fault");
 }

@@ -32,6 +32,10 @@ typedef cl_int(CL_API_CALL *dxclGetBackingFormat_fn)(cl_mem image, cl_image_form
 #define DXCL_TRANSFER_COPY 1
 #define DXCL_TRANSFER_ZERO_COPY 2
 typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
+/* Lazy uploads (docs/design.md): how many of `mem`'s acquires skipped reading the Direct3D
+ * resource and uploading it, because the first command overwrote the whole object or no
+ * command touched it. CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
+typedef cl_int(CL_API_CALL *dxclGetSkippedUploads_fn)(cl_mem mem, cl_uint *count);
 /* The idle staging resources a D3D10/D3D11 context keeps for reuse (each holds a reference on
  * the Direct3D device until the context goes). CL_INVALID_CONTEXT for other contexts. */
 typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl_uint *count);

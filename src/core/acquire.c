@@ -6,6 +6,7 @@
 #include "core/acquire.h"
 #include "core/event.h"
 #include "core/fault.h"
+#include "core/lazy.h"
 #include "core/memobj.h"
 #include "core/table.h"
 #include "core/zerocopy.h"
@@ -155,6 +156,15 @@ static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box
     return CL_SUCCESS;
 }
 
+/* Objects whose reading and upload wait for their first command (core/lazy.h): on acquire the
+ * eligible ones, on release the ones no command touched. */
+static bool deferred(const struct transfer *t, cl_uint index)
+{
+    const struct dxcl_memobj *mem = t->mems[index];
+
+    return t->acquire ? dxcl_lazy_eligible(mem) : mem->lazy_pending;
+}
+
 static cl_int lock_surfaces(struct transfer *t)
 {
     void *protection = dxcl_device_enter(t->backend, t->ctx);
@@ -163,6 +173,8 @@ static cl_int lock_surfaces(struct transfer *t)
 
     for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
+        if (deferred(t, i))
+            continue;
         if (surface->lock_count == 0 &&
             (err = dxcl_fault_hit(DXCL_FAULT_LOCK) ? CL_OUT_OF_RESOURCES
                                                    : surface->backend->lock_surface(surface)) == 0)
@@ -173,7 +185,7 @@ static cl_int lock_surfaces(struct transfer *t)
     /* On failure, unlock what this call locked: nothing was written. */
     for (cl_uint j = 0; err != CL_SUCCESS && j + 1 < i; j++) {
         struct dxcl_surface *surface = t->mems[j]->surface;
-        if (--surface->lock_count == 0)
+        if (!deferred(t, j) && --surface->lock_count == 0)
             surface->backend->unlock_surface(surface, false);
     }
     dxcl_device_leave(t->backend, protection);
@@ -189,6 +201,8 @@ static void unlock_surfaces(struct transfer *t, bool write_back)
 
     for (cl_uint i = 0; i < t->count; i++) {
         struct dxcl_surface *surface = t->mems[i]->surface;
+        if (deferred(t, i))
+            continue;
         surface->written |= write_back && t->mems[i]->written;
         if (--surface->lock_count == 0)
             surface->backend->unlock_surface(surface, surface->written);
@@ -196,8 +210,8 @@ static void unlock_surfaces(struct transfer *t, bool write_back)
     dxcl_device_leave(t->backend, protection);
 }
 
-static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uint num_events,
-                             const cl_event *wait_list, cl_event *event)
+cl_int dxcl_enqueue_upload(cl_command_queue queue, struct dxcl_memobj *mem, const char *name,
+                           cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_mapping view;
@@ -205,14 +219,14 @@ static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uin
     cl_int err;
 
     if (mem->host_copy.data) {
-        if ((err = dxcl_zero_copy_check(mem, t->name)) != CL_SUCCESS)
+        if ((err = dxcl_zero_copy_check(mem, name)) != CL_SUCCESS)
             return err;
-        return dxcl_zero_copy_to_device(t->queue, mem, num_events, wait_list, event);
+        return dxcl_zero_copy_to_device(queue, mem, num_events, wait_list, event);
     }
     surface_view(mem, &view);
     if (!is_image(mem))
-        return drv->clEnqueueWriteBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
-                                         view.data, num_events, wait_list, event);
+        return drv->clEnqueueWriteBuffer(queue, mem->handle, CL_FALSE, 0, mem->desc.size, view.data,
+                                         num_events, wait_list, event);
     if (mem->backing.emulated) {
         struct dxcl_pixel_box src = {view.data, view.row_pitch, view.slice_pitch}, dst;
         if ((err = convert_buffer(mem, &dst)) != CL_SUCCESS)
@@ -222,7 +236,7 @@ static cl_int enqueue_upload(struct transfer *t, struct dxcl_memobj *mem, cl_uin
         view.row_pitch = dst.row_pitch;
         view.slice_pitch = dst.slice_pitch;
     }
-    return drv->clEnqueueWriteImage(t->queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
+    return drv->clEnqueueWriteImage(queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
                                     is_image(mem) && region[2] > 1 ? view.slice_pitch : 0,
                                     view.data, num_events, wait_list, event);
 }
@@ -310,31 +324,43 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
 {
     cl_event final = NULL;
     cl_int err = lock_surfaces(t);
-    cl_uint i;
+    cl_uint i, uploads = 0;
 
     if (err != CL_SUCCESS)
         return err;
     memset(t->events, 0, t->count * sizeof(cl_event));
-    for (i = 0; i < t->count && err == CL_SUCCESS; i++)
+    for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
+        if (deferred(t, i))
+            continue;
         err = dxcl_fault_hit(DXCL_FAULT_UPLOAD)
                   ? CL_OUT_OF_RESOURCES
-                  : enqueue_upload(t, t->mems[i], num_events, wait_list, &t->events[i]);
-    /* A barrier, not a marker: later commands of an out-of-order queue wait for the data. */
-    if (err == CL_SUCCESS)
+                  : dxcl_enqueue_upload(t->queue, t->mems[i], t->name, num_events, wait_list,
+                                        &t->events[uploads]);
+        uploads += err == CL_SUCCESS;
+    }
+    /* A barrier, not a marker: later commands of an out-of-order queue wait for the data.
+     * With every upload deferred, it still orders the queue after the wait list. */
+    if (err == CL_SUCCESS && uploads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
-                                   (t->queue, t->count, t->events, &final));
+                                   (t->queue, uploads, t->events, &final));
+    else if (err == CL_SUCCESS)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                                   (t->queue, num_events, wait_list, &final));
     if (err != CL_SUCCESS) {
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
-        wait_queued(t->events, i);
+        wait_queued(t->events, uploads);
         release_events(t->events, t->count);
         unlock_surfaces(t, false);
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
     }
     dxcl_lock_exclusive();
-    for (i = 0; i < t->count; i++) {
+    for (i = 0, uploads = 0; i < t->count; i++) {
+        bool lazy = deferred(t, i);
         t->mems[i]->acquired = true;
         t->mems[i]->written = 0;
-        t->mems[i]->pending_write = t->events[i];
+        InterlockedExchange(&t->mems[i]->lazy_pending, lazy);
+        t->mems[i]->lazy_queue = NULL;
+        t->mems[i]->pending_write = lazy ? NULL : t->events[uploads++];
     }
     dxcl_unlock_exclusive();
     return hand_out_event(t, final, event);
@@ -394,6 +420,9 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     }
     dxcl_unlock_exclusive();
     unlock_surfaces(t, status == CL_COMPLETE);
+    for (i = 0; i < t->count; i++)
+        if (InterlockedExchange(&t->mems[i]->lazy_pending, 0))
+            InterlockedIncrement(&t->mems[i]->skipped_uploads); /* no command touched it */
     return hand_out_event(t, final, event);
 }
 

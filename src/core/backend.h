@@ -53,6 +53,9 @@ struct dxcl_backend {
     /* Copies the surface's resource into host-visible memory and maps it
      * (surface->mapping); called without dxcl_lock. */
     cl_int (*lock_surface)(struct dxcl_surface *surface);
+    /* Optional: maps the surface's host memory as lock_surface does, without copying the
+     * resource's contents in (a command will overwrite them: core/lazy.h). */
+    cl_int (*map_surface)(struct dxcl_surface *surface);
     /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
     void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
     /* Optional: enters the program's Direct3D multithread protection of ctx's device when the

@@ -56,6 +56,18 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
     return CL_SUCCESS;
 }
 
+DXCL_EXPORT cl_int CL_API_CALL dxclGetSkippedUploads(cl_mem mem, cl_uint *count)
+{
+    struct dxcl_memobj *record = dxcl_memobj_get(mem);
+
+    if (!record)
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetSkippedUploads: %p is not shared",
+                         (void *)mem);
+    if (count)
+        *count = (cl_uint)record->skipped_uploads;
+    return CL_SUCCESS;
+}
+
 DXCL_EXPORT cl_int CL_API_CALL dxclGetPooledStagingCount(cl_context context, cl_uint *count)
 {
     struct dxcl_context *ctx = dxcl_context_find(context);

@@ -299,7 +299,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue,
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
-    cl_int err = dxcl_memobj_check_acquired(image, "clEnqueueReadImage");
+    cl_int err = dxcl_memobj_use(command_queue, image, DXCL_USE_READ, "clEnqueueReadImage");
 
     if (err != CL_SUCCESS)
         return err;
@@ -329,7 +329,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
-    cl_int err = dxcl_memobj_use(image, true, "clEnqueueWriteImage");
+    cl_int err = dxcl_memobj_use(command_queue, image, dxcl_image_write_use(image, origin, region),
+                                 "clEnqueueWriteImage");
 
     if (err != CL_SUCCESS)
         return err;
@@ -389,7 +390,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueFillImage)(cl_command_queue command_queue,
 {
     struct dxcl_memobj *mem = emulated_image(image);
     unsigned char color[16];
-    cl_int err = dxcl_memobj_use(image, true, "clEnqueueFillImage");
+    cl_int err = dxcl_memobj_use(command_queue, image, dxcl_image_write_use(image, origin, region),
+                                 "clEnqueueFillImage");
 
     if (err != CL_SUCCESS)
         return err;
@@ -416,7 +418,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyImageToBuffer");
+        err = dxcl_memobj_use(command_queue, mems[i], i == 1 ? DXCL_USE_WRITE : DXCL_USE_READ,
+                              "clEnqueueCopyImageToBuffer");
     if (err != CL_SUCCESS)
         return err;
     if (!mem || !fits(mem, src_origin, region))
@@ -444,7 +447,10 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
     cl_int err = CL_SUCCESS;
 
     for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_use(mems[i], i == 1, "clEnqueueCopyBufferToImage");
+        err = dxcl_memobj_use(command_queue, mems[i],
+                              i == 1 ? dxcl_image_write_use(dst_image, dst_origin, region)
+                                     : DXCL_USE_READ,
+                              "clEnqueueCopyBufferToImage");
     if (err != CL_SUCCESS)
         return err;
     if (!mem || !fits(mem, dst_origin, region))
@@ -548,8 +554,9 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_memobj *mem = emulated_image(image);
-    bool writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
-    cl_int err = dxcl_memobj_use(image, writes, "clEnqueueMapImage");
+    cl_int err = dxcl_memobj_use(
+        command_queue, image, dxcl_map_use(map_flags, dxcl_image_write_use(image, origin, region)),
+        "clEnqueueMapImage");
 
     if (err != CL_SUCCESS)
         return fail_map(err, errcode_ret);

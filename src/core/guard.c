@@ -10,65 +10,45 @@
 
 struct use {
     cl_mem mem;
-    bool writes;
+    enum dxcl_use use;
 };
 
-static cl_int check_uses(const char *caller, const struct use *uses, size_t count)
+static cl_int check_uses(cl_command_queue queue, const char *caller, const struct use *uses,
+                         size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        cl_int err = dxcl_memobj_use(uses[i].mem, uses[i].writes, caller);
+        cl_int err = dxcl_memobj_use(queue, uses[i].mem, uses[i].use, caller);
         if (err != CL_SUCCESS)
             return err;
     }
     return CL_SUCCESS;
 }
 
-static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count, bool writes)
+static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_mem *mems,
+                         size_t count, enum dxcl_use use)
 {
     for (size_t i = 0; i < count; i++) {
-        cl_int err = dxcl_memobj_use(mems[i], writes, caller);
+        cl_int err = dxcl_memobj_use(queue, mems[i], use, caller);
         if (err != CL_SUCCESS)
             return err;
     }
     return CL_SUCCESS;
 }
 
-/* The cl_mem parameters of each GRD entry of cl_api.h, and whether the command writes them. */
-#define DXCL_GUARD_clEnqueueReadBuffer                                                             \
-    {                                                                                              \
-        buffer, false                                                                              \
-    }
-#define DXCL_GUARD_clEnqueueReadBufferRect                                                         \
-    {                                                                                              \
-        buffer, false                                                                              \
-    }
-#define DXCL_GUARD_clEnqueueWriteBuffer                                                            \
-    {                                                                                              \
-        buffer, true                                                                               \
-    }
-#define DXCL_GUARD_clEnqueueWriteBufferRect                                                        \
-    {                                                                                              \
-        buffer, true                                                                               \
-    }
-#define DXCL_GUARD_clEnqueueFillBuffer                                                             \
-    {                                                                                              \
-        buffer, true                                                                               \
-    }
+/* The cl_mem parameters of each GRD entry of cl_api.h, and how the command uses them (whole
+ * overwrites let a deferred upload be skipped: core/lazy.h). */
+// clang-format off
+#define DXCL_GUARD_clEnqueueReadBuffer {buffer, DXCL_USE_READ}
+#define DXCL_GUARD_clEnqueueReadBufferRect {buffer, DXCL_USE_READ}
+#define DXCL_GUARD_clEnqueueWriteBuffer {buffer, dxcl_buffer_write_use(buffer, offset, size)}
+#define DXCL_GUARD_clEnqueueWriteBufferRect {buffer, DXCL_USE_WRITE}
+#define DXCL_GUARD_clEnqueueFillBuffer {buffer, dxcl_buffer_write_use(buffer, offset, size)}
 #define DXCL_GUARD_clEnqueueCopyBuffer                                                             \
-    {src_buffer, false},                                                                           \
-    {                                                                                              \
-        dst_buffer, true                                                                           \
-    }
-#define DXCL_GUARD_clEnqueueCopyBufferRect                                                         \
-    {src_buffer, false},                                                                           \
-    {                                                                                              \
-        dst_buffer, true                                                                           \
-    }
+    {src_buffer, DXCL_USE_READ}, {dst_buffer, dxcl_buffer_write_use(dst_buffer, dst_offset, size)}
+#define DXCL_GUARD_clEnqueueCopyBufferRect {src_buffer, DXCL_USE_READ}, {dst_buffer, DXCL_USE_WRITE}
 #define DXCL_GUARD_clEnqueueCopyImage                                                              \
-    {src_image, false},                                                                            \
-    {                                                                                              \
-        dst_image, true                                                                            \
-    }
+    {src_image, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
+// clang-format on
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
@@ -76,7 +56,7 @@ static cl_int check_mems(const char *caller, const cl_mem *mems, size_t count, b
     ret CL_API_CALL DXCL_IMPL(name) params                                                         \
     {                                                                                              \
         const struct use uses[] = {DXCL_GUARD_##name};                                             \
-        cl_int err = check_uses(#name, uses, DXCL_ARRAY_SIZE(uses));                               \
+        cl_int err = check_uses(command_queue, #name, uses, DXCL_ARRAY_SIZE(uses));                \
         if (err != CL_SUCCESS)                                                                     \
             return err;                                                                            \
         return DXCL_DRIVER_CALL_INT(name, args);                                                   \
@@ -102,8 +82,9 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapBuffer)(cl_command_queue command_queue, 
                                                 cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    bool writes = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
-    cl_int err = dxcl_memobj_use(buffer, writes, "clEnqueueMapBuffer");
+    cl_int err = dxcl_memobj_use(
+        command_queue, buffer, dxcl_map_use(map_flags, dxcl_buffer_write_use(buffer, offset, size)),
+        "clEnqueueMapBuffer");
 
     if (err != CL_SUCCESS)
         return fail_map("clEnqueueMapBuffer", err, errcode_ret);
@@ -119,9 +100,9 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(
     cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
     cl_event *event)
 {
-    cl_int err = mem_objects
-                     ? check_mems("clEnqueueMigrateMemObjects", mem_objects, num_mem_objects, false)
-                     : CL_SUCCESS;
+    cl_int err = mem_objects ? check_mems(command_queue, "clEnqueueMigrateMemObjects", mem_objects,
+                                          num_mem_objects, DXCL_USE_READ)
+                             : CL_SUCCESS;
 
     if (err != CL_SUCCESS)
         return err;
@@ -135,7 +116,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueNativeKernel)(
     size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    cl_int err = mem_list ? check_mems("clEnqueueNativeKernel", mem_list, num_mem_objects, true)
+    cl_int err = mem_list ? check_mems(command_queue, "clEnqueueNativeKernel", mem_list,
+                                       num_mem_objects, DXCL_USE_WRITE)
                           : CL_SUCCESS;
 
     if (err != CL_SUCCESS)
@@ -210,7 +192,7 @@ cl_int CL_API_CALL DXCL_IMPL(clSetKernelArg)(cl_kernel kernel, cl_uint arg_index
     return err;
 }
 
-static cl_int check_kernel(cl_kernel kernel, const char *caller)
+static cl_int check_kernel(cl_command_queue queue, cl_kernel kernel, const char *caller)
 {
     struct dxcl_kernel *record;
     cl_mem args[64];
@@ -226,7 +208,7 @@ static cl_int check_kernel(cl_kernel kernel, const char *caller)
     for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
         struct dxcl_memobj *mem = dxcl_memobj_get(args[i]);
         bool writes = !mem || !(mem->flags & CL_MEM_READ_ONLY);
-        err = dxcl_memobj_use(args[i], writes, caller);
+        err = dxcl_memobj_use(queue, args[i], writes ? DXCL_USE_WRITE : DXCL_USE_READ, caller);
     }
     return err;
 }
@@ -236,7 +218,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueNDRangeKernel)(
     const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    cl_int err = check_kernel(kernel, "clEnqueueNDRangeKernel");
+    cl_int err = check_kernel(command_queue, kernel, "clEnqueueNDRangeKernel");
 
     if (err != CL_SUCCESS)
         return err;
@@ -250,7 +232,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueTask)(cl_command_queue command_queue, cl_k
                                             cl_uint num_events_in_wait_list,
                                             const cl_event *event_wait_list, cl_event *event)
 {
-    cl_int err = check_kernel(kernel, "clEnqueueTask");
+    cl_int err = check_kernel(command_queue, kernel, "clEnqueueTask");
 
     if (err != CL_SUCCESS)
         return err;

@@ -4,6 +4,7 @@
 #include "core/fault.h"
 #include "core/callbacks.h"
 #include "core/info.h"
+#include "core/lazy.h"
 #include "core/paths.h"
 #include "core/table.h"
 #include "core/zerocopy.h"
@@ -314,22 +315,57 @@ bool dxcl_memobj_is_shared(cl_mem handle)
     return shared;
 }
 
-cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller)
+cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use, const char *caller)
 {
     cl_int err = CL_SUCCESS;
     struct dxcl_memobj *mem;
+    bool whole;
 
     dxcl_lock_shared();
     mem = resolve(handle);
+    whole = mem && mem->handle == handle; /* not a sub-buffer */
     if (mem && !mem->acquired)
         err = mem->desc.backend->errors.not_acquired;
-    else if (mem && writes)
+    else if (mem && use != DXCL_USE_READ)
         InterlockedExchange(&mem->written, 1);
     dxcl_unlock_shared();
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
                          (void *)handle);
+    if (!mem || !queue)
+        return CL_SUCCESS;
+    if (mem->lazy_pending)
+        return dxcl_lazy_touch(queue, mem, whole && use == DXCL_USE_OVERWRITE, caller);
+    if (mem->lazy_queue && mem->lazy_queue != queue)
+        return dxcl_lazy_order(queue, mem, caller);
     return CL_SUCCESS;
+}
+
+enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+
+    return mem && offset == 0 && size == mem->desc.size ? DXCL_USE_OVERWRITE : DXCL_USE_WRITE;
+}
+
+enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole)
+{
+    if (flags & CL_MAP_WRITE_INVALIDATE_REGION)
+        return whole;
+    return flags & CL_MAP_WRITE ? DXCL_USE_WRITE : DXCL_USE_READ;
+}
+
+enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const size_t *region)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    size_t depth;
+
+    if (!mem || !origin || !region || origin[0] || origin[1] || origin[2])
+        return DXCL_USE_WRITE;
+    depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
+    return region[0] == mem->desc.width && region[1] == mem->desc.height && region[2] == depth
+               ? DXCL_USE_OVERWRITE
+               : DXCL_USE_WRITE;
 }
 
 /* Called when the program's last reference is gone: the driver object is released already. */
@@ -348,7 +384,7 @@ static void destroy_memobj(struct dxcl_memobj *mem)
         dxcl_driver()->clWaitForEvents(1, &mem->pending_write);
         dxcl_driver()->clReleaseEvent(mem->pending_write);
     }
-    if (mem->acquired) {
+    if (mem->acquired && !mem->lazy_pending) {
         DXCL_LOG("memobj %p released while acquired: its CL contents are dropped",
                  (void *)mem->handle);
         void *protection = dxcl_device_enter(surface->backend, surface->context);

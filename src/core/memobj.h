@@ -56,6 +56,13 @@ struct dxcl_memobj {
     volatile LONG written;
     void *convert_buffer;   /* emulated formats: the spec-layout copy while acquired */
     cl_event pending_write; /* the acquire's upload, until release */
+    /* Lazy uploads (core/lazy.h): acquired, and no command has touched the object yet (its
+     * surface is not locked for it); touching takes lazy_lock. skipped_uploads counts the
+     * acquires whose Direct3D read and upload were skipped. */
+    volatile LONG lazy_pending;
+    SRWLOCK lazy_lock;
+    volatile LONG skipped_uploads;
+    cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */
     /* Zero-copy (core/zerocopy.h): the surface's host copy is the driver object's storage
      * (data NULL: the copy engine copies); host_mapped while the driver object is mapped for
      * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. */
@@ -78,14 +85,30 @@ struct dxcl_memobj *dxcl_image_record(cl_mem handle);
 bool dxcl_image_record_add(struct dxcl_memobj *mem);
 /* True when `handle` is a shared object or a sub-buffer of one. */
 bool dxcl_memobj_is_shared(cl_mem handle);
-/* The enqueue guard: the family's not-acquired error when `handle` is a shared object (or a
- * sub-buffer of one) that is not acquired, CL_SUCCESS otherwise. With `writes`, records that
- * the object may change. */
-cl_int dxcl_memobj_use(cl_mem handle, bool writes, const char *caller);
+/* How a command uses a memory object. */
+enum dxcl_use {
+    DXCL_USE_READ,      /* reads it (or may: kernels, maps for reading, migrations) */
+    DXCL_USE_WRITE,     /* may read it and may change some of it */
+    DXCL_USE_OVERWRITE, /* writes all of it before anything reads it */
+};
+/* The enqueue guard, for a command on `queue`: the family's not-acquired error when `handle`
+ * is a shared object (or a sub-buffer of one) that is not acquired, CL_SUCCESS otherwise.
+ * A write records that the object may change; the first use after an acquire brings in the
+ * Direct3D contents first unless it overwrites them (core/lazy.h). */
+cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use,
+                       const char *caller);
 static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
 {
-    return dxcl_memobj_use(handle, false, caller);
+    return dxcl_memobj_use(NULL, handle, DXCL_USE_READ, caller);
 }
+/* DXCL_USE_OVERWRITE when [offset, offset + size) is all of shared buffer `handle`, else
+ * DXCL_USE_WRITE. */
+enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size);
+/* The same for a region of a shared image. */
+enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const size_t *region);
+/* A map of a buffer range or an image region with `flags`: an overwrite when it invalidates
+ * all of the object. */
+enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole);
 
 /* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
 cl_int dxcl_check_shared_flags(cl_mem_flags flags);

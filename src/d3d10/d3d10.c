@@ -94,6 +94,18 @@ static cl_int d3d10_lock_surface(struct dxcl_surface *surface)
     return CL_SUCCESS;
 }
 
+static cl_int d3d10_map_surface(struct dxcl_surface *surface)
+{
+    ID3D10Multithread *mt = enter_device(surface->context->device);
+    HRESULT hr = map(surface->backend_data, &surface->mapping);
+
+    leave_device(mt);
+    if (FAILED(hr))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
+                         (unsigned long)hr);
+    return CL_SUCCESS;
+}
+
 static void d3d10_unlock_surface(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;

@@ -96,6 +96,16 @@ static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
     return err;
 }
 
+static cl_int d3d11_map_surface(struct dxcl_surface *surface)
+{
+    void *mt;
+    ID3D11DeviceContext *immediate = enter_device(surface, &mt);
+    cl_int err = map_staging(immediate, surface, &surface->mapping);
+
+    leave_device(immediate, mt);
+    return err;
+}
+
 static void d3d11_unlock_surface(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;

@@ -1,0 +1,136 @@
+/* Lazy uploads (core/lazy.h). */
+#include "core/lazy.h"
+#include "core/acquire.h"
+#include "core/env.h"
+#include "core/fault.h"
+#include "proxy/driver.h"
+
+static bool lazy_allowed(void)
+{
+    static LONG state; /* 0 unknown, 1 allowed, 2 off */
+    char value[8];
+
+    if (!state)
+        InterlockedExchange(&state,
+                            dxcl_getenv("LAZY", value, sizeof(value)) && value[0] == '0' ? 2 : 1);
+    return state == 1;
+}
+
+bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
+{
+    const struct dxcl_backend *backend = mem->surface->backend;
+
+    return backend->map_surface && !mem->backing.emulated && !mem->desc.share_surface &&
+           lazy_allowed();
+}
+
+/* Locks the surface for `mem` as an acquire does; without the resource's contents when the
+ * command overwrites them. */
+static cl_int lock_surface(struct dxcl_memobj *mem, bool overwrites)
+{
+    struct dxcl_surface *surface = mem->surface;
+    cl_int err = CL_SUCCESS;
+
+    dxcl_lock_device();
+    if (surface->lock_count == 0) {
+        if (dxcl_fault_hit(DXCL_FAULT_LOCK))
+            err = CL_OUT_OF_RESOURCES;
+        else
+            err = overwrites ? surface->backend->map_surface(surface)
+                             : surface->backend->lock_surface(surface);
+        surface->written = false;
+    }
+    if (err == CL_SUCCESS)
+        surface->lock_count++;
+    dxcl_unlock_device();
+    return err;
+}
+
+static void unlock_surface(struct dxcl_memobj *mem)
+{
+    struct dxcl_surface *surface = mem->surface;
+
+    dxcl_lock_device();
+    if (--surface->lock_count == 0)
+        surface->backend->unlock_surface(surface, false);
+    dxcl_unlock_device();
+}
+
+/* The upload, and a barrier so that every later command of `queue` (in order or not) waits
+ * for it. Zero-copy objects always hand their memory over, even when overwritten. */
+static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
+                           const char *caller, cl_event *upload)
+{
+    cl_int err;
+
+    *upload = NULL;
+    if (overwrites && !mem->host_copy.data)
+        return CL_SUCCESS;
+    err = dxcl_fault_hit(DXCL_FAULT_UPLOAD)
+              ? CL_OUT_OF_RESOURCES
+              : dxcl_enqueue_upload(queue, mem, caller, 0, NULL, upload);
+    if (err == CL_SUCCESS)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, upload, NULL));
+    if (err != CL_SUCCESS && *upload) {
+        dxcl_driver()->clWaitForEvents(1, upload);
+        dxcl_driver()->clReleaseEvent(*upload);
+        *upload = NULL;
+    }
+    return err;
+}
+
+static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
+                       const char *caller)
+{
+    cl_event upload;
+    cl_int err = lock_surface(mem, overwrites);
+
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
+                         mem->desc.backend->name, (void *)mem->handle);
+    if ((err = queue_upload(queue, mem, overwrites, caller, &upload)) != CL_SUCCESS) {
+        unlock_surface(mem);
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the upload of %p could not be queued (%d)",
+                         caller, (void *)mem->handle, err);
+    }
+    mem->pending_write = upload;
+    mem->lazy_queue = queue;
+    if (overwrites)
+        InterlockedIncrement(&mem->skipped_uploads);
+    DXCL_LOG("%s: %p %s", caller, (void *)mem->handle,
+             overwrites ? "overwritten: the Direct3D read and upload are skipped"
+                        : "needs its Direct3D contents: uploaded now");
+    InterlockedExchange(&mem->lazy_pending, 0);
+    return CL_SUCCESS;
+}
+
+cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
+                       const char *caller)
+{
+    const struct dxcl_backend *backend = mem->surface->backend;
+    /* The program's protection first, as everywhere (core/lock.h). */
+    void *protection = backend->enter_device ? backend->enter_device(mem->context) : NULL;
+    cl_int err = CL_SUCCESS;
+
+    AcquireSRWLockExclusive(&mem->lazy_lock);
+    if (mem->lazy_pending)
+        err = bring_in(queue, mem, overwrites, caller);
+    ReleaseSRWLockExclusive(&mem->lazy_lock);
+    if (protection)
+        backend->leave_device(protection);
+    return err;
+}
+
+cl_int dxcl_lazy_order(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+{
+    cl_event upload = mem->pending_write;
+    cl_int err;
+
+    if (!upload)
+        return CL_SUCCESS;
+    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, &upload, NULL));
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%s: cannot order the queue after the upload of %p", caller,
+                         (void *)mem->handle);
+    return CL_SUCCESS;
+}
