@@ -4,7 +4,8 @@
  * the resource ends with exactly the new data), for partial writes (the rest keeps the
  * resource's data), for reads and kernels (they see the resource's data), for an acquire no
  * command uses (nothing read, nothing written back), for two objects of which one is
- * overwritten, and for a first command on a second, out-of-order queue ordered by events.
+ * overwritten, for a first command on a second, out-of-order queue ordered by events, and for
+ * an emulated format (R8G8). The DX9 suites run with lazy uploads on and again without.
  * CTest runs it again with DXCL_LAZY=0 (every upload at the acquire: same data, nothing
  * skipped) and with DXCL_ZERO_COPY=0. */
 #include "interop.h"
@@ -296,6 +297,50 @@ static void buffer(struct interop_env *env)
     test_com_release(resource);
 }
 
+/* An emulated format (R8G8: PoCL has no CL_RG): an overwrite skips the upload and its
+ * conversion; a partial write converts and uploads the rest. */
+static void emulated(struct interop_env *env)
+{
+    static const struct test_texture_desc rg8 = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8_UNORM, 0, 1};
+    const size_t corner[3] = {1, 1, 0}, part[3] = {2, 2, 1};
+    unsigned char fresh[W * H * 2], patch[2 * 2 * 2], got[W * H * 2];
+    struct test_texture tex;
+    cl_uint before = 0, after = 0;
+    cl_int err;
+
+    REQUIRE(test_texture_create(env->api, env->d3d, &tex, &rg8, false, 110), "RG8 texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "RG8 object: %d", err);
+    test_fill_bytes(fresh, sizeof(fresh), 111);
+    CHECK_ERR(skipped_uploads(mem, &before), CL_SUCCESS);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, whole, 0, 0, fresh, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK(env->api->read_subresource(tex.resource, 0, got), "RG8 read");
+    test_same_bytes(got, fresh, sizeof(got), "RG8: whole write");
+    CHECK_ERR(skipped_uploads(mem, &after), CL_SUCCESS);
+    CHECK(after == before + (lazy_on ? 1 : 0), "RG8: whole write skipped %u", after - before);
+
+    test_fill_bytes(patch, sizeof(patch), 112);
+    for (int y = 0; y < 2; y++)
+        memcpy(fresh + ((y + 1) * W + 1) * 2, patch + y * 4, 4);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, corner, part, 0, 0, patch, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK(env->api->read_subresource(tex.resource, 0, got), "RG8 read");
+    test_same_bytes(got, fresh, sizeof(got), "RG8: partial write");
+    CHECK_ERR(skipped_uploads(mem, &before), CL_SUCCESS);
+    CHECK(before == after, "RG8: a partial write skipped the upload");
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(env->api, &tex);
+}
+
 static void run(const struct test_api *api)
 {
     struct interop_env env;
@@ -309,6 +354,7 @@ static void run(const struct test_api *api)
     kernel_and_two_objects(&env, &a, &b);
     second_queue(&env, &b);
     buffer(&env);
+    emulated(&env);
     close_shared(&env, &a);
     close_shared(&env, &b);
     interop_close(&env);

@@ -18,14 +18,13 @@ static bool lazy_allowed(void)
 
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
 {
-    const struct dxcl_backend *backend = mem->surface->backend;
-
-    return backend->map_surface && !mem->backing.emulated && !mem->desc.share_surface &&
-           lazy_allowed();
+    (void)mem; /* every family and format: the upload (and its conversion) is what is deferred */
+    return lazy_allowed();
 }
 
-/* Locks the surface for `mem` as an acquire does; without the resource's contents when the
- * command overwrites them. */
+/* Locks the surface for `mem` as an acquire does; without copying the resource's contents in
+ * when the command overwrites them and the backend can map without copying (D3D10/D3D11). A
+ * surface another plane locked already stays as it is. */
 static cl_int lock_surface(struct dxcl_memobj *mem, bool overwrites)
 {
     struct dxcl_surface *surface = mem->surface;
@@ -36,8 +35,9 @@ static cl_int lock_surface(struct dxcl_memobj *mem, bool overwrites)
         if (dxcl_fault_hit(DXCL_FAULT_LOCK))
             err = CL_OUT_OF_RESOURCES;
         else
-            err = overwrites ? surface->backend->map_surface(surface)
-                             : surface->backend->lock_surface(surface);
+            err = overwrites && surface->backend->map_surface
+                      ? surface->backend->map_surface(surface)
+                      : surface->backend->lock_surface(surface);
         surface->written = false;
     }
     if (err == CL_SUCCESS)

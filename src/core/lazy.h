@@ -4,8 +4,9 @@
  * Direct3D read and the upload are skipped and only the staging memory is mapped for the
  * release. Any other command first reads the resource and queues the upload on its own queue,
  * behind a barrier. An object no command touches is neither read nor written back.
- * Eligible: D3D10/D3D11 objects of formats the driver has (DX9 planes and emulated formats
- * keep the acquire's upload). DXCL_LAZY=0 turns it off. */
+ * Every family and format: for D3D10/D3D11 an overwrite also skips copying the resource into
+ * the staging texture; a DX9 surface is locked either way (the lock is the read), and an
+ * emulated format skips its conversion with the upload. DXCL_LAZY=0 turns it off. */
 #ifndef DXCL_LAZY_H
 #define DXCL_LAZY_H
 
