@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
 run="$here/scripts/wine-run.sh"
 export DXCL_RIG_DIR="$build/rig"
+export DXCL_LOCK_CHECK=1 # the lock rules are checked in these runs too
 doc="$here/docs/reliability.md"
 out=$(mktemp)
 
