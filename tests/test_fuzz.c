@@ -205,6 +205,29 @@ static void open_dx9(struct dx9_family *f, bool intel)
     f->user_event = complete_event(f->env.context);
 }
 
+/* Everything the run holds is released before exit: a process that ends with Direct3D devices
+ * and driver contexts alive races Wine's GL teardown against their threads. */
+static void close_d3d1x(struct d3d1x_family *f)
+{
+    for (int i = 0; i < 3; i++)
+        CHECK_ERR(clReleaseMemObject(f->mems[i]), CL_SUCCESS);
+    CHECK_ERR(clReleaseEvent(f->user_event), CL_SUCCESS);
+    test_texture_free(f->api, &f->tex2d);
+    test_texture_free(f->api, &f->tex3d);
+    f->api->release(f->buffer);
+    interop_close(&f->env);
+}
+
+static void close_dx9(struct dx9_family *f)
+{
+    for (int i = 0; i < 2; i++)
+        CHECK_ERR(clReleaseMemObject(f->mems[i]), CL_SUCCESS);
+    CHECK_ERR(clReleaseEvent(f->user_event), CL_SUCCESS);
+    IDirect3DSurface9_Release(f->nv12);
+    IDirect3DSurface9_Release(f->yv12);
+    dx9_close(&f->env);
+}
+
 /* ---- Checking one result ---- */
 
 static bool listed(cl_int err, const cl_int *codes, size_t count)
@@ -948,5 +971,13 @@ int main(int argc, char **argv)
         roundtrip_d3d1x(&d3d1x[i], seed + 100 + i);
     for (int i = 0; i < 2; i++)
         roundtrip_dx9(&dx9f[i], seed + 200 + i);
+
+    CHECK_ERR(clReleaseKernel(fuzz_kernel), CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(plain_buffer), CL_SUCCESS);
+    CHECK_ERR(clReleaseContext(plain_context), CL_SUCCESS);
+    for (int i = 0; i < D3D1X_COUNT; i++)
+        close_d3d1x(&d3d1x[i]);
+    for (int i = 0; i < 2; i++)
+        close_dx9(&dx9f[i]);
     return test_finish("fuzz");
 }
