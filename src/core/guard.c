@@ -52,6 +52,7 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
+#define DXCL_STUB_QRY(kind, ret, name, params, args)
 #define DXCL_STUB_GRD(kind, ret, name, params, args)                                               \
     ret CL_API_CALL DXCL_IMPL(name) params                                                         \
     {                                                                                              \

@@ -4,7 +4,9 @@
  *   route   FWD: forwarded to the driver by a generated stub (src/proxy/forward.c);
  *           GRD: forwarded after the enqueue guard checked its cl_mem arguments (generated
  *                in src/core/guard.c from the parameter names listed there);
- *           OWN: dxcl implements it (core interception or proxy emulation).
+ *           OWN: dxcl implements it (core interception or proxy emulation);
+ *           QRY: a query f(object, param_name, ...) dxcl answers for the param names listed in
+ *                src/proxy/forward.c and forwards for all others.
  *   kind    what a missing driver entry returns: INT (cl_int CL_INVALID_OPERATION),
  *           OBJ (NULL, *errcode_ret = CL_INVALID_OPERATION), PTR (NULL), NONE (void).
  *   version the OpenCL version that introduced the function (10 = 1.0 ... 30 = 3.0).
@@ -13,9 +15,9 @@
  */
 /* clang-format off */
 DXCL_API_FN(OWN, INT, cl_int, clGetPlatformIDs, 10, (cl_uint num_entries, cl_platform_id * platforms, cl_uint * num_platforms), (num_entries, platforms, num_platforms))
-DXCL_API_FN(OWN, INT, cl_int, clGetPlatformInfo, 10, (cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void * param_value, size_t * param_value_size_ret), (platform, param_name, param_value_size, param_value, param_value_size_ret))
+DXCL_API_FN(QRY, INT, cl_int, clGetPlatformInfo, 10, (cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void * param_value, size_t * param_value_size_ret), (platform, param_name, param_value_size, param_value, param_value_size_ret))
 DXCL_API_FN(FWD, INT, cl_int, clGetDeviceIDs, 10, (cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id * devices, cl_uint * num_devices), (platform, device_type, num_entries, devices, num_devices))
-DXCL_API_FN(OWN, INT, cl_int, clGetDeviceInfo, 10, (cl_device_id device, cl_device_info param_name, size_t param_value_size, void * param_value, size_t * param_value_size_ret), (device, param_name, param_value_size, param_value, param_value_size_ret))
+DXCL_API_FN(QRY, INT, cl_int, clGetDeviceInfo, 10, (cl_device_id device, cl_device_info param_name, size_t param_value_size, void * param_value, size_t * param_value_size_ret), (device, param_name, param_value_size, param_value, param_value_size_ret))
 DXCL_API_FN(FWD, INT, cl_int, clCreateSubDevices, 12, (cl_device_id in_device, const cl_device_partition_property * properties, cl_uint num_devices, cl_device_id * out_devices, cl_uint * num_devices_ret), (in_device, properties, num_devices, out_devices, num_devices_ret))
 DXCL_API_FN(FWD, INT, cl_int, clRetainDevice, 12, (cl_device_id device), (device))
 DXCL_API_FN(FWD, INT, cl_int, clReleaseDevice, 12, (cl_device_id device), (device))

@@ -1,6 +1,13 @@
 /* The exported entry points, generated from cl_api.h: FWD entries forward to the driver; OWN
  * and GRD entries call dxcl's implementation (proxy/impl.h) and log its result when DXCL_LOG
- * is on, so that every intercepted call is logged, and only here. */
+ * is on, so that every intercepted call is logged, and only here; QRY entries do one or the
+ * other by the param name.
+ *
+ * A FWD export is one instruction, an indirect jump through its slot, and a QRY export a few
+ * compares before it: a forwarded call costs what calling the driver costs (docs/perf.md,
+ * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
+ * function); the first such call binds every slot the driver fills to the driver's own entry
+ * point. */
 #include "proxy/driver.h"
 #include "proxy/impl.h"
 
@@ -24,12 +31,17 @@
 
 /* Logging the result of an intercepted call: the error code, or for calls returning an
  * object, the object and *errcode_ret (which the wrapper provides when the caller did not). */
+/* With the log off the implementation is tail-called. */
 #define DXCL_LOGGED_INT(ret, name, args)                                                           \
+    if (!dxcl_log_on)                                                                              \
+        return DXCL_IMPL(name) args;                                                               \
     cl_int result = DXCL_IMPL(name) args;                                                          \
     if (dxcl_log_on)                                                                               \
         dxcl_logf("%s -> %s", #name, dxcl_error_name(result));                                     \
     return result;
 #define DXCL_LOGGED_OBJ(ret, name, args)                                                           \
+    if (!dxcl_log_on)                                                                              \
+        return DXCL_IMPL(name) args;                                                               \
     cl_int status;                                                                                 \
     if (!errcode_ret)                                                                              \
         errcode_ret = &status;                                                                     \
@@ -45,15 +57,96 @@
         DXCL_LOGGED_##kind(ret, name, args)                                                        \
     }
 #define DXCL_STUB_GRD DXCL_STUB_OWN
-#define DXCL_STUB_FWD(kind, ret, name, params, args)                                               \
-    DXCL_EXPORT ret CL_API_CALL name params                                                        \
+
+/* ---- Slots of the FWD and QRY exports ---- */
+
+typedef void (*dxcl_entry)(void);
+
+#define DXCL_SLOT_FWD(name) extern dxcl_entry dxcl_slot_##name;
+#define DXCL_SLOT_QRY DXCL_SLOT_FWD
+#define DXCL_SLOT_OWN(name)
+#define DXCL_SLOT_GRD(name)
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_SLOT_##route(name)
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+
+static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
+{
+    const struct dxcl_driver *drv = drv_arg;
+
+    (void)once;
+    (void)context;
+#define DXCL_BIND_FWD(name)                                                                        \
+    if (drv->name)                                                                                 \
+        __atomic_store_n(&dxcl_slot_##name, (dxcl_entry)drv->name, __ATOMIC_RELEASE);
+#define DXCL_BIND_QRY DXCL_BIND_FWD
+#define DXCL_BIND_OWN(name)
+#define DXCL_BIND_GRD(name)
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_BIND_##route(name)
+#include "proxy/cl_api.h"
+#undef DXCL_API_FN
+    return TRUE;
+}
+
+static const struct dxcl_driver *bound_driver(void)
+{
+    static INIT_ONCE bind_once = INIT_ONCE_STATIC_INIT;
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    InitOnceExecuteOnce(&bind_once, bind_slots, (void *)drv, NULL);
+    return drv;
+}
+
+/* A slot and the C stub it holds until the driver is bound. */
+#define DXCL_UNBOUND(kind, ret, name, params, args)                                                \
+    static ret CL_API_CALL dxcl_unbound_##name params                                              \
     {                                                                                              \
-        const struct dxcl_driver *drv = dxcl_driver();                                             \
+        const struct dxcl_driver *drv = bound_driver();                                            \
         if (!drv->name) {                                                                          \
             DXCL_MISSING_##kind(name)                                                              \
         }                                                                                          \
         DXCL_CALL_##kind(drv->name, args)                                                          \
-    }
+    }                                                                                              \
+    __attribute__((used)) dxcl_entry dxcl_slot_##name = (dxcl_entry)dxcl_unbound_##name;
+
+/* An export written in assembly (the compiler never sees its definition, so a linker
+ * directive exports it); it ends in a jump through its slot. */
+#define DXCL_ASM_EXPORT(name, code)                                                                \
+    __asm__(".text\n"                                                                              \
+            ".globl " #name "\n"                                                                   \
+            ".def " #name "; .scl 2; .type 32; .endef\n"                                           \
+            ".p2align 4\n" #name ":\n" code "\tjmp *dxcl_slot_" #name "(%rip)\n"                   \
+            ".section .drectve\n"                                                                  \
+            ".ascii \" -export:" #name "\"\n"                                                      \
+            ".text\n");
+
+#define DXCL_STUB_FWD(kind, ret, name, params, args)                                               \
+    DXCL_UNBOUND(kind, ret, name, params, args)                                                    \
+    DXCL_ASM_EXPORT(name, "")
+
+/* ---- QRY exports ---- */
+
+/* The param names dxcl answers itself (src/core/platform.c); every other one goes straight to
+ * the driver. The param name is the second argument, in %edx. */
+#define DXCL_ANSWERS_clGetPlatformInfo(X)                                                          \
+    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS)                                                   \
+    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS_WITH_VERSION)
+#define DXCL_ANSWERS_clGetDeviceInfo(X)                                                            \
+    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS)                                                       \
+    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS_WITH_VERSION)
+
+#define DXCL_STRING(x) #x
+#define DXCL_EXPAND_STRING(x) DXCL_STRING(x)
+#define DXCL_ASM_ANSWER(name, param)                                                               \
+    "\tcmpl $" DXCL_EXPAND_STRING(param) ", %edx\n\tje dxcl_impl_" #name "\n"
+
+/* With the log on every call takes the logged C path (dxcl_logged_<name>). */
+#define DXCL_STUB_QRY(kind, ret, name, params, args)                                               \
+    DXCL_UNBOUND(kind, ret, name, params, args)                                                    \
+    __attribute__((used)) ret CL_API_CALL dxcl_logged_##name params{DXCL_LOGGED_##kind(            \
+        ret, name, args)} DXCL_ASM_EXPORT(name, "\tcmpb $0, dxcl_log_on(%rip)\n"                   \
+                                                "\tjne dxcl_logged_" #name                         \
+                                                "\n" DXCL_ANSWERS_##name(DXCL_ASM_ANSWER))
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)
