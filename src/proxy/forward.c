@@ -3,7 +3,7 @@
  * is on, so that every intercepted call is logged, and only here; QRY entries do one or the
  * other by the param name.
  *
- * A FWD export is one instruction, an indirect jump through its slot, and a QRY export a few
+ * A FWD export is one instruction, an indirect jump through its slot, and a QRY export two
  * compares before it: a forwarded call costs what calling the driver costs (docs/perf.md,
  * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
  * function); the first such call binds every slot the driver fills to the driver's own entry
@@ -79,7 +79,10 @@ static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
 #define DXCL_BIND_FWD(name)                                                                        \
     if (drv->name)                                                                                 \
         __atomic_store_n(&dxcl_slot_##name, (dxcl_entry)drv->name, __ATOMIC_RELEASE);
-#define DXCL_BIND_QRY DXCL_BIND_FWD
+/* With the log on, QRY slots keep the logged C path. */
+#define DXCL_BIND_QRY(name)                                                                        \
+    if (drv->name && !dxcl_log_on)                                                                 \
+        __atomic_store_n(&dxcl_slot_##name, (dxcl_entry)drv->name, __ATOMIC_RELEASE);
 #define DXCL_BIND_OWN(name)
 #define DXCL_BIND_GRD(name)
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_BIND_##route(name)
@@ -138,15 +141,23 @@ static const struct dxcl_driver *bound_driver(void)
 #define DXCL_STRING(x) #x
 #define DXCL_EXPAND_STRING(x) DXCL_STRING(x)
 #define DXCL_ASM_ANSWER(name, param)                                                               \
-    "\tcmpl $" DXCL_EXPAND_STRING(param) ", %edx\n\tje dxcl_impl_" #name "\n"
+    "\tcmpl $" DXCL_EXPAND_STRING(param) ", %edx\n\tje dxcl_logged_" #name "\n"
 
-/* With the log on every call takes the logged C path (dxcl_logged_<name>). */
+/* The C path of a QRY export: dxcl's implementation (which forwards the param names it does not
+ * answer), logged when DXCL_LOG is on. The slot holds it until the driver is bound, and for
+ * good while the log is on. */
 #define DXCL_STUB_QRY(kind, ret, name, params, args)                                               \
-    DXCL_UNBOUND(kind, ret, name, params, args)                                                    \
-    __attribute__((used)) ret CL_API_CALL dxcl_logged_##name params{DXCL_LOGGED_##kind(            \
-        ret, name, args)} DXCL_ASM_EXPORT(name, "\tcmpb $0, dxcl_log_on(%rip)\n"                   \
-                                                "\tjne dxcl_logged_" #name                         \
-                                                "\n" DXCL_ANSWERS_##name(DXCL_ASM_ANSWER))
+    DXCL_ASM_EXPORT(name, DXCL_ANSWERS_##name(DXCL_ASM_ANSWER))                                    \
+    __attribute__((used)) ret CL_API_CALL dxcl_logged_##name params                                \
+    {                                                                                              \
+        DXCL_LOGGED_##kind(ret, name, args)                                                        \
+    }                                                                                              \
+    static ret CL_API_CALL dxcl_unbound_##name params                                              \
+    {                                                                                              \
+        bound_driver();                                                                            \
+        return dxcl_logged_##name args;                                                            \
+    }                                                                                              \
+    __attribute__((used)) dxcl_entry dxcl_slot_##name = (dxcl_entry)dxcl_unbound_##name;
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)
