@@ -4,10 +4,10 @@
  * the resource ends with exactly the new data), for partial writes (the rest keeps the
  * resource's data), for reads and kernels (they see the resource's data), for an acquire no
  * command uses (nothing read, nothing written back), for two objects of which one is
- * overwritten, for a first command on a second, out-of-order queue ordered by events, and for
- * an emulated format (R8G8). The DX9 suites run with lazy uploads on and again without.
- * CTest runs it again with DXCL_LAZY=0 (every upload at the acquire: same data, nothing
- * skipped) and with DXCL_ZERO_COPY=0. */
+ * overwritten, for a first command on a second, out-of-order queue ordered by events, for a
+ * whole cycle on one out-of-order queue without events, and for an emulated format (R8G8). The DX9
+ * suites run with lazy uploads on and again without. CTest runs it again with DXCL_LAZY=0 (every
+ * upload at the acquire: same data, nothing skipped) and with DXCL_ZERO_COPY=0. */
 #include "interop.h"
 
 #include <dxcl/dxcl.h>
@@ -269,6 +269,32 @@ static void second_queue(struct interop_env *env, struct shared *s)
     clReleaseCommandQueue(other);
 }
 
+/* Everything on one out-of-order queue, with no events and no wait lists: the upload a read
+ * brings in is ordered before the read, and a whole overwrite after it reaches the resource.
+ * (On in-order queues dxcl leaves out the barriers an out-of-order queue needs.) */
+static void out_of_order_queue(struct interop_env *env, struct shared *s)
+{
+    cl_int err;
+    cl_command_queue queue = clCreateCommandQueue(env->context, env->device,
+                                                  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    unsigned char got[BYTES], fresh[BYTES];
+
+    REQUIRE(err == CL_SUCCESS, "out-of-order queue: %d", err);
+    test_fill_bytes(fresh, sizeof(fresh), 109);
+    CHECK_ERR(env->cl->acquire(queue, 1, &s->mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadImage(queue, s->mem, CL_TRUE, origin, whole, 0, 0, got, 0, NULL, NULL),
+              CL_SUCCESS);
+    test_same_bytes(got, s->tex.data[0], BYTES, "out-of-order queue: the first read");
+    CHECK_ERR(
+        clEnqueueWriteImage(queue, s->mem, CL_FALSE, origin, whole, 0, 0, fresh, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(env->cl->release(queue, 1, &s->mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(queue), CL_SUCCESS);
+    check_resource(env, s, fresh, "out-of-order queue: a whole write after the read");
+    check_skipped(s, 0, "out-of-order queue");
+    clReleaseCommandQueue(queue);
+}
+
 /* A buffer: a whole write skips the upload, a partial fill keeps the rest. */
 static void buffer(struct interop_env *env)
 {
@@ -354,6 +380,7 @@ static void run(const struct test_api *api)
     partial_and_reads(&env, &a);
     kernel_and_two_objects(&env, &a, &b);
     second_queue(&env, &b);
+    out_of_order_queue(&env, &b);
     buffer(&env);
     emulated(&env);
     close_shared(&env, &a);

@@ -308,7 +308,8 @@ static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event
     cl_int err;
 
     if (!event) {
-        dxcl_driver()->clReleaseEvent(final);
+        if (final)
+            dxcl_driver()->clReleaseEvent(final);
         return CL_SUCCESS;
     }
     if ((err = dxcl_event_register(final, t->command)) != CL_SUCCESS) {
@@ -317,6 +318,21 @@ static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event
     }
     *event = final;
     return CL_SUCCESS;
+}
+
+/* The acquire's barrier (not a marker: later commands of an out-of-order queue must wait for
+ * the data) after its uploads, or after the wait list when every upload is deferred. Nothing
+ * needs it when the program asked for no event and the queue already orders what follows:
+ * an in-order queue after uploads, any queue with no uploads and no wait list (deferred
+ * uploads order themselves). */
+static bool acquire_needs_barrier(struct transfer *t, cl_uint uploads, cl_uint num_events,
+                                  const cl_event *event)
+{
+    if (event)
+        return true;
+    if (uploads)
+        return !dxcl_queue_in_order(t->queue);
+    return num_events > 0;
 }
 
 static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
@@ -338,14 +354,11 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
                                         &t->events[uploads]);
         uploads += err == CL_SUCCESS;
     }
-    /* A barrier, not a marker: later commands of an out-of-order queue wait for the data.
-     * With every upload deferred, it still orders the queue after the wait list. */
-    if (err == CL_SUCCESS && uploads)
-        err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
-                                   (t->queue, uploads, t->events, &final));
-    else if (err == CL_SUCCESS)
-        err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
-                                   (t->queue, num_events, wait_list, &final));
+    if (err == CL_SUCCESS && acquire_needs_barrier(t, uploads, num_events, event))
+        err = uploads ? DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                                             (t->queue, uploads, t->events, &final))
+                      : DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                                             (t->queue, num_events, wait_list, &final));
     if (err != CL_SUCCESS) {
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
         wait_queued(t->events, uploads);
@@ -385,11 +398,12 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
                       : enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
+    /* Without downloads the barrier is the last command. */
     if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
                                    (t->queue, downloads, t->events, &final));
     else if (err == CL_SUCCESS)
-        err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList, (t->queue, 1, &after, &final));
+        final = after, after = NULL;
     if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {

@@ -26,6 +26,8 @@ struct dxcl_context *dxcl_context_find(cl_context handle);
 /* Command queues keep their context's record (and so its interop device) alive, as they keep
  * the driver's context alive: called for every queue created. */
 void dxcl_queue_created(cl_command_queue queue, cl_context context);
+/* The queue runs its commands in order: a command needs no barrier to follow the one before. */
+bool dxcl_queue_in_order(cl_command_queue queue);
 /* Takes/drops a record reference; the last one (with no program reference left) frees the
  * record and releases the device. */
 void dxcl_context_ref(struct dxcl_context *ctx);

@@ -56,8 +56,8 @@ static void unlock_surface(struct dxcl_memobj *mem)
     dxcl_unlock_device();
 }
 
-/* The upload, and a barrier so that every later command of `queue` (in order or not) waits
- * for it. Zero-copy objects always hand their memory over, even when overwritten. */
+/* The upload, and on an out-of-order queue a barrier so that every later command waits for it.
+ * Zero-copy objects always hand their memory over, even when overwritten. */
 static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
                            const char *caller, cl_event *upload)
 {
@@ -69,7 +69,7 @@ static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, bool
     err = dxcl_fault_hit(DXCL_FAULT_UPLOAD)
               ? CL_OUT_OF_RESOURCES
               : dxcl_enqueue_upload(queue, mem, caller, 0, NULL, upload);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && !dxcl_queue_in_order(queue))
         err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, upload, NULL));
     if (err != CL_SUCCESS && *upload) {
         dxcl_driver()->clWaitForEvents(1, upload);

@@ -36,6 +36,15 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context)
     }
 }
 
+bool dxcl_queue_in_order(cl_command_queue queue)
+{
+    cl_command_queue_properties properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+
+    dxcl_driver()->clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(properties),
+                                         &properties, NULL);
+    return !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+}
+
 cl_command_queue CL_API_CALL DXCL_IMPL(clCreateCommandQueue)(cl_context context,
                                                              cl_device_id device,
                                                              cl_command_queue_properties properties,
