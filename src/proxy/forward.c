@@ -30,8 +30,8 @@
 #define DXCL_CALL_NONE(fn, args) fn args;
 
 /* Logging the result of an intercepted call: the error code, or for calls returning an
- * object, the object and *errcode_ret (which the wrapper provides when the caller did not). */
-/* With the log off the implementation is tail-called. */
+ * object, the object and *errcode_ret (which the wrapper provides when the caller did not).
+ * With the log off the implementation is tail-called. */
 #define DXCL_LOGGED_INT(ret, name, args)                                                           \
     if (!dxcl_log_on)                                                                              \
         return DXCL_IMPL(name) args;                                                               \
