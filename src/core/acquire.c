@@ -398,13 +398,13 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
                       : enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
-    /* Without downloads the barrier is the last command. */
+    /* Without downloads the barrier is the last command, and its event the release's. */
     if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
                                    (t->queue, downloads, t->events, &final));
-    else if (err == CL_SUCCESS)
-        final = after, after = NULL;
-    if (after)
+    if (err == CL_SUCCESS && !downloads)
+        final = after;
+    else if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {
         wait_queued(t->events, downloads);

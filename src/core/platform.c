@@ -98,8 +98,12 @@ static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param,
     return err;
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clGetPlatformInfo)(cl_platform_id platform,
-                                                cl_platform_info param_name,
+/* One entry of proxy/impl.h's DXCL_ANSWERS lists. */
+#define ANSWER(name, param, answer)                                                                \
+    if (param_name == (param))                                                                     \
+        return answer(fn, object, param_name, param_value_size, param_value, param_value_size_ret);
+
+cl_int CL_API_CALL DXCL_IMPL(clGetPlatformInfo)(cl_platform_id object, cl_platform_info param_name,
                                                 size_t param_value_size, void *param_value,
                                                 size_t *param_value_size_ret)
 {
@@ -108,16 +112,11 @@ cl_int CL_API_CALL DXCL_IMPL(clGetPlatformInfo)(cl_platform_id platform,
 
     if (!fn)
         return dxcl_driver_missing("clGetPlatformInfo");
-    if (param_name == CL_PLATFORM_EXTENSIONS)
-        return answer_extension_string(fn, platform, param_name, param_value_size, param_value,
-                                       param_value_size_ret);
-    if (param_name == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
-        return answer_extension_versions(fn, platform, param_name, param_value_size, param_value,
-                                         param_value_size_ret);
-    return fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    DXCL_ANSWERS_clGetPlatformInfo(ANSWER);
+    return fn(object, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clGetDeviceInfo)(cl_device_id device, cl_device_info param_name,
+cl_int CL_API_CALL DXCL_IMPL(clGetDeviceInfo)(cl_device_id object, cl_device_info param_name,
                                               size_t param_value_size, void *param_value,
                                               size_t *param_value_size_ret)
 {
@@ -126,13 +125,8 @@ cl_int CL_API_CALL DXCL_IMPL(clGetDeviceInfo)(cl_device_id device, cl_device_inf
 
     if (!fn)
         return dxcl_driver_missing("clGetDeviceInfo");
-    if (param_name == CL_DEVICE_EXTENSIONS)
-        return answer_extension_string(fn, device, param_name, param_value_size, param_value,
-                                       param_value_size_ret);
-    if (param_name == CL_DEVICE_EXTENSIONS_WITH_VERSION)
-        return answer_extension_versions(fn, device, param_name, param_value_size, param_value,
-                                         param_value_size_ret);
-    return fn(device, param_name, param_value_size, param_value, param_value_size_ret);
+    DXCL_ANSWERS_clGetDeviceInfo(ANSWER);
+    return fn(object, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 void *CL_API_CALL DXCL_IMPL(clGetExtensionFunctionAddress)(const char *func_name)

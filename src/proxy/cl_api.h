@@ -6,7 +6,7 @@
  *                in src/core/guard.c from the parameter names listed there);
  *           OWN: dxcl implements it (core interception or proxy emulation);
  *           QRY: a query f(object, param_name, ...) dxcl answers for the param names listed in
- *                src/proxy/forward.c and forwards for all others.
+ *                src/proxy/impl.h and forwards for all others.
  *   kind    what a missing driver entry returns: INT (cl_int CL_INVALID_OPERATION),
  *           OBJ (NULL, *errcode_ret = CL_INVALID_OPERATION), PTR (NULL), NONE (void).
  *   version the OpenCL version that introduced the function (10 = 1.0 ... 30 = 3.0).

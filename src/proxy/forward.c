@@ -31,7 +31,8 @@
 
 /* Logging the result of an intercepted call: the error code, or for calls returning an
  * object, the object and *errcode_ret (which the wrapper provides when the caller did not).
- * With the log off the implementation is tail-called. */
+ * With the log off the implementation is tail-called; the flag is read again after the call
+ * because the log closes at process detach. */
 #define DXCL_LOGGED_INT(ret, name, args)                                                           \
     if (!dxcl_log_on)                                                                              \
         return DXCL_IMPL(name) args;                                                               \
@@ -129,18 +130,11 @@ static const struct dxcl_driver *bound_driver(void)
 
 /* ---- QRY exports ---- */
 
-/* The param names dxcl answers itself (src/core/platform.c); every other one goes straight to
- * the driver. The param name is the second argument, in %edx. */
-#define DXCL_ANSWERS_clGetPlatformInfo(X)                                                          \
-    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS)                                                   \
-    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS_WITH_VERSION)
-#define DXCL_ANSWERS_clGetDeviceInfo(X)                                                            \
-    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS)                                                       \
-    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS_WITH_VERSION)
-
+/* The param name is the second argument, in %edx; the answered ones are listed in
+ * proxy/impl.h. */
 #define DXCL_STRING(x) #x
 #define DXCL_EXPAND_STRING(x) DXCL_STRING(x)
-#define DXCL_ASM_ANSWER(name, param)                                                               \
+#define DXCL_ASM_ANSWER(name, param, answer)                                                       \
     "\tcmpl $" DXCL_EXPAND_STRING(param) ", %edx\n\tje dxcl_logged_" #name "\n"
 
 /* The C path of a QRY export: dxcl's implementation (which forwards the param names it does not

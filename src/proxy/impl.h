@@ -21,4 +21,14 @@
 #undef DXCL_DECLARE_GRD
 #undef DXCL_DECLARE_QRY
 
+/* The param names each QRY entry answers itself, and the function of src/core/platform.c that
+ * answers it; every other param name goes straight to the driver (the exports in
+ * src/proxy/forward.c compare against this list before jumping to the driver). */
+#define DXCL_ANSWERS_clGetPlatformInfo(X)                                                          \
+    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS, answer_extension_string)                          \
+    X(clGetPlatformInfo, CL_PLATFORM_EXTENSIONS_WITH_VERSION, answer_extension_versions)
+#define DXCL_ANSWERS_clGetDeviceInfo(X)                                                            \
+    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS, answer_extension_string)                              \
+    X(clGetDeviceInfo, CL_DEVICE_EXTENSIONS_WITH_VERSION, answer_extension_versions)
+
 #endif
