@@ -33,7 +33,7 @@ static void device_info(void *ctx, struct bench_clock *clock)
     bench_mark(clock);
 }
 
-/* A call dxcl forwards untouched (route FWD in src/proxy/cl_api.h). */
+/* A call dxcl forwards untouched (route FWD in src/core/cl_api.h). */
 static void queue_info(void *ctx, struct bench_clock *clock)
 {
     struct route *r = ctx;

@@ -1,5 +1,5 @@
 /* The exported API: the OpenCL.dll the program loads is dxcl's (beside the program); every
- * name of src/proxy/cl_api.h is exported by it and nothing is exported twice; the emulated
+ * name of src/core/cl_api.h is exported by it and nothing is exported twice; the emulated
  * OpenCL 2.0/3.0 creation functions follow the rules of docs/proxy.md; a function the driver
  * lacks fails with CL_INVALID_OPERATION / NULL, and one it has is forwarded. */
 #include "testlib.h"
@@ -13,7 +13,7 @@ static const struct api_entry {
     int version;
 } api[] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) {#name, #route, #kind, version},
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 };
 enum { API_COUNT = sizeof(api) / sizeof(api[0]) };
@@ -631,7 +631,7 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     CHECK_ERR(err, CL_SUCCESS);
     destroyed = 0;
     err = clSetContextDestructorCallback(scratch, on_context_destroyed, (void *)&destroyed);
-    /* Forwarded when the driver has it, delivered by dxcl otherwise (src/core/callbacks.c):
+    /* Forwarded when the driver has it, delivered by dxcl otherwise (src/compat/callbacks.c):
      * either way it succeeds and runs once after the last release. */
     note("clSetContextDestructorCallback", drv->clSetContextDestructorCallback);
     CHECK_ERR(err, CL_SUCCESS);

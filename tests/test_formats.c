@@ -1,10 +1,10 @@
-/* The format tables of src/core/formats.c against the spec (CURRENT.md 1.11.7), written out
+/* The format tables of src/formats/formats.c against the spec (CURRENT.md 1.11.7), written out
  * again here, and the choice of driver formats on the real driver. formats.c and what it
  * needs are linked into this program (tests/CMakeLists.txt): they are internal to the DLL. */
 #include "testlib.h"
 
-#include "core/formats.h"
-#include "proxy/driver.h"
+#include "formats/formats.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 
@@ -227,7 +227,7 @@ static bool driver_lists(const struct dxcl_driver *drv, cl_context context,
 }
 
 /* PoCL formats that are listed but wrong in kernels (seen on plain PoCL 3.1 images): dxcl must
- * not use them natively. Written here independently of src/core/formats.c. */
+ * not use them natively. Written here independently of src/formats/formats.c. */
 static bool pocl_broken(cl_context context, const cl_image_format *f)
 {
     cl_device_id device;

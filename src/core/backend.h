@@ -6,7 +6,7 @@
 #define DXCL_BACKEND_H
 
 #include "core/common.h"
-#include "core/formats.h"
+#include "formats/formats.h"
 #include "core/lock.h"
 
 struct dxcl_context;
@@ -54,7 +54,7 @@ struct dxcl_backend {
      * (surface->mapping); called without dxcl_lock. */
     cl_int (*lock_surface)(struct dxcl_surface *surface);
     /* Optional: maps the surface's host memory as lock_surface does, without copying the
-     * resource's contents in (a command will overwrite them: core/lazy.h). */
+     * resource's contents in (a command will overwrite them: engine/lazy.h). */
     cl_int (*map_surface)(struct dxcl_surface *surface);
     /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
     void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
@@ -68,7 +68,7 @@ struct dxcl_backend {
     void (*destroy_surface)(struct dxcl_surface *surface);
     /* Optional: true, with its address, when the surface's host copy (the mapping lock_surface
      * gives) stays at one address across locks, so the driver may use that memory as the
-     * object's storage (zero-copy, core/zerocopy.h). Called under dxcl_device_lock. */
+     * object's storage (zero-copy, engine/zerocopy.h). Called under dxcl_device_lock. */
     bool (*stable_host_copy)(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
     /* Optional: how many idle surfaces the context keeps for reuse (dxclGetPooledStagingCount). */
     unsigned (*pooled_surfaces)(struct dxcl_context *ctx);

@@ -1,12 +1,12 @@
 /* Context creation with interop properties: dxcl validates and removes the properties it
  * owns, forwards the rest, and keeps the program's list for CL_CONTEXT_PROPERTIES. */
 #include "core/context.h"
-#include "core/callbacks.h"
+#include "compat/callbacks.h"
 #include "core/info.h"
-#include "core/paths.h"
+#include "core/route.h"
 #include "core/table.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 #include "core/devices.h"
-#include "proxy/driver.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 

@@ -2,14 +2,14 @@
  * the copy engine moves it through, and the spec's view of both in queries. */
 #include "core/memobj.h"
 #include "core/fault.h"
-#include "core/callbacks.h"
+#include "compat/callbacks.h"
 #include "core/info.h"
-#include "core/lazy.h"
-#include "core/paths.h"
+#include "engine/lazy.h"
+#include "core/route.h"
 #include "core/table.h"
-#include "core/zerocopy.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "engine/zerocopy.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 
@@ -480,7 +480,7 @@ static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl
     return DXCL_NOT_MY_QUERY;
 }
 
-/* An object of a context of the driver's own sharing (see core/paths.h). */
+/* An object of a context of the driver's own sharing (see core/route.h). */
 static bool drivers_object(cl_mem handle)
 {
     struct dxcl_context *ctx;

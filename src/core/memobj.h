@@ -56,14 +56,14 @@ struct dxcl_memobj {
     volatile LONG written;
     void *convert_buffer;   /* emulated formats: the spec-layout copy while acquired */
     cl_event pending_write; /* the acquire's upload, until release */
-    /* Lazy uploads (core/lazy.h): acquired, and no command has touched the object yet (its
+    /* Lazy uploads (engine/lazy.h): acquired, and no command has touched the object yet (its
      * surface is not locked for it); touching takes lazy_lock. skipped_uploads counts the
      * acquires whose Direct3D read and upload were skipped. */
     volatile LONG lazy_pending;
     SRWLOCK lazy_lock;
     volatile LONG skipped_uploads;
     cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */
-    /* Zero-copy (core/zerocopy.h): the surface's host copy is the driver object's storage
+    /* Zero-copy (engine/zerocopy.h): the surface's host copy is the driver object's storage
      * (data NULL: the copy engine copies); host_mapped while the driver object is mapped for
      * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. */
     struct dxcl_mapping host_copy;
@@ -81,7 +81,7 @@ struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
 /* The record of `handle` whether shared or an ordinary image of an emulated format (surface
  * NULL, context NULL: never acquired, never guarded); NULL when dxcl keeps none. */
 struct dxcl_memobj *dxcl_image_record(cl_mem handle);
-/* Records an ordinary emulated image (src/core/images.c); false when out of memory. */
+/* Records an ordinary emulated image (src/formats/images.c); false when out of memory. */
 bool dxcl_image_record_add(struct dxcl_memobj *mem);
 /* True when `handle` is a shared object or a sub-buffer of one. */
 bool dxcl_memobj_is_shared(cl_mem handle);
@@ -94,7 +94,7 @@ enum dxcl_use {
 /* The enqueue guard, for a command on `queue`: the family's not-acquired error when `handle`
  * is a shared object (or a sub-buffer of one) that is not acquired, CL_SUCCESS otherwise.
  * A write records that the object may change; the first use after an acquire brings in the
- * Direct3D contents first unless it overwrites them (core/lazy.h). */
+ * Direct3D contents first unless it overwrites them (engine/lazy.h). */
 cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use,
                        const char *caller);
 static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)

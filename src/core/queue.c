@@ -1,10 +1,10 @@
 /* Command queues of contexts dxcl keeps a record of. A queue holds its context in the
  * driver, so it holds the record (and the context's interop device reference) too. */
 #include "core/context.h"
-#include "core/callbacks.h"
+#include "compat/callbacks.h"
 #include "core/table.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

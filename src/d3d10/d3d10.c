@@ -1,8 +1,8 @@
 /* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
  * context and each resource type maps itself. */
-#include "core/dxgi_resources.h"
-#include "core/paths.h"
+#include "dxgi/dxgi_resources.h"
+#include "core/route.h"
 
 #include <d3d10.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The D3D11 backend (cl_khr_d3d11_sharing, cl_nv_d3d11_sharing): ID3D11Device, buffers,
  * 2D and 3D textures, copied through the device's immediate context. */
-#include "core/dxgi_resources.h"
-#include "core/paths.h"
+#include "dxgi/dxgi_resources.h"
+#include "core/route.h"
 
 #include <d3d11_4.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * objects are planes of IDirect3DSurface9 (NV12: Y and UV; YV12: Y, V and U; one plane for
  * the D3D9 RGB formats). The planes of a surface share one copy: acquiring several planes
  * locks the surface once. DXVA-HD adapters are served through the surface's own device. */
-#include "core/acquire.h"
+#include "engine/acquire.h"
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/info.h"

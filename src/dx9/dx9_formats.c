@@ -2,8 +2,8 @@
  * a context can share, per plane (plane 0 lists the RGB formats and the planar ones; planes 1
  * and 2 only NV12 and YV12, YV12 alone for plane 2). */
 #include "core/com.h"
-#include "core/format_query.h"
-#include "core/paths.h"
+#include "formats/format_query.h"
+#include "core/route.h"
 
 #include <d3d9.h>
 #include <CL/cl_dx9_media_sharing.h>

@@ -8,13 +8,13 @@
  * refused at creation with CL_INVALID_D3D9_RESOURCE_NV: buffers with D3DUSAGE_WRITEONLY,
  * texture levels that are neither dynamic nor render targets, volume textures that are not
  * dynamic. */
-#include "core/acquire.h"
+#include "engine/acquire.h"
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/info.h"
 #include "core/memobj.h"
 #include "core/registry.h"
-#include "core/paths.h"
+#include "core/route.h"
 #include "dx9/d3d9_device.h"
 #include "dx9/d3d9_surface.h"
 

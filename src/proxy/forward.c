@@ -1,5 +1,5 @@
 /* The exported entry points, generated from cl_api.h: FWD entries forward to the driver; OWN
- * and GRD entries call dxcl's implementation (proxy/impl.h) and log its result when DXCL_LOG
+ * and GRD entries call dxcl's implementation (core/api.h) and log its result when DXCL_LOG
  * is on, so that every intercepted call is logged, and only here; QRY entries do one or the
  * other by the param name.
  *
@@ -8,8 +8,9 @@
  * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
  * function); the first such call binds every slot the driver fills to the driver's own entry
  * point. */
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
+#include "proxy/answers.h"
 
 #define DXCL_MISSING_INT(name) return dxcl_driver_missing(#name);
 #define DXCL_MISSING_OBJ(name)                                                                     \
@@ -68,7 +69,7 @@ typedef void (*dxcl_entry)(void);
 #define DXCL_SLOT_OWN(name)
 #define DXCL_SLOT_GRD(name)
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_SLOT_##route(name)
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 
 static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
@@ -87,7 +88,7 @@ static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
 #define DXCL_BIND_OWN(name)
 #define DXCL_BIND_GRD(name)
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_BIND_##route(name)
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
     return TRUE;
 }
@@ -131,7 +132,7 @@ static const struct dxcl_driver *bound_driver(void)
 /* ---- QRY exports ---- */
 
 /* The param name is the second argument, in %edx; the answered ones are listed in
- * proxy/impl.h. */
+ * core/api.h. */
 #define DXCL_STRING(x) #x
 #define DXCL_EXPAND_STRING(x) DXCL_STRING(x)
 #define DXCL_ASM_ANSWER(name, param, answer)                                                       \
@@ -155,5 +156,5 @@ static const struct dxcl_driver *bound_driver(void)
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN

@@ -1,7 +1,7 @@
 /* D3D10 and D3D11 create and describe their resources with parallel types (D3D10_TEXTURE2D_DESC
  * and D3D11_TEXTURE2D_DESC, ID3D10Device_CreateBuffer and ID3D11Device_CreateBuffer...). This
  * macro writes, once for both APIs, the struct test_api operations that differ only in those
- * names (as src/core/dxgi_resources.h does for the backends). API is D3D10 or D3D11.
+ * names (as src/dxgi/dxgi_resources.h does for the backends). API is D3D10 or D3D11.
  *
  * Before it, the API file defines the three operations that differ in shape (D3D11 goes through
  * the immediate context, D3D10 through the device, and D3D10 maps each resource type itself):

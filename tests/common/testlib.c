@@ -167,7 +167,7 @@ const struct test_driver *test_driver(void)
     } entries[] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     {#name, offsetof(struct test_driver, name)},
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
     };
     char path[MAX_PATH];

@@ -68,10 +68,10 @@ ULONG test_refcount(IUnknown *object);
 
 /* The system OpenCL driver, loaded by its full path (%SystemRoot%\system32\OpenCL.dll: Wine's
  * builtin under Wine) next to dxcl, so that a test can ask the driver itself what it provides.
- * One pointer per entry of src/proxy/cl_api.h, NULL where the driver lacks the function. */
+ * One pointer per entry of src/core/cl_api.h, NULL where the driver lacks the function. */
 struct test_driver {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) ret(CL_API_CALL *name) params;
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 };
 /* Loads the system driver once; aborts if it cannot be loaded or if it is dxcl itself. */

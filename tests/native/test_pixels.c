@@ -1,6 +1,6 @@
-/* Native unit tests of src/core/pixels.c (built with the host compiler and sanitizers). */
+/* Native unit tests of src/formats/pixels.c (built with the host compiler and sanitizers). */
 #define CL_TARGET_OPENCL_VERSION 300
-#include "core/pixels.h"
+#include "formats/pixels.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #include "core/event.h"
 #include "core/memobj.h"
 #include "core/table.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

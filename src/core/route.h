@@ -6,8 +6,8 @@
  *   emulated    the copy engine.
  * Decided once per platform from the driver's own extension lists; DXCL_PATH=emulate forces
  * the copy engine everywhere. */
-#ifndef DXCL_PATHS_H
-#define DXCL_PATHS_H
+#ifndef DXCL_ROUTE_H
+#define DXCL_ROUTE_H
 
 #include "core/backend.h"
 #include "core/registry.h"

@@ -5,8 +5,8 @@
  * build is finished at return and the driver did not call it, dxcl learns that the driver drops
  * build callbacks and from then on calls the program's callback itself after the driver
  * returns (a synchronous build is allowed to notify before returning). */
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

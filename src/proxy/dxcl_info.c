@@ -1,8 +1,8 @@
 /* dxcl's own exports (include/dxcl/dxcl.h). */
 #include "core/info.h"
 #include "core/memobj.h"
-#include "core/paths.h"
-#include "proxy/driver.h"
+#include "core/route.h"
+#include "core/driver.h"
 
 #include <dxcl/dxcl.h>
 #include <stdio.h>

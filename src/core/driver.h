@@ -7,7 +7,7 @@
 /* One typed pointer per entry of cl_api.h; NULL where the driver lacks the function. */
 struct dxcl_driver {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) ret(CL_API_CALL *name) params;
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 };
 

@@ -3,8 +3,8 @@
  * texts). Kernel arguments are tracked through clSetKernelArg. */
 #include "core/memobj.h"
 #include "core/table.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 
@@ -36,7 +36,7 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
 }
 
 /* The cl_mem parameters of each GRD entry of cl_api.h, and how the command uses them (whole
- * overwrites let a deferred upload be skipped: core/lazy.h). */
+ * overwrites let a deferred upload be skipped: engine/lazy.h). */
 // clang-format off
 #define DXCL_GUARD_clEnqueueReadBuffer {buffer, DXCL_USE_READ}
 #define DXCL_GUARD_clEnqueueReadBufferRect {buffer, DXCL_USE_READ}
@@ -64,7 +64,7 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
     }
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 
 static void *fail_map(const char *caller, cl_int err, cl_int *errcode_ret)

@@ -2,10 +2,10 @@
  * wrong: created on the same wider backing as a shared image of that format, and recorded
  * like one (without a surface) so that host commands, copies and queries give the spec's
  * view. Every other image is the driver's. */
-#include "core/formats.h"
+#include "formats/formats.h"
 #include "core/memobj.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

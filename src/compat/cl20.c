@@ -2,8 +2,8 @@
  * opencl.dll stops at 1.2). Each forwards when the driver has the real one. The emulated set
  * is listed in docs/proxy.md. */
 #include "core/context.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 static cl_int set_error(cl_int *errcode_ret, cl_int err)
 {

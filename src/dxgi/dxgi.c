@@ -1,4 +1,4 @@
-#include "core/dxgi.h"
+#include "dxgi/dxgi.h"
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/fault.h"

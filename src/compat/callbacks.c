@@ -12,10 +12,10 @@
  * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
  * reset by progress, a new registration or a release.
  * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
-#include "core/callbacks.h"
+#include "compat/callbacks.h"
 #include "core/table.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
 
 #include <stdlib.h>
 

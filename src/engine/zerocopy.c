@@ -1,8 +1,8 @@
 /* Zero-copy shared objects (see zerocopy.h and docs/design.md, "Zero-copy"). */
-#include "core/zerocopy.h"
+#include "engine/zerocopy.h"
 #include "core/env.h"
 #include "core/table.h"
-#include "proxy/driver.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 

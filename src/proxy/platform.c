@@ -1,8 +1,9 @@
 /* Platform and device queries: the driver's answers plus the extensions dxcl provides. */
 #include "core/info.h"
 #include "core/registry.h"
-#include "proxy/driver.h"
-#include "proxy/impl.h"
+#include "core/driver.h"
+#include "core/api.h"
+#include "proxy/answers.h"
 
 #include <stdlib.h>
 
@@ -98,7 +99,7 @@ static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param,
     return err;
 }
 
-/* One entry of proxy/impl.h's DXCL_ANSWERS lists. */
+/* One entry of proxy/answers.h's DXCL_ANSWERS lists. */
 #define ANSWER(name, param, answer)                                                                \
     if (param_name == (param))                                                                     \
         return answer(fn, object, param_name, param_value_size, param_value, param_value_size_ret);

@@ -3,7 +3,7 @@
 #define DXCL_ACQUIRE_H
 
 #include "core/backend.h"
-#include "core/paths.h"
+#include "core/route.h"
 
 struct dxcl_memobj;
 

@@ -1,11 +1,11 @@
 /* The spec's format tables (DXGI for D3D10/D3D11, D3D9 and FourCC for DX9 media) and the
- * choice of a driver format that backs each one (src/core/formats.c). */
+ * choice of a driver format that backs each one (src/formats/formats.c). */
 #ifndef DXCL_FORMATS_H
 #define DXCL_FORMATS_H
 
 #include "core/common.h"
 #include "core/names.h" /* dxcl_channel_order_name, dxcl_channel_type_name */
-#include "core/pixels.h"
+#include "formats/pixels.h"
 
 #include <d3d9.h>
 #include <dxgiformat.h>

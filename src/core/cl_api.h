@@ -3,10 +3,10 @@
  * DXCL_API_FN(route, kind, ret, name, version, params, args) and includes this file:
  *   route   FWD: forwarded to the driver by a generated stub (src/proxy/forward.c);
  *           GRD: forwarded after the enqueue guard checked its cl_mem arguments (generated
- *                in src/core/guard.c from the parameter names listed there);
+ *                in src/engine/guard.c from the parameter names listed there);
  *           OWN: dxcl implements it (core interception or proxy emulation);
  *           QRY: a query f(object, param_name, ...) dxcl answers for the param names listed in
- *                src/proxy/impl.h and forwards for all others.
+ *                src/core/api.h and forwards for all others.
  *   kind    what a missing driver entry returns: INT (cl_int CL_INVALID_OPERATION),
  *           OBJ (NULL, *errcode_ret = CL_INVALID_OPERATION), PTR (NULL), NONE (void).
  *   version the OpenCL version that introduced the function (10 = 1.0 ... 30 = 3.0).

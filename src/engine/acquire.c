@@ -3,14 +3,14 @@
  * release. Release: every earlier command and the wait list finish, a read brings the data
  * back into the mapping, and the backend copies it into the resource before the call
  * returns. One host copy per direction (two for formats the driver lacks: the conversion). */
-#include "core/acquire.h"
+#include "engine/acquire.h"
 #include "core/event.h"
 #include "core/fault.h"
-#include "core/lazy.h"
+#include "engine/lazy.h"
 #include "core/memobj.h"
 #include "core/table.h"
-#include "core/zerocopy.h"
-#include "proxy/driver.h"
+#include "engine/zerocopy.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 
@@ -156,7 +156,7 @@ static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box
     return CL_SUCCESS;
 }
 
-/* Objects whose reading and upload wait for their first command (core/lazy.h): on acquire the
+/* Objects whose reading and upload wait for their first command (engine/lazy.h): on acquire the
  * eligible ones, on release the ones no command touched. */
 static bool deferred(const struct transfer *t, cl_uint index)
 {

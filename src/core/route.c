@@ -1,8 +1,8 @@
-/* Path selection per platform and extension (see paths.h). */
-#include "core/paths.h"
+/* Path selection per platform and extension (see route.h). */
+#include "core/route.h"
 #include "core/env.h"
 #include "core/names.h"
-#include "proxy/driver.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 

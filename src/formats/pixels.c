@@ -3,7 +3,7 @@
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
 #endif
-#include "core/pixels.h"
+#include "formats/pixels.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* cl_intel_sharing_format_query: which Direct3D formats a context can share. A family names
  * its format table and what its Direct3D device can make; the core checks the arguments and
- * keeps the formats whose CL format the driver can back (src/core/format_query.c). */
+ * keeps the formats whose CL format the driver can back (src/formats/format_query.c). */
 #ifndef DXCL_FORMAT_QUERY_H
 #define DXCL_FORMAT_QUERY_H
 

@@ -3,7 +3,7 @@
  * module or another copy: scripts/dxcl-wine.sh installs dxcl there in a Wine prefix), dxcl
  * loads Wine's builtin opencl.dll from Wine's own folder instead. Loaded lazily: LoadLibrary is
  * not safe inside DllMain, and programs that never call OpenCL should not pay for it. */
-#include "proxy/driver.h"
+#include "core/driver.h"
 #include "core/env.h"
 
 #include <stdio.h>
@@ -19,7 +19,7 @@ static const struct {
 } entry_points[] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     {#name, offsetof(struct dxcl_driver, name)},
-#include "proxy/cl_api.h"
+#include "core/cl_api.h"
 #undef DXCL_API_FN
 };
 

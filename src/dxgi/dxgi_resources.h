@@ -6,7 +6,7 @@
 #define DXCL_DXGI_RESOURCES_H
 
 #include "core/com.h"
-#include "core/dxgi.h"
+#include "dxgi/dxgi.h"
 
 #define DXCL_DXGI_RESOURCES(API, prefix)                                                           \
     static void prefix##_describe(void *resource, API##_RESOURCE_DIMENSION type,                   \

@@ -3,7 +3,7 @@
  * family's create function accepts it, the context's Direct3D device can make a resource of it
  * that the copy engine reaches, and the driver can back its CL format (itself or emulated) for
  * the flags and image type. */
-#include "core/format_query.h"
+#include "formats/format_query.h"
 #include "core/log.h"
 #include "core/registry.h"
 

@@ -1,9 +1,9 @@
-/* Lazy uploads (core/lazy.h). */
-#include "core/lazy.h"
-#include "core/acquire.h"
+/* Lazy uploads (engine/lazy.h). */
+#include "engine/lazy.h"
+#include "engine/acquire.h"
 #include "core/env.h"
 #include "core/fault.h"
-#include "proxy/driver.h"
+#include "core/driver.h"
 
 static bool lazy_allowed(void)
 {

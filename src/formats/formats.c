@@ -1,7 +1,7 @@
 /* The spec's format tables (CURRENT.md 1.11.7) and the choice of the driver format that backs
  * each spec format. */
-#include "core/formats.h"
-#include "proxy/driver.h"
+#include "formats/formats.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
 

@@ -4,8 +4,8 @@
 #ifndef DXCL_DXGI_H
 #define DXCL_DXGI_H
 
-#include "core/acquire.h"
-#include "core/format_query.h"
+#include "engine/acquire.h"
+#include "formats/format_query.h"
 #include "core/memobj.h"
 #include "core/registry.h"
 
