@@ -12,7 +12,7 @@
  * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
  * reset by progress, a new registration or a release.
  * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
-#include "compat/callbacks.h"
+#include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
 #include "core/api.h"
@@ -375,7 +375,9 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     return CL_SUCCESS;
 }
 
-void dxcl_callbacks_released(const void *handle)
+/* A released cl_mem, cl_context or cl_command_queue: an object with emulated destructor
+ * callbacks may have lost its last reference. Cheap when no object has such callbacks. */
+static void object_released(const void *handle)
 {
     struct watched_object *object;
 
@@ -390,6 +392,9 @@ void dxcl_callbacks_released(const void *handle)
     wake_waiter(); /* a last reference (of this object or of one holding it) may be gone */
     ReleaseSRWLockExclusive(&waiter_lock);
 }
+
+static struct dxcl_release_listener release_listener = {object_released, NULL};
+DXCL_LISTEN_TO_RELEASES(release_listener)
 
 /* clSetMemObjectDestructorCallback and clSetContextDestructorCallback: the driver's when it
  * delivers them, dxcl's otherwise. */

@@ -6,7 +6,7 @@
 #define DXCL_BACKEND_H
 
 #include "core/common.h"
-#include "formats/formats.h"
+#include "core/backing.h"
 #include "core/lock.h"
 
 struct dxcl_context;

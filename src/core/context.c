@@ -1,7 +1,7 @@
 /* Context creation with interop properties: dxcl validates and removes the properties it
  * owns, forwards the rest, and keeps the program's list for CL_CONTEXT_PROPERTIES. */
 #include "core/context.h"
-#include "compat/callbacks.h"
+#include "core/registry.h"
 #include "core/info.h"
 #include "core/route.h"
 #include "core/table.h"
@@ -335,7 +335,7 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseContext)(cl_context context)
     cl_int err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
 
     if (err == CL_SUCCESS)
-        dxcl_callbacks_released(context);
+        dxcl_released(context);
     if (!ctx)
         return err;
     /* The program's last reference drops the table's; memobjs keep the record (and the

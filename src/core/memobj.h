@@ -71,12 +71,7 @@ struct dxcl_memobj {
     cl_command_queue queue;
 };
 
-/* Creates the driver object and the record; the backend has validated the resource. */
-cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
-                          const struct dxcl_shared_desc *desc, cl_int *errcode_ret);
-/* The record of `handle`, NULL when it is not a shared object. Records live until the
- * program releases the handle; a program racing a release against other use of the same
- * handle is in error, as with any driver. */
+/* The record of `handle`, NULL when it is not a shared object. */
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
 /* The record of `handle` whether shared or an ordinary image of an emulated format (surface
  * NULL, context NULL: never acquired, never guarded); NULL when dxcl keeps none. */
@@ -85,42 +80,21 @@ struct dxcl_memobj *dxcl_image_record(cl_mem handle);
 bool dxcl_image_record_add(struct dxcl_memobj *mem);
 /* True when `handle` is a shared object or a sub-buffer of one. */
 bool dxcl_memobj_is_shared(cl_mem handle);
-/* How a command uses a memory object. */
-enum dxcl_use {
-    DXCL_USE_READ,      /* reads it (or may: kernels, maps for reading, migrations) */
-    DXCL_USE_WRITE,     /* may read it and may change some of it */
-    DXCL_USE_OVERWRITE, /* writes all of it before anything reads it */
-};
-/* The enqueue guard, for a command on `queue`: the family's not-acquired error when `handle`
- * is a shared object (or a sub-buffer of one) that is not acquired, CL_SUCCESS otherwise.
- * A write records that the object may change; the first use after an acquire brings in the
- * Direct3D contents first unless it overwrites them (engine/lazy.h). */
-cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use,
-                       const char *caller);
-static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
-{
-    return dxcl_memobj_use(NULL, handle, DXCL_USE_READ, caller);
-}
-/* DXCL_USE_OVERWRITE when [offset, offset + size) is all of shared buffer `handle`, else
- * DXCL_USE_WRITE. */
-enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size);
-/* The same for a region of a shared image. */
-enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const size_t *region);
-/* A map of a buffer range or an image region with `flags`: an overwrite when it invalidates
- * all of the object. */
-enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole);
+/* The shared record `handle` stands for: its own, or its parent's for a sub-buffer; NULL when
+ * it is neither. Called with dxcl_lock held. */
+struct dxcl_memobj *dxcl_memobj_resolve(cl_mem handle);
 
-/* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
-cl_int dxcl_check_shared_flags(cl_mem_flags flags);
-
-/* A backend's part of a create function: validate the resource given in `args` against the
- * context and fill `desc` (including surface_data). */
-typedef cl_int (*dxcl_prepare_fn)(struct dxcl_context *ctx, const void *args,
-                                  struct dxcl_shared_desc *desc);
-/* The whole create function: CL_INVALID_CONTEXT, the flags, the backend's checks, then the
- * object. `name` is for the log. */
-cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxcl_backend *backend,
-                          cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
-                          cl_int *errcode_ret);
+/* A new shared record: attached to the surface of a sibling plane (desc.share_surface) or to
+ * a new surface (*surface_taken: the backend's surface_data is now the surface's), and put in
+ * the table under its handle. CL_OUT_OF_HOST_MEMORY when the table cannot grow. */
+cl_int dxcl_memobj_attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *surface_taken);
+/* True when the context has a shared object of desc's resource, subresource and plane. */
+bool dxcl_memobj_exists(const struct dxcl_context *ctx, const struct dxcl_shared_desc *desc);
+/* After the program's successful clReleaseMemObject: the record, out of the table, when that
+ * was the program's last reference (the caller tears it down); NULL otherwise. A sub-buffer's
+ * record is freed here. */
+struct dxcl_memobj *dxcl_memobj_released(cl_mem handle);
+/* Drops the record's reference on its surface; the last one destroys the surface. */
+void dxcl_surface_unref(struct dxcl_surface *surface);
 
 #endif

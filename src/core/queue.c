@@ -1,7 +1,7 @@
 /* Command queues of contexts dxcl keeps a record of. A queue holds its context in the
  * driver, so it holds the record (and the context's interop device reference) too. */
 #include "core/context.h"
-#include "compat/callbacks.h"
+#include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
 #include "core/api.h"
@@ -79,7 +79,7 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseCommandQueue)(cl_command_queue command_que
         err == CL_SUCCESS ? dxcl_mirror_release(&queues, command_queue) : NULL;
 
     if (err == CL_SUCCESS)
-        dxcl_callbacks_released(command_queue); /* a queue holds its context */
+        dxcl_released(command_queue); /* a queue holds its context */
     if (record) {
         dxcl_context_unref(record->ctx);
         free(record);

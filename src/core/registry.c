@@ -131,3 +131,18 @@ const struct dxcl_backend *dxcl_backend_for_property(cl_context_properties prope
                 return backends[i];
     return NULL;
 }
+
+/* Written only by constructors while the DLL loads. */
+static struct dxcl_release_listener *release_listeners;
+
+void dxcl_listen_to_releases(struct dxcl_release_listener *listener)
+{
+    listener->next = release_listeners;
+    release_listeners = listener;
+}
+
+void dxcl_released(const void *handle)
+{
+    for (struct dxcl_release_listener *l = release_listeners; l; l = l->next)
+        l->released(handle);
+}

@@ -35,6 +35,23 @@ const struct dxcl_extension *dxcl_extension_of_function(const void *address, siz
  * malloc'ed string. */
 char *dxcl_extend_extension_string(const char *driver_list);
 
+/* Upper layers that must hear of the program's releases (compat/ delivers destructor callbacks
+ * the driver drops). Registered at DLL load, so core needs no include of theirs. */
+struct dxcl_release_listener {
+    /* After the program's successful clRelease of a cl_mem, cl_context or cl_command_queue. */
+    void (*released)(const void *handle);
+    struct dxcl_release_listener *next; /* the registry's */
+};
+void dxcl_listen_to_releases(struct dxcl_release_listener *listener);
+/* Tells every listener. */
+void dxcl_released(const void *handle);
+
+#define DXCL_LISTEN_TO_RELEASES(var)                                                               \
+    __attribute__((constructor)) static void dxcl_listen_##var(void)                               \
+    {                                                                                              \
+        dxcl_listen_to_releases(&var);                                                             \
+    }
+
 /* Registration at DLL load: backends need no central list to appear in. */
 #define DXCL_REGISTER_EXTENSION(var)                                                               \
     __attribute__((constructor)) static void dxcl_register_##var(void)                             \

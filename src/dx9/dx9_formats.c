@@ -3,6 +3,7 @@
  * and 2 only NV12 and YV12, YV12 alone for plane 2). */
 #include "core/com.h"
 #include "formats/format_query.h"
+#include "formats/formats.h"
 #include "core/route.h"
 
 #include <d3d9.h>

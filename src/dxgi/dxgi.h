@@ -6,7 +6,8 @@
 
 #include "engine/acquire.h"
 #include "formats/format_query.h"
-#include "core/memobj.h"
+#include "engine/lifetime.h"
+#include "formats/formats.h"
 #include "core/registry.h"
 
 /* The adapter LUID of a D3D1x device (IDXGIDevice) or of an IDXGIAdapter; false when the

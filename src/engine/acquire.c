@@ -8,6 +8,7 @@
 #include "core/fault.h"
 #include "engine/lazy.h"
 #include "core/memobj.h"
+#include "formats/pixels.h"
 #include "core/table.h"
 #include "engine/zerocopy.h"
 #include "core/driver.h"

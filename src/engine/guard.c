@@ -1,12 +1,65 @@
-/* The enqueue guard: a command that uses a shared object which is not acquired fails with
- * the family's NOT_ACQUIRED error (required by DX9 media and NV, allowed by the KHR D3D
- * texts). Kernel arguments are tracked through clSetKernelArg. */
-#include "core/memobj.h"
+/* The enqueue guard (engine/guard.h). Kernel arguments are tracked through clSetKernelArg. */
+#include "engine/guard.h"
+#include "engine/lazy.h"
+#include "formats/host_commands.h"
 #include "core/table.h"
 #include "core/driver.h"
 #include "core/api.h"
 
 #include <stdlib.h>
+
+cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use, const char *caller)
+{
+    cl_int err = CL_SUCCESS;
+    struct dxcl_memobj *mem;
+    bool whole;
+
+    dxcl_lock_shared();
+    mem = dxcl_memobj_resolve(handle);
+    whole = mem && mem->handle == handle; /* not a sub-buffer */
+    if (mem && !mem->acquired)
+        err = mem->desc.backend->errors.not_acquired;
+    else if (mem && use != DXCL_USE_READ)
+        InterlockedExchange(&mem->written, 1);
+    dxcl_unlock_shared();
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
+                         (void *)handle);
+    if (!mem || !queue)
+        return CL_SUCCESS;
+    if (mem->lazy_pending)
+        return dxcl_lazy_touch(queue, mem, whole && use == DXCL_USE_OVERWRITE, caller);
+    if (mem->lazy_queue && mem->lazy_queue != queue)
+        return dxcl_lazy_order(queue, mem, caller);
+    return CL_SUCCESS;
+}
+
+enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+
+    return mem && offset == 0 && size == mem->desc.size ? DXCL_USE_OVERWRITE : DXCL_USE_WRITE;
+}
+
+enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole)
+{
+    if (flags & CL_MAP_WRITE_INVALIDATE_REGION)
+        return whole;
+    return flags & CL_MAP_WRITE ? DXCL_USE_WRITE : DXCL_USE_READ;
+}
+
+enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const size_t *region)
+{
+    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    size_t depth;
+
+    if (!mem || !origin || !region || origin[0] || origin[1] || origin[2])
+        return DXCL_USE_WRITE;
+    depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
+    return region[0] == mem->desc.width && region[1] == mem->desc.height && region[2] == depth
+               ? DXCL_USE_OVERWRITE
+               : DXCL_USE_WRITE;
+}
 
 struct use {
     cl_mem mem;
@@ -35,33 +88,48 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
     return CL_SUCCESS;
 }
 
-/* The cl_mem parameters of each GRD entry of cl_api.h, and how the command uses them (whole
- * overwrites let a deferred upload be skipped: engine/lazy.h). */
+/* Each GRD entry of cl_api.h: where the command goes once the guard passed it (the driver, or
+ * formats/ for the host commands that images of emulated formats turn into chains), then its
+ * cl_mem parameters and how the command uses them (whole overwrites let a deferred upload be
+ * skipped: engine/lazy.h). */
 // clang-format off
-#define DXCL_GUARD_clEnqueueReadBuffer {buffer, DXCL_USE_READ}
-#define DXCL_GUARD_clEnqueueReadBufferRect {buffer, DXCL_USE_READ}
-#define DXCL_GUARD_clEnqueueWriteBuffer {buffer, dxcl_buffer_write_use(buffer, offset, size)}
-#define DXCL_GUARD_clEnqueueWriteBufferRect {buffer, DXCL_USE_WRITE}
-#define DXCL_GUARD_clEnqueueFillBuffer {buffer, dxcl_buffer_write_use(buffer, offset, size)}
+#define DXCL_GUARD_clEnqueueReadBuffer DRIVER, {buffer, DXCL_USE_READ}
+#define DXCL_GUARD_clEnqueueReadBufferRect DRIVER, {buffer, DXCL_USE_READ}
+#define DXCL_GUARD_clEnqueueWriteBuffer DRIVER, {buffer, dxcl_buffer_write_use(buffer, offset, size)}
+#define DXCL_GUARD_clEnqueueWriteBufferRect DRIVER, {buffer, DXCL_USE_WRITE}
+#define DXCL_GUARD_clEnqueueFillBuffer DRIVER, {buffer, dxcl_buffer_write_use(buffer, offset, size)}
 #define DXCL_GUARD_clEnqueueCopyBuffer                                                             \
-    {src_buffer, DXCL_USE_READ}, {dst_buffer, dxcl_buffer_write_use(dst_buffer, dst_offset, size)}
-#define DXCL_GUARD_clEnqueueCopyBufferRect {src_buffer, DXCL_USE_READ}, {dst_buffer, DXCL_USE_WRITE}
+    DRIVER, {src_buffer, DXCL_USE_READ}, {dst_buffer, dxcl_buffer_write_use(dst_buffer, dst_offset, size)}
+#define DXCL_GUARD_clEnqueueCopyBufferRect DRIVER, {src_buffer, DXCL_USE_READ}, {dst_buffer, DXCL_USE_WRITE}
 #define DXCL_GUARD_clEnqueueCopyImage                                                              \
-    {src_image, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
+    DRIVER, {src_image, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
+#define DXCL_GUARD_clEnqueueReadImage FORMATS, {image, DXCL_USE_READ}
+#define DXCL_GUARD_clEnqueueWriteImage FORMATS, {image, dxcl_image_write_use(image, origin, region)}
+#define DXCL_GUARD_clEnqueueFillImage FORMATS, {image, dxcl_image_write_use(image, origin, region)}
+#define DXCL_GUARD_clEnqueueCopyImageToBuffer FORMATS, {src_image, DXCL_USE_READ}, {dst_buffer, DXCL_USE_WRITE}
+#define DXCL_GUARD_clEnqueueCopyBufferToImage                                                      \
+    FORMATS, {src_buffer, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
 // clang-format on
+
+#define DXCL_TARGET_DRIVER(name, args) DXCL_DRIVER_CALL_INT(name, args)
+#define DXCL_TARGET_FORMATS(name, args) DXCL_EMULATED_IMAGE(name) args
+
+#define DXCL_GUARDED(ret, name, params, args, ...) DXCL_GUARDED_(ret, name, params, args, __VA_ARGS__)
+#define DXCL_GUARDED_(ret, name, params, args, target, ...)                                        \
+    ret CL_API_CALL DXCL_IMPL(name) params                                                         \
+    {                                                                                              \
+        const struct use uses[] = {__VA_ARGS__};                                                   \
+        cl_int err = check_uses(command_queue, #name, uses, DXCL_ARRAY_SIZE(uses));                \
+        if (err != CL_SUCCESS)                                                                     \
+            return err;                                                                            \
+        return DXCL_TARGET_##target(name, args);                                                   \
+    }
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
 #define DXCL_STUB_OWN(kind, ret, name, params, args)
 #define DXCL_STUB_QRY(kind, ret, name, params, args)
 #define DXCL_STUB_GRD(kind, ret, name, params, args)                                               \
-    ret CL_API_CALL DXCL_IMPL(name) params                                                         \
-    {                                                                                              \
-        const struct use uses[] = {DXCL_GUARD_##name};                                             \
-        cl_int err = check_uses(command_queue, #name, uses, DXCL_ARRAY_SIZE(uses));                \
-        if (err != CL_SUCCESS)                                                                     \
-            return err;                                                                            \
-        return DXCL_DRIVER_CALL_INT(name, args);                                                   \
-    }
+    DXCL_GUARDED(ret, name, params, args, DXCL_GUARD_##name)
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)
 #include "core/cl_api.h"
@@ -94,6 +162,39 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapBuffer)(cl_command_queue command_queue, 
                         errcode_ret);
     return drv->clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size,
                                    num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+
+void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
+                                               cl_bool blocking_map, cl_map_flags map_flags,
+                                               const size_t *origin, const size_t *region,
+                                               size_t *image_row_pitch, size_t *image_slice_pitch,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list, cl_event *event,
+                                               cl_int *errcode_ret)
+{
+    cl_int err = dxcl_memobj_use(
+        command_queue, image, dxcl_map_use(map_flags, dxcl_image_write_use(image, origin, region)),
+        "clEnqueueMapImage");
+
+    if (err != CL_SUCCESS)
+        return fail_map("clEnqueueMapImage", err, errcode_ret);
+    return dxcl_emulated_map_image(command_queue, image, blocking_map, map_flags, origin, region,
+                                   image_row_pitch, image_slice_pitch, num_events_in_wait_list,
+                                   event_wait_list, event, errcode_ret);
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_queue, cl_mem memobj,
+                                                      void *mapped_ptr,
+                                                      cl_uint num_events_in_wait_list,
+                                                      const cl_event *event_wait_list,
+                                                      cl_event *event)
+{
+    cl_int err = dxcl_memobj_check_acquired(memobj, "clEnqueueUnmapMemObject");
+
+    if (err != CL_SUCCESS)
+        return err;
+    return dxcl_emulated_unmap(command_queue, memobj, mapped_ptr, num_events_in_wait_list,
+                               event_wait_list, event);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(

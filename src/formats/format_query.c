@@ -4,6 +4,7 @@
  * that the copy engine reaches, and the driver can back its CL format (itself or emulated) for
  * the flags and image type. */
 #include "formats/format_query.h"
+#include "formats/formats.h"
 #include "core/log.h"
 #include "core/registry.h"
 

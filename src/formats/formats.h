@@ -38,14 +38,6 @@ bool dxcl_format_from_d3d9_nv(D3DFORMAT d3d9, cl_image_format *format);
 size_t dxcl_d3d9_nv_format_count(void);
 D3DFORMAT dxcl_d3d9_nv_format_at(size_t index);
 
-/* How a spec-format image is created on the driver. */
-struct dxcl_backing {
-    cl_image_format spec;   /* what the program sees in queries */
-    cl_image_format driver; /* what the driver image really is */
-    struct dxcl_layout layout;
-    bool emulated; /* driver != spec: the copy engine converts */
-};
-
 /* Picks the backing for `spec`: the spec format itself when the driver supports it for this
  * context, image type and flags, otherwise the first supported format of the same channel
  * type that can hold its channels (RGBA, then BGRA). CL_IMAGE_FORMAT_NOT_SUPPORTED when

@@ -3,12 +3,13 @@
  * pixels between the image and host or buffer memory is a chain of driver commands that
  * converts on the device (rectangle copies between the backing and a spec-layout buffer).
  * The program's wait list goes on the first command and its event is the last: nothing blocks
- * the host. Other images are forwarded untouched after the enqueue guard. */
-#include "core/event.h"
-#include "core/memobj.h"
-#include "core/table.h"
+ * the host. Other images are forwarded untouched. The enqueue guard (src/engine/guard.c) has
+ * checked every object before these run. */
+#include "formats/host_commands.h"
 #include "core/driver.h"
-#include "core/api.h"
+#include "core/event.h"
+#include "core/table.h"
+#include "formats/pixels.h"
 
 #include <stdlib.h>
 
@@ -288,7 +289,7 @@ static void host_rect(struct chain *c, const struct dxcl_memobj *mem, cl_mem buf
     chain_step(c, err, done);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue, cl_mem image,
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(cl_command_queue command_queue, cl_mem image,
                                                  cl_bool blocking_read, const size_t *origin,
                                                  const size_t *region, size_t row_pitch,
                                                  size_t slice_pitch, void *ptr,
@@ -299,10 +300,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue,
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
-    cl_int err = dxcl_memobj_use(command_queue, image, DXCL_USE_READ, "clEnqueueReadImage");
 
-    if (err != CL_SUCCESS)
-        return err;
     if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueReadImage,
                                     (command_queue, image, blocking_read, origin, region, row_pitch,
@@ -318,7 +316,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueReadImage)(cl_command_queue command_queue,
     return chain_finish(&c, blocking_read, CL_COMMAND_READ_IMAGE, event);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue, cl_mem image,
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueWriteImage)(cl_command_queue command_queue, cl_mem image,
                                                   cl_bool blocking_write, const size_t *origin,
                                                   const size_t *region, size_t input_row_pitch,
                                                   size_t input_slice_pitch, const void *ptr,
@@ -329,11 +327,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueWriteImage)(cl_command_queue command_queue
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
-    cl_int err = dxcl_memobj_use(command_queue, image, dxcl_image_write_use(image, origin, region),
-                                 "clEnqueueWriteImage");
 
-    if (err != CL_SUCCESS)
-        return err;
     if (!mem || !ptr || !fits(mem, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueWriteImage,
                                     (command_queue, image, blocking_write, origin, region,
@@ -382,7 +376,7 @@ static void fill_value(cl_channel_order order, cl_channel_type type, const void 
     }
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueFillImage)(cl_command_queue command_queue, cl_mem image,
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(cl_command_queue command_queue, cl_mem image,
                                                  const void *fill_color, const size_t *origin,
                                                  const size_t *region,
                                                  cl_uint num_events_in_wait_list,
@@ -390,11 +384,7 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueFillImage)(cl_command_queue command_queue,
 {
     struct dxcl_memobj *mem = emulated_image(image);
     unsigned char color[16];
-    cl_int err = dxcl_memobj_use(command_queue, image, dxcl_image_write_use(image, origin, region),
-                                 "clEnqueueFillImage");
 
-    if (err != CL_SUCCESS)
-        return err;
     if (mem && fill_color) {
         fill_value(mem->backing.spec.image_channel_order, mem->backing.spec.image_channel_data_type,
                    fill_color, color);
@@ -405,23 +395,16 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueFillImage)(cl_command_queue command_queue,
                                  num_events_in_wait_list, event_wait_list, event));
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImageToBuffer)(
     cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin,
     const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
 {
-    const cl_mem mems[] = {src_image, dst_buffer};
     struct dxcl_memobj *mem = emulated_image(src_image);
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing;
-    cl_int err = CL_SUCCESS;
 
-    for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_use(command_queue, mems[i], i == 1 ? DXCL_USE_WRITE : DXCL_USE_READ,
-                              "clEnqueueCopyImageToBuffer");
-    if (err != CL_SUCCESS)
-        return err;
     if (!mem || !fits(mem, src_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
@@ -434,25 +417,16 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyImageToBuffer)(
     return chain_finish(&c, false, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueCopyBufferToImage)(
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyBufferToImage)(
     cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset,
     const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
 {
-    const cl_mem mems[] = {src_buffer, dst_image};
     struct dxcl_memobj *mem = emulated_image(dst_image);
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
     struct spec_place spec;
     cl_mem backing;
-    cl_int err = CL_SUCCESS;
 
-    for (size_t i = 0; i < 2 && err == CL_SUCCESS; i++)
-        err = dxcl_memobj_use(command_queue, mems[i],
-                              i == 1 ? dxcl_image_write_use(dst_image, dst_origin, region)
-                                     : DXCL_USE_READ,
-                              "clEnqueueCopyBufferToImage");
-    if (err != CL_SUCCESS)
-        return err;
     if (!mem || !fits(mem, dst_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
                                     (command_queue, src_buffer, dst_image, src_offset, dst_origin,
@@ -544,22 +518,15 @@ static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_bool
     return ptr;
 }
 
-void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
-                                               cl_bool blocking_map, cl_map_flags map_flags,
-                                               const size_t *origin, const size_t *region,
-                                               size_t *image_row_pitch, size_t *image_slice_pitch,
-                                               cl_uint num_events_in_wait_list,
-                                               const cl_event *event_wait_list, cl_event *event,
-                                               cl_int *errcode_ret)
+void *dxcl_emulated_map_image(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map,
+                              cl_map_flags map_flags, const size_t *origin, const size_t *region,
+                              size_t *image_row_pitch, size_t *image_slice_pitch,
+                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                              cl_event *event, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_memobj *mem = emulated_image(image);
-    cl_int err = dxcl_memobj_use(
-        command_queue, image, dxcl_map_use(map_flags, dxcl_image_write_use(image, origin, region)),
-        "clEnqueueMapImage");
 
-    if (err != CL_SUCCESS)
-        return fail_map(err, errcode_ret);
     if (mem && fits(mem, origin, region) && image_row_pitch)
         return map_shadow(command_queue, mem, blocking_map, map_flags, origin, region,
                           image_row_pitch, image_slice_pitch, num_events_in_wait_list,
@@ -571,20 +538,15 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
                                   event_wait_list, event, errcode_ret);
 }
 
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_queue, cl_mem memobj,
-                                                      void *mapped_ptr,
-                                                      cl_uint num_events_in_wait_list,
-                                                      const cl_event *event_wait_list,
-                                                      cl_event *event)
+cl_int dxcl_emulated_unmap(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr,
+                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                           cl_event *event)
 {
     struct shadow_map *map;
     struct chain c;
     cl_mem backing = NULL;
     cl_event done = NULL;
-    cl_int err = dxcl_memobj_check_acquired(memobj, "clEnqueueUnmapMemObject");
 
-    if (err != CL_SUCCESS)
-        return err;
     dxcl_lock_exclusive();
     map = dxcl_table_get(&shadow_maps, mapped_ptr);
     if (map && map->mem->handle == memobj)

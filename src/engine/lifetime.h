@@ -1,0 +1,26 @@
+/* Shared objects are born and die here: the create functions' common part (flags, the
+ * backend's checks, the driver object, possibly on the staging memory) and the teardown after
+ * the program's last release. */
+#ifndef DXCL_LIFETIME_H
+#define DXCL_LIFETIME_H
+
+#include "core/memobj.h"
+
+/* Checks cl_mem_flags for the create functions: only READ_ONLY, WRITE_ONLY, READ_WRITE. */
+cl_int dxcl_check_shared_flags(cl_mem_flags flags);
+
+/* Creates the driver object and the record; the backend has validated the resource. */
+cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
+                          const struct dxcl_shared_desc *desc, cl_int *errcode_ret);
+
+/* A backend's part of a create function: validate the resource given in `args` against the
+ * context and fill `desc` (including surface_data). */
+typedef cl_int (*dxcl_prepare_fn)(struct dxcl_context *ctx, const void *args,
+                                  struct dxcl_shared_desc *desc);
+/* The whole create function: CL_INVALID_CONTEXT, the flags, the backend's checks, then the
+ * object. `name` is for the log. */
+cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxcl_backend *backend,
+                          cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
+                          cl_int *errcode_ret);
+
+#endif
