@@ -4,14 +4,13 @@
  * back into the mapping, and the backend copies it into the resource before the call
  * returns. One host copy per direction (two for formats the driver lacks: the conversion). */
 #include "engine/acquire.h"
+#include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
-#include "engine/lazy.h"
 #include "core/memobj.h"
-#include "formats/pixels.h"
-#include "core/table.h"
+#include "engine/copy.h"
+#include "engine/lazy.h"
 #include "engine/zerocopy.h"
-#include "core/driver.h"
 
 #include <stdlib.h>
 
@@ -121,42 +120,6 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     return err;
 }
 
-static bool is_image(const struct dxcl_memobj *mem)
-{
-    return mem->desc.type != CL_MEM_OBJECT_BUFFER;
-}
-
-/* Where the object's bytes are on the host: the locked surface (or its plane), or the
- * conversion buffer for emulated formats. */
-static void surface_view(const struct dxcl_memobj *mem, struct dxcl_mapping *view)
-{
-    const struct dxcl_surface *surface = mem->surface;
-
-    if (surface->backend->plane_mapping)
-        surface->backend->plane_mapping(mem, &surface->mapping, view);
-    else
-        *view = surface->mapping;
-}
-
-static size_t depth_of(const struct dxcl_memobj *mem)
-{
-    return mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
-}
-
-/* The backing-layout buffer the driver reads from and writes to for emulated formats. */
-static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box)
-{
-    size_t element = dxcl_element_size(&mem->backing.driver);
-
-    box->row_pitch = element * mem->desc.width;
-    box->slice_pitch = box->row_pitch * mem->desc.height;
-    if (!mem->convert_buffer &&
-        !(mem->convert_buffer = dxcl_malloc(box->slice_pitch * depth_of(mem))))
-        return CL_OUT_OF_HOST_MEMORY;
-    box->data = mem->convert_buffer;
-    return CL_SUCCESS;
-}
-
 /* Objects whose reading and upload wait for their first command (engine/lazy.h): on acquire the
  * eligible ones, on release the ones no command touched. */
 static bool deferred(const struct transfer *t, cl_uint index)
@@ -166,29 +129,20 @@ static bool deferred(const struct transfer *t, cl_uint index)
     return t->acquire ? dxcl_lazy_eligible(mem) : mem->lazy_pending;
 }
 
-static cl_int lock_surfaces(struct transfer *t)
+/* Brings in the surfaces of the objects that are not deferred. */
+static cl_int surfaces_in(struct transfer *t)
 {
     void *protection = dxcl_device_enter(t->backend, t->ctx);
     cl_int err = CL_SUCCESS;
     cl_uint i;
 
-    for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
-        struct dxcl_surface *surface = t->mems[i]->surface;
-        if (deferred(t, i))
-            continue;
-        if (surface->lock_count == 0 &&
-            (err = dxcl_fault_hit(DXCL_FAULT_LOCK) ? CL_OUT_OF_RESOURCES
-                                                   : surface->backend->lock_surface(surface)) == 0)
-            surface->written = false;
-        if (err == CL_SUCCESS)
-            surface->lock_count++;
-    }
-    /* On failure, unlock what this call locked: nothing was written. */
-    for (cl_uint j = 0; err != CL_SUCCESS && j + 1 < i; j++) {
-        struct dxcl_surface *surface = t->mems[j]->surface;
-        if (!deferred(t, j) && --surface->lock_count == 0)
-            surface->backend->unlock_surface(surface, false);
-    }
+    for (i = 0; i < t->count && err == CL_SUCCESS; i++)
+        if (!deferred(t, i))
+            err = dxcl_surface_in(t->mems[i], true);
+    /* On failure, give back what this call brought in: nothing was written. */
+    for (cl_uint j = 0; err != CL_SUCCESS && j + 1 < i; j++)
+        if (!deferred(t, j))
+            dxcl_surface_out(t->mems[j], false);
     dxcl_device_leave(t->backend, protection);
     if (err != CL_SUCCESS)
         DXCL_LOG("%s: the %s resource could not be read", t->name, t->backend->name);
@@ -196,95 +150,14 @@ static cl_int lock_surfaces(struct transfer *t)
 }
 
 /* A surface is written back when any of its objects may have changed while acquired. */
-static void unlock_surfaces(struct transfer *t, bool write_back)
+static void surfaces_out(struct transfer *t, bool write_back)
 {
     void *protection = dxcl_device_enter(t->backend, t->ctx);
 
-    for (cl_uint i = 0; i < t->count; i++) {
-        struct dxcl_surface *surface = t->mems[i]->surface;
-        if (deferred(t, i))
-            continue;
-        surface->written |= write_back && t->mems[i]->written;
-        if (--surface->lock_count == 0)
-            surface->backend->unlock_surface(surface, surface->written);
-    }
+    for (cl_uint i = 0; i < t->count; i++)
+        if (!deferred(t, i))
+            dxcl_surface_out(t->mems[i], write_back && t->mems[i]->written);
     dxcl_device_leave(t->backend, protection);
-}
-
-cl_int dxcl_enqueue_upload(cl_command_queue queue, struct dxcl_memobj *mem, const char *name,
-                           cl_uint num_events, const cl_event *wait_list, cl_event *event)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    struct dxcl_mapping view;
-    size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
-    cl_int err;
-
-    if (mem->host_copy.data) {
-        if ((err = dxcl_zero_copy_check(mem, name)) != CL_SUCCESS)
-            return err;
-        return dxcl_zero_copy_to_device(queue, mem, num_events, wait_list, event);
-    }
-    surface_view(mem, &view);
-    if (!is_image(mem))
-        return drv->clEnqueueWriteBuffer(queue, mem->handle, CL_FALSE, 0, mem->desc.size, view.data,
-                                         num_events, wait_list, event);
-    if (mem->backing.emulated) {
-        struct dxcl_pixel_box src = {view.data, view.row_pitch, view.slice_pitch}, dst;
-        if ((err = convert_buffer(mem, &dst)) != CL_SUCCESS)
-            return err;
-        dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, region[0], region[1], region[2]);
-        view.data = dst.data;
-        view.row_pitch = dst.row_pitch;
-        view.slice_pitch = dst.slice_pitch;
-    }
-    return drv->clEnqueueWriteImage(queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
-                                    is_image(mem) && region[2] > 1 ? view.slice_pitch : 0,
-                                    view.data, num_events, wait_list, event);
-}
-
-static cl_int enqueue_download(struct transfer *t, struct dxcl_memobj *mem, cl_event after,
-                               cl_event *event)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    struct dxcl_mapping view;
-    size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
-    struct dxcl_pixel_box box;
-    cl_int err;
-
-    if (mem->host_copy.data)
-        return dxcl_zero_copy_to_host(t->queue, mem, after, event);
-    surface_view(mem, &view);
-    if (!is_image(mem))
-        return drv->clEnqueueReadBuffer(t->queue, mem->handle, CL_FALSE, 0, mem->desc.size,
-                                        view.data, 1, &after, event);
-    if (mem->backing.emulated) {
-        if ((err = convert_buffer(mem, &box)) != CL_SUCCESS)
-            return err;
-        view.data = box.data;
-        view.row_pitch = box.row_pitch;
-        view.slice_pitch = box.slice_pitch;
-    }
-    return drv->clEnqueueReadImage(t->queue, mem->handle, CL_FALSE, origin, region, view.row_pitch,
-                                   region[2] > 1 ? view.slice_pitch : 0, view.data, 1, &after,
-                                   event);
-}
-
-/* Emulated formats: the downloaded backing pixels go into the surface in the spec layout. */
-static void convert_downloads(struct transfer *t)
-{
-    for (cl_uint i = 0; i < t->count; i++) {
-        struct dxcl_memobj *mem = t->mems[i];
-        struct dxcl_mapping view;
-        struct dxcl_pixel_box src, dst;
-
-        if (!is_image(mem) || !mem->backing.emulated || !mem->written)
-            continue;
-        surface_view(mem, &view);
-        convert_buffer(mem, &src); /* allocated by enqueue_download */
-        dst = (struct dxcl_pixel_box){view.data, view.row_pitch, view.slice_pitch};
-        dxcl_pixels_from_backing(&mem->backing.layout, &src, &dst, mem->desc.width,
-                                 mem->desc.height, depth_of(mem));
-    }
 }
 
 /* Waits for the commands a failed call did queue (the failed one left its event NULL): they
@@ -340,7 +213,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
                          cl_event *event)
 {
     cl_event final = NULL;
-    cl_int err = lock_surfaces(t);
+    cl_int err = surfaces_in(t);
     cl_uint i, uploads = 0;
 
     if (err != CL_SUCCESS)
@@ -364,7 +237,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
         wait_queued(t->events, uploads);
         release_events(t->events, t->count);
-        unlock_surfaces(t, false);
+        surfaces_out(t, false);
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
     }
     dxcl_lock_exclusive();
@@ -398,7 +271,8 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         if (t->mems[i]->written)
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
-                      : enqueue_download(t, t->mems[i], after, &t->events[downloads++]);
+                      : dxcl_enqueue_download(t->queue, t->mems[i], after,
+                                              &t->events[downloads++]);
     /* Without downloads the barrier is the last command, and its event the release's. */
     if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
@@ -420,9 +294,10 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
                             NULL);
     release_events(t->events, t->count);
-    if (status == CL_COMPLETE)
-        convert_downloads(t);
-    else
+    for (i = 0; i < t->count && status == CL_COMPLETE; i++)
+        if (t->mems[i]->written)
+            dxcl_download_done(t->mems[i]);
+    if (status != CL_COMPLETE)
         DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
                  "contents",
                  t->name, status, t->backend->name);
@@ -434,7 +309,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         t->mems[i]->pending_write = NULL;
     }
     dxcl_unlock_exclusive();
-    unlock_surfaces(t, status == CL_COMPLETE);
+    surfaces_out(t, status == CL_COMPLETE);
     for (i = 0; i < t->count; i++)
         if (InterlockedExchange(&t->mems[i]->lazy_pending, 0))
             InterlockedIncrement(&t->mems[i]->skipped_uploads); /* no command touched it */

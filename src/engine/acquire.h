@@ -14,10 +14,6 @@ cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
                              const cl_mem *mem_objects, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event);
 
-/* Queues the upload of `mem`'s Direct3D contents (its surface locked) into the driver object. */
-cl_int dxcl_enqueue_upload(cl_command_queue queue, struct dxcl_memobj *mem, const char *name,
-                           cl_uint num_events, const cl_event *wait_list, cl_event *event);
-
 /* Defines an acquire or release entry point `name` of a family. */
 #define DXCL_TRANSFER_ENTRY(name, backend, acquire, command)                                       \
     static cl_int CL_API_CALL name(cl_command_queue queue, cl_uint num_objects,                    \

@@ -1,6 +1,6 @@
 /* Lazy uploads (engine/lazy.h). */
 #include "engine/lazy.h"
-#include "engine/acquire.h"
+#include "engine/copy.h"
 #include "core/env.h"
 #include "core/fault.h"
 #include "core/driver.h"
@@ -22,37 +22,23 @@ bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
     return lazy_allowed();
 }
 
-/* Locks the surface for `mem` as an acquire does; without copying the resource's contents in
- * when the command overwrites them and the backend can map without copying (D3D10/D3D11). A
- * surface another plane locked already stays as it is. */
-static cl_int lock_surface(struct dxcl_memobj *mem, bool overwrites)
+/* Brings the surface in for `mem` as an acquire does; without copying the resource's contents
+ * in when the command overwrites them and the backend can map without copying (D3D10/D3D11).
+ * The caller holds the program's Direct3D protection. */
+static cl_int surface_in(struct dxcl_memobj *mem, bool overwrites)
 {
-    struct dxcl_surface *surface = mem->surface;
-    cl_int err = CL_SUCCESS;
+    cl_int err;
 
     dxcl_lock_device();
-    if (surface->lock_count == 0) {
-        if (dxcl_fault_hit(DXCL_FAULT_LOCK))
-            err = CL_OUT_OF_RESOURCES;
-        else
-            err = overwrites && surface->backend->map_surface
-                      ? surface->backend->map_surface(surface)
-                      : surface->backend->lock_surface(surface);
-        surface->written = false;
-    }
-    if (err == CL_SUCCESS)
-        surface->lock_count++;
+    err = dxcl_surface_in(mem, !overwrites);
     dxcl_unlock_device();
     return err;
 }
 
-static void unlock_surface(struct dxcl_memobj *mem)
+static void surface_out(struct dxcl_memobj *mem)
 {
-    struct dxcl_surface *surface = mem->surface;
-
     dxcl_lock_device();
-    if (--surface->lock_count == 0)
-        surface->backend->unlock_surface(surface, false);
+    dxcl_surface_out(mem, false);
     dxcl_unlock_device();
 }
 
@@ -83,13 +69,13 @@ static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, bool ove
                        const char *caller)
 {
     cl_event upload;
-    cl_int err = lock_surface(mem, overwrites);
+    cl_int err = surface_in(mem, overwrites);
 
     if (err != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
                          mem->desc.backend->name, (void *)mem->handle);
     if ((err = queue_upload(queue, mem, overwrites, caller, &upload)) != CL_SUCCESS) {
-        unlock_surface(mem);
+        surface_out(mem);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the upload of %p could not be queued (%d)",
                          caller, (void *)mem->handle, err);
     }

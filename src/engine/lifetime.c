@@ -4,6 +4,7 @@
 #include "core/driver.h"
 #include "core/fault.h"
 #include "core/registry.h"
+#include "engine/copy.h"
 #include "engine/zerocopy.h"
 #include "formats/formats.h"
 
@@ -187,8 +188,7 @@ static void destroy_memobj(struct dxcl_memobj *mem)
         DXCL_LOG("memobj %p released while acquired: its CL contents are dropped",
                  (void *)mem->handle);
         void *protection = dxcl_device_enter(surface->backend, surface->context);
-        if (--surface->lock_count == 0)
-            surface->backend->unlock_surface(surface, surface->written);
+        dxcl_surface_out(mem, false);
         dxcl_device_leave(surface->backend, protection);
     }
     dxcl_surface_unref(surface);
