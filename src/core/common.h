@@ -27,6 +27,9 @@
 
 /* Marks a function exported from OpenCL.dll under its undecorated name. */
 #define DXCL_EXPORT __declspec(dllexport)
+/* Declares dxcl's own export `name` with the type of its public typedef name##_fn
+ * (include/dxcl/dxcl.h), so that the prototype is written once. */
+#define DXCL_DECLARE_EXPORT(name) DXCL_EXPORT __typeof__(*(name##_fn)NULL) name
 
 #define DXCL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

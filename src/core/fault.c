@@ -54,6 +54,8 @@ void dxcl_fault_init(void)
     }
 }
 
+DXCL_DECLARE_EXPORT(dxclFaultArm);
+
 DXCL_EXPORT cl_int CL_API_CALL dxclFaultArm(const char *point, cl_uint nth, cl_uint *fired_before)
 {
     for (unsigned i = 0; point && i < DXCL_FAULT_COUNT; i++) {

@@ -2,6 +2,8 @@
 #include "core/fault.h"
 #include "core/lock.h"
 
+BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved);
+
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
 {
     (void)reserved;

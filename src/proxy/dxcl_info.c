@@ -7,6 +7,13 @@
 #include <dxcl/dxcl.h>
 #include <stdio.h>
 
+DXCL_DECLARE_EXPORT(dxclGetInfo);
+DXCL_DECLARE_EXPORT(dxclGetBackingFormat);
+DXCL_DECLARE_EXPORT(dxclGetTransferMode);
+DXCL_DECLARE_EXPORT(dxclGetSkippedUploads);
+DXCL_DECLARE_EXPORT(dxclGetPooledStagingCount);
+DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
+
 DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_value_size,
                                            void *param_value, size_t *param_value_size_ret)
 {

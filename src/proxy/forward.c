@@ -143,6 +143,7 @@ static const struct dxcl_driver *bound_driver(void)
  * good while the log is on. */
 #define DXCL_STUB_QRY(kind, ret, name, params, args)                                               \
     DXCL_ASM_EXPORT(name, DXCL_ANSWERS_##name(DXCL_ASM_ANSWER))                                    \
+    ret CL_API_CALL dxcl_logged_##name params;                                                     \
     __attribute__((used)) ret CL_API_CALL dxcl_logged_##name params                                \
     {                                                                                              \
         DXCL_LOGGED_##kind(ret, name, args)                                                        \
