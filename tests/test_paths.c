@@ -1,7 +1,7 @@
 /* Which path serves each extension (docs/design.md, "Paths"), in the configuration CTest names
- * with DXCL_TEST_CHAIN: unset, dxcl alone in front of Wine's driver (everything emulated); or
- * dxcl chained in front of dxcl_back.dll exposing everything ("native"), only the NV D3D1x
- * families ("nv_only") or only the KHR ones ("khr_only"). Where the driver serves an
+ * with DXCL_TEST_CHAIN: unset, dxcl alone in front of Wine's driver (the copy engine serves
+ * everything); or dxcl chained in front of dxcl_back.dll exposing everything ("native"), only the
+ * NV D3D1x families ("nv_only") or only the KHR ones ("khr_only"). Where the driver serves an
  * extension, the front dxcl must keep no record of the objects (no staging, no copies): the
  * front's own query refuses them, the back's knows them, and the front's log (a child run with
  * DXCL_LOG) shows the chosen paths and no object created by the front. */
@@ -21,7 +21,7 @@ struct expected {
 /* FORCED: chained in front of a dxcl that exposes everything, with DXCL_PATH=emulate: the
  * front's copy engine serves everything, as ALONE. */
 enum { ALONE, NATIVE, NV_ONLY, KHR_ONLY, FORCED };
-#define E DXCL_PATH_EMULATED
+#define E DXCL_PATH_COPY_ENGINE
 #define N DXCL_PATH_NATIVE
 #define T DXCL_PATH_TRANSLATED
 
@@ -112,7 +112,7 @@ static void share(cl_platform_id platform, cl_device_id device, int config)
     unsigned char pixels[16 * 4], back_pixels[16 * 4];
     cl_int err;
 
-    const bool emulated = config == ALONE || config == FORCED;
+    const bool engine = config == ALONE || config == FORCED;
 
     REQUIRE(front_backing && (config == ALONE || back_backing), "dxclGetBackingFormat exports");
     for (int i = 0; i < 16 * 4; i++)
@@ -146,9 +146,9 @@ static void share(cl_platform_id platform, cl_device_id device, int config)
         cl_mem mem = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
         REQUIRE(err == CL_SUCCESS, "%s: %d", names[variant][0], err);
         /* The front keeps a record only when it emulates. */
-        CHECK_ERR(front_backing(mem, NULL, NULL), emulated ? CL_SUCCESS : CL_INVALID_MEM_OBJECT);
+        CHECK_ERR(front_backing(mem, NULL, NULL), engine ? CL_SUCCESS : CL_INVALID_MEM_OBJECT);
         if (back_backing)
-            CHECK_ERR(back_backing(mem, NULL, NULL), emulated ? CL_INVALID_MEM_OBJECT : CL_SUCCESS);
+            CHECK_ERR(back_backing(mem, NULL, NULL), engine ? CL_INVALID_MEM_OBJECT : CL_SUCCESS);
         CHECK_ERR(acquire(queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
         memset(back_pixels, 0, sizeof(back_pixels));
         CHECK_ERR(clEnqueueReadImage(queue, mem, CL_TRUE, (size_t[3]){0, 0, 0},
@@ -192,14 +192,14 @@ static void check_log(const char *self, int config)
     CHECK(code == 0, "child exit code %lu", code);
     char *log = test_read_file(log_path, NULL);
     REQUIRE(log, "the child's log %s", log_path);
-    const bool emulated = config == ALONE || config == FORCED;
-    const char *d3d11 = emulated            ? "cl_khr_d3d11_sharing: emulated"
+    const bool engine = config == ALONE || config == FORCED;
+    const char *d3d11 = engine              ? "cl_khr_d3d11_sharing: copy engine"
                         : config == NV_ONLY ? "cl_khr_d3d11_sharing: translated by the driver's "
                                               "cl_nv_d3d11_sharing"
                                             : "cl_khr_d3d11_sharing: native";
     CHECK(strstr(log, d3d11) != NULL, "the log names the path: '%s'", d3d11);
     bool created = strstr(log, "created D3D11 memobj") != NULL;
-    CHECK(created == emulated, "front created objects: %d (config %d)", created, config);
+    CHECK(created == engine, "front created objects: %d (config %d)", created, config);
     free(log);
     DeleteFileA(log_path);
 }

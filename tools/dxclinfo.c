@@ -586,7 +586,7 @@ static const char *device_type_name(cl_device_type type)
 /* How dxcl serves each sharing extension on the platform (every device alike). */
 static void print_paths(cl_platform_id platform, const char *data_path)
 {
-    static const char *const path_names[] = {"?", "emulated", "native", "translated"};
+    static const char *const path_names[] = {"?", "copy engine", "native", "translated"};
     char served_by[64];
     cl_uint path;
 
@@ -594,12 +594,13 @@ static void print_paths(cl_platform_id platform, const char *data_path)
     for (int f = 0; f < FAMILIES; f++)
         for (int k = 0; k < 2; k++) {
             if (dxcl_get_extension_path(platform, extensions[f][k], &path, sizeof(served_by),
-                                        served_by) != CL_SUCCESS || path > 3) {
+                                        served_by) != CL_SUCCESS ||
+                path > 3) {
                 printf("    %-28s not exposed\n", extensions[f][k]);
                 continue;
             }
             printf("    %-28s %s", extensions[f][k], path_names[path]);
-            if (path == DXCL_PATH_EMULATED)
+            if (path == DXCL_PATH_COPY_ENGINE)
                 printf(" (%s)\n", data_path);
             else
                 printf(" (the driver's %s)\n", served_by);

@@ -41,12 +41,14 @@ typedef cl_int(CL_API_CALL *dxclGetSkippedUploads_fn)(cl_mem mem, cl_uint *count
 typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl_uint *count);
 
 /* How dxcl serves a sharing extension on a platform (docs/design.md, "Paths"):
- * DXCL_PATH_EMULATED, dxcl's copy engine; DXCL_PATH_NATIVE, the driver's own implementation;
- * DXCL_PATH_TRANSLATED, the driver's implementation of its sibling (KHR <-> NV). served_by
- * (optional, served_by_size bytes) receives the driver's extension name, "" when emulated.
+ * DXCL_PATH_COPY_ENGINE, dxcl's copy engine; DXCL_PATH_NATIVE, the driver's own
+ * implementation; DXCL_PATH_TRANSLATED, the driver's implementation of its sibling (KHR <-> NV).
+ * served_by (optional, served_by_size bytes) receives the driver's extension name, "" for the
+ * copy engine.
  * CL_INVALID_VALUE for an extension dxcl does not expose; CL_INVALID_PLATFORM for a platform
  * the driver does not list. */
-#define DXCL_PATH_EMULATED 1
+#define DXCL_PATH_COPY_ENGINE 1
+#define DXCL_PATH_EMULATED DXCL_PATH_COPY_ENGINE /* its name before 0.2 */
 #define DXCL_PATH_NATIVE 2
 #define DXCL_PATH_TRANSLATED 3
 typedef cl_int(CL_API_CALL *dxclGetExtensionPath_fn)(cl_platform_id platform, const char *extension,

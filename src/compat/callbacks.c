@@ -19,7 +19,8 @@
 
 #include <stdlib.h>
 
-enum capability { CAPABILITY_UNKNOWN, CAPABILITY_DRIVER, CAPABILITY_EMULATED };
+/* Who delivers a kind of callback: not known yet, the driver, or dxcl. */
+enum capability { CAPABILITY_UNKNOWN, CAPABILITY_DRIVER, CAPABILITY_DXCL };
 
 typedef void(CL_CALLBACK *event_notify_fn)(cl_event, cl_int, void *);
 typedef void(CL_CALLBACK *mem_notify_fn)(cl_mem, void *);
@@ -45,7 +46,7 @@ struct destructor_callback {
     void *user_data;
 };
 
-/* A cl_mem or cl_context with emulated destructor callbacks. Its driver count is the
+/* A cl_mem or cl_context with destructor callbacks dxcl delivers. Its driver count is the
  * program's references, the driver's own (queued commands, queues, sub-buffers, programs...)
  * and dxcl's one: when it is 1, the program released the object and the driver is done. */
 struct watched_object {
@@ -281,7 +282,7 @@ static bool use_driver(enum capability *capability, cl_int driver_result, bool v
     }
     if (driver_result == CL_INVALID_OPERATION && valid) {
         DXCL_LOG("callbacks: the driver cannot deliver them; dxcl does");
-        *capability = CAPABILITY_EMULATED;
+        *capability = CAPABILITY_DXCL;
         return false;
     }
     return true; /* the driver's answer for bad arguments stands */
@@ -302,7 +303,7 @@ cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
     struct event_callback *cb;
     cl_int err;
 
-    if (event_capability != CAPABILITY_EMULATED && drv->clSetEventCallback) {
+    if (event_capability != CAPABILITY_DXCL && drv->clSetEventCallback) {
         err = drv->clSetEventCallback(event, type, notify, user_data);
         if (event_capability == CAPABILITY_DRIVER ||
             use_driver(&event_capability, err, err == CL_INVALID_OPERATION && event_valid(event)))
@@ -375,8 +376,8 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     return CL_SUCCESS;
 }
 
-/* A released cl_mem, cl_context or cl_command_queue: an object with emulated destructor
- * callbacks may have lost its last reference. Cheap when no object has such callbacks. */
+/* A released cl_mem, cl_context or cl_command_queue: an object with destructor callbacks
+ * that dxcl delivers may have lost its last reference. Cheap when no object has such callbacks. */
 static void object_released(const void *handle)
 {
     struct watched_object *object;
@@ -409,7 +410,7 @@ static cl_int set_destructor_callback(void *handle, bool is_context, void *notif
     struct watched_object probe = {.handle = handle, .is_context = is_context};
     cl_int err;
 
-    if (*capability != CAPABILITY_EMULATED && driver_has) {
+    if (*capability != CAPABILITY_DXCL && driver_has) {
         err =
             is_context
                 ? drv->clSetContextDestructorCallback(handle, (context_notify_fn)notify, user_data)

@@ -1,6 +1,6 @@
-/* OpenCL 2.0/3.0 entry points emulated on the 1.2 ones when the driver lacks them (Wine's
- * opencl.dll stops at 1.2). Each forwards when the driver has the real one. The emulated set
- * is listed in docs/proxy.md. */
+/* OpenCL 2.0/3.0 entry points implemented on the 1.2 ones when the driver lacks them (Wine's
+ * opencl.dll stops at 1.2). Each forwards when the driver has the real one. The set is listed
+ * in docs/proxy.md. */
 #include "core/context.h"
 #include "core/driver.h"
 #include "core/api.h"
@@ -99,8 +99,8 @@ cl_sampler CL_API_CALL DXCL_IMPL(clCreateSamplerWithProperties)(
     return drv->clCreateSampler(context, normalized, addressing, filter, errcode_ret);
 }
 
-/* The 3.0 memory properties: none are defined by core OpenCL, so only an empty list can be
- * emulated. */
+/* The 3.0 memory properties: none are defined by core OpenCL, so a 1.2 driver can take only
+ * an empty list. */
 static bool empty_mem_properties(const cl_mem_properties *properties, cl_int *errcode_ret)
 {
     if (!properties || !properties[0])

@@ -52,12 +52,12 @@ struct dxcl_backend {
 
     /* Copies the surface's resource into host-visible memory and maps it
      * (surface->mapping); called without dxcl_lock. */
-    cl_int (*lock_surface)(struct dxcl_surface *surface);
-    /* Optional: maps the surface's host memory as lock_surface does, without copying the
+    cl_int (*copy_to_host)(struct dxcl_surface *surface);
+    /* Optional: maps the surface's host memory as copy_to_host does, without copying the
      * resource's contents in (a command will overwrite them: engine/lazy.h). */
-    cl_int (*map_surface)(struct dxcl_surface *surface);
+    cl_int (*map_host)(struct dxcl_surface *surface);
     /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
-    void (*unlock_surface)(struct dxcl_surface *surface, bool write_back);
+    void (*unmap_host)(struct dxcl_surface *surface, bool write_back);
     /* Optional: enters the program's Direct3D multithread protection of ctx's device when the
      * program turned it on, returning what leave_device needs (NULL: nothing entered). The
      * core enters it before dxcl_device_lock: a program may hold the protection while it
@@ -66,7 +66,7 @@ struct dxcl_backend {
     void (*leave_device)(void *protection);
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
-    /* Optional: true, with its address, when the surface's host copy (the mapping lock_surface
+    /* Optional: true, with its address, when the surface's host copy (the mapping copy_to_host
      * gives) stays at one address across locks, so the driver may use that memory as the
      * object's storage (zero-copy, engine/zerocopy.h). Called under dxcl_device_lock. */
     bool (*stable_host_copy)(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
@@ -90,7 +90,7 @@ struct dxcl_backend {
 #define DXCL_NOT_MY_QUERY 1
 
 /* dxcl_device_lock (core/lock.h) serialises dxcl's own use of Direct3D (immediate contexts
- * are not thread-safe); taken around lock_surface and unlock_surface. */
+ * are not thread-safe); taken around copy_to_host and unmap_host. */
 
 /* dxcl's own Direct3D work on ctx's device: the program's protection, then dxcl_device_lock. */
 static inline void *dxcl_device_enter(const struct dxcl_backend *backend, struct dxcl_context *ctx)

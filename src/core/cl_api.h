@@ -4,7 +4,7 @@
  *   route   FWD: forwarded to the driver by a generated stub (src/proxy/forward.c);
  *           GRD: forwarded after the enqueue guard checked its cl_mem arguments (generated
  *                in src/engine/guard.c from the parameter names listed there);
- *           OWN: dxcl implements it (core interception or proxy emulation);
+ *           OWN: dxcl implements it (an interception, or a 2.0/3.0 function on a 1.2 driver);
  *           QRY: a query f(object, param_name, ...) dxcl answers for the param names listed in
  *                src/core/api.h and forwards for all others.
  *   kind    what a missing driver entry returns: INT (cl_int CL_INVALID_OPERATION),

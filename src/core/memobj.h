@@ -14,7 +14,7 @@ struct dxcl_surface {
     IUnknown *resource; /* referenced by the surface */
     UINT subresource;
     LONG refs;       /* memobjs using the surface; guarded by dxcl_lock */
-    LONG lock_count; /* acquired memobjs; the surface is mapped while > 0 */
+    LONG host_users; /* acquired memobjs; the surface is mapped while > 0 */
     bool written;    /* a release copied data into the mapping */
     struct dxcl_mapping mapping;
     void *backend_data; /* staging resource etc. */

@@ -28,7 +28,7 @@ static INIT_ONCE paths_once = INIT_ONCE_STATIC_INIT;
 
 const char *dxcl_path_name(enum dxcl_path path)
 {
-    static const char *const names[] = {"emulated", "native", "translated"};
+    static const char *const names[] = {"copy engine", "native", "translated"};
 
     return names[path];
 }
@@ -79,7 +79,7 @@ static bool resolve(cl_platform_id platform, const struct dxcl_extension *by, st
         out->functions[i] =
             drv->clGetExtensionFunctionAddressForPlatform(platform, by->functions[i].name);
         if (!out->functions[i]) {
-            DXCL_LOG("%s is listed but the driver has no %s: emulated", by->name,
+            DXCL_LOG("%s is listed but the driver has no %s: the copy engine serves it", by->name,
                      by->functions[i].name);
             return false;
         }
@@ -101,7 +101,7 @@ static void decide(cl_platform_id platform, const struct dxcl_extension *ext, bo
         out->path = DXCL_TRANSLATED;
         out->by = sibling;
     }
-    any_routed |= out->path != DXCL_EMULATED;
+    any_routed |= out->path != DXCL_BY_ENGINE;
     DXCL_LOG("platform %p: %s: %s%s%s", (void *)platform, ext->name, dxcl_path_name(out->path),
              out->by ? " by the driver's " : "", out->by ? out->by->name : "");
 }
@@ -111,14 +111,16 @@ static BOOL CALLBACK decide_all(INIT_ONCE *once, void *param, void **context)
     const struct dxcl_driver *drv = dxcl_driver();
     cl_platform_id ids[MAX_PLATFORMS];
     char value[16];
-    bool forced = dxcl_getenv("PATH", value, sizeof(value)) && !strcmp(value, "emulate");
+    /* "emulate" is the setting's name before 0.2. */
+    bool forced = dxcl_getenv("PATH", value, sizeof(value)) &&
+                  (!strcmp(value, "engine") || !strcmp(value, "emulate"));
 
     (void)once, (void)param, (void)context;
     if (!drv->clGetPlatformIDs || drv->clGetPlatformIDs(MAX_PLATFORMS, ids, &num_platforms))
         num_platforms = 0;
     num_platforms = num_platforms < MAX_PLATFORMS ? num_platforms : MAX_PLATFORMS;
     if (forced)
-        DXCL_LOG("PATH=emulate: the copy engine serves every extension");
+        DXCL_LOG("PATH=%s: the copy engine serves every extension", value);
     for (cl_uint p = 0; p < num_platforms; p++) {
         platforms[p].platform = ids[p];
         for (size_t e = 0; e < dxcl_extension_count() && e < MAX_EXTENSIONS; e++)
@@ -153,7 +155,7 @@ enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension
 
     if (served_by)
         *served_by = served ? served->by : NULL;
-    return served ? served->path : DXCL_EMULATED;
+    return served ? served->path : DXCL_BY_ENGINE;
 }
 
 bool dxcl_any_routed(void)
@@ -169,7 +171,7 @@ void *dxcl_route(cl_platform_id platform, const void *self)
     const struct platform_paths *paths = platform ? paths_of(platform) : NULL;
     size_t e = extension ? index_of(extension) : MAX_EXTENSIONS;
 
-    if (!paths || e == MAX_EXTENSIONS || paths->served[e].path == DXCL_EMULATED)
+    if (!paths || e == MAX_EXTENSIONS || paths->served[e].path == DXCL_BY_ENGINE)
         return NULL;
     return paths->served[e].functions[function];
 }
@@ -179,7 +181,7 @@ bool dxcl_property_routed(cl_platform_id platform, cl_context_properties propert
     for (size_t e = 0; e < dxcl_extension_count(); e++) {
         const struct dxcl_extension *ext = dxcl_extension_at(e);
         for (const cl_context_properties *p = ext->context_properties; p && *p; p++)
-            if (*p == property && dxcl_path_of(platform, ext, NULL) != DXCL_EMULATED)
+            if (*p == property && dxcl_path_of(platform, ext, NULL) != DXCL_BY_ENGINE)
                 return true;
     }
     return false;

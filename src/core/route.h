@@ -3,8 +3,8 @@
  *               driver's functions and keeps no records;
  *   translated  the driver lists its sibling (KHR <-> NV D3D10/D3D11, the same tokens and
  *               rules): dxcl forwards to the sibling's functions;
- *   emulated    the copy engine.
- * Decided once per platform from the driver's own extension lists; DXCL_PATH=emulate forces
+ *   copy engine the driver lacks both: dxcl's copy engine serves it.
+ * Decided once per platform from the driver's own extension lists; DXCL_PATH=engine forces
  * the copy engine everywhere. */
 #ifndef DXCL_ROUTE_H
 #define DXCL_ROUTE_H
@@ -12,17 +12,17 @@
 #include "core/backend.h"
 #include "core/registry.h"
 
-enum dxcl_path { DXCL_EMULATED, DXCL_NATIVE, DXCL_TRANSLATED };
+enum dxcl_path { DXCL_BY_ENGINE, DXCL_NATIVE, DXCL_TRANSLATED };
 
 /* The path of an exposed extension on a platform; *served_by (optional) is the driver's
- * extension that serves it (NULL when emulated). */
+ * extension that serves it (NULL when the copy engine does). */
 enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension *extension,
                             const struct dxcl_extension **served_by);
 const char *dxcl_path_name(enum dxcl_path path);
 /* True when some platform has a native or translated path: otherwise routing costs nothing. */
 bool dxcl_any_routed(void);
 /* The driver's function standing for dxcl's entry point `self` on `platform`, or NULL when
- * dxcl emulates it there. */
+ * the copy engine serves it there. */
 void *dxcl_route(cl_platform_id platform, const void *self);
 /* True when an interop context property is the driver's own on `platform` (the context is
  * created by the driver untouched and dxcl keeps no record). */

@@ -76,7 +76,7 @@ static void unmap(struct dxcl_dxgi_surface *s)
         ID3D10Texture3D_Unmap((ID3D10Texture3D *)s->staging, 0);
 }
 
-static cl_int d3d10_lock_surface(struct dxcl_surface *surface)
+static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
@@ -94,7 +94,7 @@ static cl_int d3d10_lock_surface(struct dxcl_surface *surface)
     return CL_SUCCESS;
 }
 
-static cl_int d3d10_map_surface(struct dxcl_surface *surface)
+static cl_int d3d10_map_host(struct dxcl_surface *surface)
 {
     ID3D10Multithread *mt = enter_device(surface->context->device);
     HRESULT hr = map(surface->backend_data, &surface->mapping);
@@ -106,7 +106,7 @@ static cl_int d3d10_map_surface(struct dxcl_surface *surface)
     return CL_SUCCESS;
 }
 
-static void d3d10_unlock_surface(struct dxcl_surface *surface, bool write_back)
+static void d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;

@@ -82,7 +82,7 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     return CL_SUCCESS;
 }
 
-static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
+static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt;
@@ -96,7 +96,7 @@ static cl_int d3d11_lock_surface(struct dxcl_surface *surface)
     return err;
 }
 
-static cl_int d3d11_map_surface(struct dxcl_surface *surface)
+static cl_int d3d11_map_host(struct dxcl_surface *surface)
 {
     void *mt;
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
@@ -106,7 +106,7 @@ static cl_int d3d11_map_surface(struct dxcl_surface *surface)
     return err;
 }
 
-static void d3d11_unlock_surface(struct dxcl_surface *surface, bool write_back)
+static void d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt;

@@ -294,12 +294,12 @@ static cl_mem CL_API_CALL create_intel(cl_context context, cl_mem_flags flags,
                               intel_prepare, &args, errcode_ret);
 }
 
-static cl_int dx9_lock_surface(struct dxcl_surface *surface)
+static cl_int dx9_copy_to_host(struct dxcl_surface *surface)
 {
     return dxcl_d3d9_surface_lock(surface->backend_data, &surface->mapping);
 }
 
-static void dx9_unlock_surface(struct dxcl_surface *surface, bool write_back)
+static void dx9_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     dxcl_d3d9_surface_unlock(surface->backend_data, write_back);
 }
@@ -377,8 +377,8 @@ const struct dxcl_backend dxcl_dx9_backend = {
     .errors = {CL_INVALID_DX9_MEDIA_ADAPTER_KHR, CL_INVALID_DX9_MEDIA_SURFACE_KHR,
                CL_DX9_MEDIA_SURFACE_ALREADY_ACQUIRED_KHR, CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR},
     .open_device = dx9_open_device,
-    .lock_surface = dx9_lock_surface,
-    .unlock_surface = dx9_unlock_surface,
+    .copy_to_host = dx9_copy_to_host,
+    .unmap_host = dx9_unmap_host,
     .destroy_surface = dx9_destroy_surface,
     .plane_mapping = dx9_plane_mapping,
     .resource_query = CL_MEM_DX9_RESOURCE_INTEL,

@@ -386,7 +386,7 @@ static cl_int lock_buffer(struct dxcl_surface *surface, struct nv_surface *s)
     return CL_SUCCESS;
 }
 
-static cl_int nv_lock_surface(struct dxcl_surface *surface)
+static cl_int nv_copy_to_host(struct dxcl_surface *surface)
 {
     struct nv_surface *s = surface->backend_data;
     D3DLOCKED_BOX box;
@@ -405,7 +405,7 @@ static cl_int nv_lock_surface(struct dxcl_surface *surface)
 }
 
 /* Buffers and volumes are locked in place: the data is written already. */
-static void nv_unlock_surface(struct dxcl_surface *surface, bool write_back)
+static void nv_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct nv_surface *s = surface->backend_data;
 
@@ -461,8 +461,8 @@ const struct dxcl_backend dxcl_nv_d3d9_backend = {
     .query = nv_query,
     .errors = {CL_INVALID_D3D9_DEVICE_NV, CL_INVALID_D3D9_RESOURCE_NV,
                CL_D3D9_RESOURCE_ALREADY_ACQUIRED_NV, CL_D3D9_RESOURCE_NOT_ACQUIRED_NV},
-    .lock_surface = nv_lock_surface,
-    .unlock_surface = nv_unlock_surface,
+    .copy_to_host = nv_copy_to_host,
+    .unmap_host = nv_unmap_host,
     .destroy_surface = nv_destroy_surface,
 };
 DXCL_REGISTER_BACKEND(dxcl_nv_d3d9_backend)

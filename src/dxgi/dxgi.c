@@ -133,14 +133,14 @@ bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mappin
         *mapping = s->stable;
         return true;
     }
-    if (backend->lock_surface(surface) != CL_SUCCESS)
+    if (backend->copy_to_host(surface) != CL_SUCCESS)
         return false;
     first = surface->mapping;
-    backend->unlock_surface(surface, false);
-    if (backend->lock_surface(surface) != CL_SUCCESS)
+    backend->unmap_host(surface, false);
+    if (backend->copy_to_host(surface) != CL_SUCCESS)
         return false;
     stable = same_mapping(&first, &surface->mapping);
-    backend->unlock_surface(surface, false);
+    backend->unmap_host(surface, false);
     if (stable)
         *mapping = s->stable = first;
     return stable;

@@ -146,8 +146,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     DXCL_REGISTER_EXTENSION(nv_extension)
 
 /* A whole D3D1x family (API is D3D10 or D3D11): the backend, named dxcl_<prefix>_backend,
- * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_lock_surface,
- * <prefix>_map_surface, <prefix>_unlock_surface, <prefix>_enter_device and <prefix>_leave_device,
+ * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_copy_to_host,
+ * <prefix>_map_host, <prefix>_unmap_host, <prefix>_enter_device and <prefix>_leave_device,
  * and its entry points. All tokens come from the Khronos header of that API. */
 #define DXCL_DXGI_FAMILY(API, prefix)                                                              \
     static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                     \
@@ -165,9 +165,9 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                    CL_##API##_RESOURCE_ALREADY_ACQUIRED_KHR,                                       \
                    CL_##API##_RESOURCE_NOT_ACQUIRED_KHR},                                          \
         .device_iid = &IID_I##API##Device,                                                         \
-        .lock_surface = prefix##_lock_surface,                                                     \
-        .map_surface = prefix##_map_surface,                                                       \
-        .unlock_surface = prefix##_unlock_surface,                                                 \
+        .copy_to_host = prefix##_copy_to_host,                                                     \
+        .map_host = prefix##_map_host,                                                             \
+        .unmap_host = prefix##_unmap_host,                                                         \
         .enter_device = prefix##_enter_device,                                                     \
         .leave_device = prefix##_leave_device,                                                     \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \

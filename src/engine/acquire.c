@@ -271,8 +271,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         if (t->mems[i]->written)
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
-                      : dxcl_enqueue_download(t->queue, t->mems[i], after,
-                                              &t->events[downloads++]);
+                      : dxcl_enqueue_download(t->queue, t->mems[i], after, &t->events[downloads++]);
     /* Without downloads the barrier is the last command, and its event the release's. */
     if (err == CL_SUCCESS && downloads)
         err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,

@@ -11,16 +11,16 @@ cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
     const struct dxcl_backend *backend = surface->backend;
     cl_int err;
 
-    if (surface->lock_count == 0) {
+    if (surface->host_users == 0) {
         if (dxcl_fault_hit(DXCL_FAULT_LOCK))
             return CL_OUT_OF_RESOURCES;
-        err = !contents && backend->map_surface ? backend->map_surface(surface)
-                                                : backend->lock_surface(surface);
+        err = !contents && backend->map_host ? backend->map_host(surface)
+                                             : backend->copy_to_host(surface);
         if (err != CL_SUCCESS)
             return err;
         surface->written = false;
     }
-    surface->lock_count++;
+    surface->host_users++;
     return CL_SUCCESS;
 }
 
@@ -29,8 +29,8 @@ void dxcl_surface_out(struct dxcl_memobj *mem, bool changed)
     struct dxcl_surface *surface = mem->surface;
 
     surface->written |= changed;
-    if (--surface->lock_count == 0)
-        surface->backend->unlock_surface(surface, surface->written);
+    if (--surface->host_users == 0)
+        surface->backend->unmap_host(surface, surface->written);
 }
 
 static bool is_image(const struct dxcl_memobj *mem)

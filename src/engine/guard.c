@@ -114,7 +114,8 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
 #define DXCL_TARGET_DRIVER(name, args) DXCL_DRIVER_CALL_INT(name, args)
 #define DXCL_TARGET_FORMATS(name, args) DXCL_EMULATED_IMAGE(name) args
 
-#define DXCL_GUARDED(ret, name, params, args, ...) DXCL_GUARDED_(ret, name, params, args, __VA_ARGS__)
+#define DXCL_GUARDED(ret, name, params, args, ...)                                                 \
+    DXCL_GUARDED_(ret, name, params, args, __VA_ARGS__)
 #define DXCL_GUARDED_(ret, name, params, args, target, ...)                                        \
     ret CL_API_CALL DXCL_IMPL(name) params                                                         \
     {                                                                                              \

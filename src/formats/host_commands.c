@@ -289,12 +289,10 @@ static void host_rect(struct chain *c, const struct dxcl_memobj *mem, cl_mem buf
     chain_step(c, err, done);
 }
 
-cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(cl_command_queue command_queue, cl_mem image,
-                                                 cl_bool blocking_read, const size_t *origin,
-                                                 const size_t *region, size_t row_pitch,
-                                                 size_t slice_pitch, void *ptr,
-                                                 cl_uint num_events_in_wait_list,
-                                                 const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(
+    cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin,
+    const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
@@ -316,12 +314,10 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(cl_command_queue comm
     return chain_finish(&c, blocking_read, CL_COMMAND_READ_IMAGE, event);
 }
 
-cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueWriteImage)(cl_command_queue command_queue, cl_mem image,
-                                                  cl_bool blocking_write, const size_t *origin,
-                                                  const size_t *region, size_t input_row_pitch,
-                                                  size_t input_slice_pitch, const void *ptr,
-                                                  cl_uint num_events_in_wait_list,
-                                                  const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueWriteImage)(
+    cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin,
+    const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr,
+    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
@@ -376,11 +372,10 @@ static void fill_value(cl_channel_order order, cl_channel_type type, const void 
     }
 }
 
-cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(cl_command_queue command_queue, cl_mem image,
-                                                 const void *fill_color, const size_t *origin,
-                                                 const size_t *region,
-                                                 cl_uint num_events_in_wait_list,
-                                                 const cl_event *event_wait_list, cl_event *event)
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(
+    cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin,
+    const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+    cl_event *event)
 {
     struct dxcl_memobj *mem = emulated_image(image);
     unsigned char color[16];

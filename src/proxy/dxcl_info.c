@@ -120,7 +120,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetExtensionPath(cl_platform_id platform, con
                                                     cl_uint *path, size_t served_by_size,
                                                     char *served_by)
 {
-    static const cl_uint codes[] = {[DXCL_EMULATED] = DXCL_PATH_EMULATED,
+    static const cl_uint codes[] = {[DXCL_BY_ENGINE] = DXCL_PATH_COPY_ENGINE,
                                     [DXCL_NATIVE] = DXCL_PATH_NATIVE,
                                     [DXCL_TRANSLATED] = DXCL_PATH_TRANSLATED};
     const struct dxcl_extension *ext = exposed_extension(extension), *by;
