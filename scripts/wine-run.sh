@@ -76,6 +76,7 @@ case "${1:-}" in
   --stop)
     wineserver -k 2>/dev/null || true
     stop_xvfb
+    rm -f "$rig_dir"/out.* # left by programs stopped with SIGKILL (a CTest timeout)
     exit 0 ;;
   "" )
     echo "usage: wine-run.sh PROGRAM.exe [ARGS...] | --start | --stop" >&2; exit 2 ;;
@@ -92,18 +93,52 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 
-# The program writes to files, shown when it ends: Wine's wineserver and session processes
+# The program writes to files, not to our output: Wine's wineserver and session processes
 # (explorer, services), started by the first program of a run, would otherwise inherit the
 # caller's output pipe and hold it open until the run ends, and CTest would count the whole
-# run against that one test.
+# run against that one test. The files are streamed to our stdout and stderr while the program
+# runs (tail -f, which ends once the program has ended and the files are read out), so output
+# is shown as it comes: CTest stops a test at its timeout with SIGKILL, which nothing can trap,
+# and keeps what it has read by then, so a stopped test still shows how far it got. The
+# program flushes what it prints (tests/common/testlib.h, test_progress).
 out=$(mktemp "$rig_dir/out.XXXXXX")
+: >"$out.stdout"
+: >"$out.stderr"
+program_name=$1
+wine "$@" </dev/null >"$out.stdout" 2>"$out.stderr" &
+program=$!
+tail -s 0.1 -n +1 -f --pid="$program" "$out.stdout" &
+tail_out=$!
+tail -s 0.1 -n +1 -f --pid="$program" "$out.stderr" >&2 &
+tail_err=$!
+
+cleanup() {
+  rm -f "$out" "$out.stdout" "$out.stderr"
+  if [ "$own_display" = 1 ]; then
+    wineserver -k 2>/dev/null || true
+    stop_xvfb
+  fi
+}
+
+# Stopped by a signal that can be caught (Ctrl-C, kill): stop the program, show the rest of
+# its output, clean up.
+stopped() {
+  trap - INT TERM HUP
+  kill "$program" 2>/dev/null || true
+  sleep 0.5
+  kill -KILL "$program" 2>/dev/null || true
+  wait "$tail_out" "$tail_err" 2>/dev/null || true
+  echo "wine-run: $1: stopped $(basename "${program_name:-program}")" >&2
+  cleanup
+  exit 143
+}
+trap 'stopped SIGINT' INT
+trap 'stopped SIGTERM' TERM
+trap 'stopped SIGHUP' HUP
+
 status=0
-wine "$@" </dev/null >"$out.stdout" 2>"$out.stderr" || status=$?
-cat "$out.stdout"
-cat "$out.stderr" >&2
-rm -f "$out" "$out.stdout" "$out.stderr"
-if [ "$own_display" = 1 ]; then
-  wineserver -k 2>/dev/null || true
-  stop_xvfb
-fi
+wait "$program" || status=$?
+wait "$tail_out" "$tail_err" || true
+trap - INT TERM HUP
+cleanup
 exit "$status"

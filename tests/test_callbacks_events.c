@@ -334,9 +334,13 @@ int main(int argc, char **argv)
 
     test_user_event_later();
     test_negative_status();
+    test_progress("callbacks_events: the OpenCV pattern");
     test_opencv_pattern();
+    test_progress("callbacks_events: many user events");
     test_many();
+    test_progress("callbacks_events: idle CPU time");
     test_idle_cpu();
+    test_progress("callbacks_events: a child exits with callbacks pending");
     test_exit_with_pending();
 
     clReleaseProgram(program);

@@ -135,21 +135,53 @@ static void staging_fault(struct interop_env *env)
     test_texture_free(api, &tex);
 }
 
+/* The format for the emulated case: one the driver lacks (R8G8 where it lacks CL_RG, as PoCL
+ * does), asked of the driver; NULL when it has every table format. */
+static const struct test_format *emulated_format(struct interop_env *env)
+{
+    const struct test_format *unlisted[TEST_FORMAT_COUNT];
+    size_t n = test_unlisted_formats(env->context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+                                     unlisted, TEST_FORMAT_COUNT);
+
+    for (size_t i = 0; i < n; i++)
+        if (unlisted[i]->dxgi == DXGI_FORMAT_R8G8_UNORM)
+            return unlisted[i];
+    return n ? unlisted[0] : NULL;
+}
+
 /* A host allocation fails: creating an object, and the first acquire of an emulated format
  * (its conversion buffer) and of more objects than fit the call's inline arrays. Each gives
- * CL_OUT_OF_HOST_MEMORY, leaves nothing created or acquired, and a retry works. */
+ * CL_OUT_OF_HOST_MEMORY, leaves nothing created or acquired, and a retry works. On a driver
+ * with every table format there is no conversion buffer: the acquire of a native R8G8 object
+ * must allocate nothing (the armed fault stays unfired). */
 static void alloc_faults(struct interop_env *env)
 {
     enum { MANY = 65 }; /* one more than acquire.c's MAX_TRANSFER */
-    static const struct test_texture_desc rg8 = {
-        8, 8, 1, 1, 1, DXGI_FORMAT_R8G8_UNORM, TEST_USAGE_DEFAULT, 1};
+    const struct test_format *emulated = emulated_format(env);
+    const struct test_format *format =
+        emulated ? emulated : test_format_find(DXGI_FORMAT_R8G8_UNORM);
+    const struct test_texture_desc desc = {8, 8, 1, 1, 1, format->dxgi, TEST_USAGE_DEFAULT, 1};
+    const size_t bytes = 8 * 8 * format->channels * format->channel_size;
+    dxclGetBackingFormat_fn backing_of =
+        (dxclGetBackingFormat_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclGetBackingFormat");
     const struct test_api *api = env->api;
     struct test_texture tex;
-    unsigned char got[8 * 8 * 2];
+    unsigned char got[8 * 8 * 16];
+    cl_image_format backing;
+    cl_bool is_emulated = CL_FALSE;
     cl_mem mem, many[MANY];
     cl_int err;
 
-    REQUIRE(test_texture_create(api, env->d3d, &tex, &rg8, false, 70), "RG8 texture");
+    if (emulated)
+        printf("fault: alloc on the conversion buffer of %s, which the driver lacks\n",
+               format->name);
+    else
+        printf("fault: the driver has every table format: no conversion buffer; a native %s "
+               "acquire must allocate nothing\n",
+               format->name);
+    REQUIRE(backing_of, "dxcl exports no dxclGetBackingFormat");
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, false, 70), "%s texture",
+            format->name);
     arm("alloc", 1);
     mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
     CHECK(mem == NULL && err == CL_OUT_OF_HOST_MEMORY, "create without memory: %d", err);
@@ -157,18 +189,29 @@ static void alloc_faults(struct interop_env *env)
     disarm_check("alloc");
     mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
     REQUIRE(mem && err == CL_SUCCESS, "create after the fault: %d", err);
+    CHECK_ERR(backing_of(mem, &backing, &is_emulated), CL_SUCCESS);
+    CHECK(!is_emulated == !emulated, "%s: emulated %u, want %d (the driver lists it: %d)",
+          format->name, is_emulated, emulated != NULL, emulated == NULL);
 
-    arm("alloc", 1); /* the conversion buffer of the emulated RG8 backing */
-    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_OUT_OF_HOST_MEMORY);
-    injected++;
-    disarm_check("alloc");
-    CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), api->err_not_acquired);
-    CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    arm("alloc", 1); /* the conversion buffer of the emulated backing */
+    if (emulated) {
+        CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_OUT_OF_HOST_MEMORY);
+        injected++;
+        disarm_check("alloc");
+        CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), api->err_not_acquired);
+        CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    } else {
+        cl_uint fired = 0;
+        CHECK_ERR(api->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(fault_arm("alloc", 0, &fired), CL_SUCCESS);
+        CHECK(fired == fired_before, "a native acquire allocated: %u faults fired",
+              fired - fired_before);
+    }
     size_t origin[3] = {0}, region[3] = {8, 8, 1};
     CHECK_ERR(
         clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
         CL_SUCCESS);
-    test_same_bytes(got, tex.data[0], sizeof(got), "RG8 object after the failed acquire");
+    test_same_bytes(got, tex.data[0], bytes, "object after the failed acquire");
     CHECK_ERR(api->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     test_texture_intact(api, &tex, "alloc");

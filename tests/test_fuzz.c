@@ -914,7 +914,12 @@ int main(int argc, char **argv)
 
     regression_foreign_resources();
     start = GetTickCount();
+    unsigned long long next_progress = 20000;
     while (calls < target && test_failures < 20) {
+        if (calls >= next_progress) {
+            test_progress("fuzz: %llu of %llu calls", calls, target);
+            next_progress += 20000;
+        }
         struct d3d1x_family *f = &d3d1x[pick(D3D1X_COUNT)];
         struct dx9_family *g = &dx9f[pick(2)];
         switch (pick(20)) {

@@ -336,8 +336,9 @@ static void buffer(struct interop_env *env)
     test_com_release(resource);
 }
 
-/* An emulated format (R8G8: PoCL has no CL_RG): an overwrite skips the upload and its
- * conversion; a partial write converts and uploads the rest. */
+/* R8G8 (emulated where the driver lacks CL_RG, as PoCL does; native elsewhere, where the same
+ * holds): an overwrite skips the upload and its conversion; a partial write converts and
+ * uploads the rest. */
 static void emulated(struct interop_env *env)
 {
     static const struct test_texture_desc rg8 = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8_UNORM, 0, 1};

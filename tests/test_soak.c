@@ -15,7 +15,12 @@
  * difference. The largest step and the first-to-last figure are printed too. A third loop,
  * "driver", adds to the baseline the same OpenCL work on plain OpenCL objects; dxcl's own
  * growth is the dxcl loop's minus the driver's.
- *   test_soak [cycles [every]]   (default 160 and 40; make soak runs 10000 and 1000) */
+ *   test_soak cycles [every]   exactly that many (every: cycles / 4); make soak runs 10000 1000
+ *   test_soak                  the make check form: as many cycles as fit a time budget, at most
+ *                              160, checkpoint every quarter. Calibration cycles of each loop
+ *                              time the driver: PoCL on the rig runs all 160, a driver that
+ *                              takes a second per context (NVIDIA) about 20.
+ *                              DXCL_SOAK_BUDGET_S sets the budget (default 50 s). */
 #include "dx9util.h"
 #include "interop.h"
 
@@ -29,6 +34,11 @@
 #define LEAK_TARGET 1024.0
 #define LEAK_GUARD 8192.0
 #define TARGET_CYCLES 500
+/* The make check form: at most this many cycles, in about this many seconds for the three
+ * loops (CTest stops a test at 300 s; a driver that loads slowly must still fit, loaded). */
+#define SHORT_CYCLES 160
+#define SHORT_BUDGET_S 50
+#define SHORT_MIN_CYCLES 8
 
 static const char *source = "__kernel void inc(__global uint *b) { b[get_global_id(0)] += 1; }\n";
 
@@ -435,9 +445,9 @@ static struct loop_result run_loop(const char *name, void (*cycle_fn)(unsigned, 
             continue;
         check_refs(name, c);
         size_t bytes = private_bytes();
-        printf("soak: %s cycle %u: private %zu KB, leaked references %u\n", name, c, bytes / 1024,
-               leaked_refs);
-        fflush(stdout);
+        test_progress("soak: %s cycle %u of %u: private %zu KB, leaked references %u, wrong data "
+                      "%u",
+                      name, c, cycles, bytes / 1024, leaked_refs, bad_data);
         if (measuring && intervals < MAX_INTERVALS) {
             double step = (double)bytes - (double)previous;
             growth[intervals++] = step / (c - previous_cycle);
@@ -482,14 +492,45 @@ static void get_binary(void)
     clReleaseContext(context);
 }
 
+/* Milliseconds of one cycle of each loop (checkpoint reads included): the faster of two, after
+ * a first one that pays the one-time costs (kernel builds from the binary, first contexts).
+ * Cycle numbers past any loop's, so the data differs from theirs. */
+static DWORD time_cycles(void)
+{
+    static void (*const loops[3])(unsigned, bool) = {baseline_cycle, driver_cycle, dxcl_cycle};
+    static const char *names[3] = {"baseline", "driver", "dxcl"};
+    DWORD total = 0;
+
+    for (int i = 0; i < 3; i++) {
+        DWORD best = ~0u;
+        loops[i](900000u + i, true);
+        for (unsigned k = 1; k <= 2; k++) {
+            DWORD start = GetTickCount();
+            loops[i](900000u + 10 * k + i, true);
+            DWORD ms = GetTickCount() - start;
+            best = ms < best ? ms : best;
+        }
+        test_progress("soak: calibration: one %s cycle takes %lu ms", names[i],
+                      (unsigned long)best);
+        total += best;
+    }
+    return total ? total : 1;
+}
+
+static unsigned budget_seconds(void)
+{
+    char value[16];
+    DWORD len = GetEnvironmentVariableA("DXCL_SOAK_BUDGET_S", value, sizeof(value));
+    unsigned long s = len && len < sizeof(value) ? strtoul(value, NULL, 10) : 0;
+
+    return s ? (unsigned)s : SHORT_BUDGET_S;
+}
+
 int main(int argc, char **argv)
 {
-    unsigned cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 160;
-    unsigned every = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 40;
-    /* The warm-up: Wine's and the driver's pools and caches fill during the first checkpoint. */
-    unsigned warmup = every;
+    unsigned cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
+    unsigned every = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : cycles / 4;
 
-    REQUIRE(cycles >= 2 * every && every > 0, "cycles >= 2 * every");
     platform = test_platform();
     cl_device = test_device(platform);
     interop_load(&api_d3d11_khr, platform);
@@ -500,6 +541,23 @@ int main(int argc, char **argv)
     d3d9 = dx9_device(DX9_D3D9EX);
     REQUIRE(d3d11 && d3d10 && d3d9, "devices");
     get_binary();
+    if (!cycles) {
+        /* The short form: what fits the budget, in whole quarters. */
+        unsigned budget = budget_seconds();
+        DWORD per_cycle = time_cycles();
+        unsigned long fit = budget * 1000ul / per_cycle;
+
+        cycles = fit >= SHORT_CYCLES ? SHORT_CYCLES : (unsigned)fit / 4 * 4;
+        if (cycles < SHORT_MIN_CYCLES)
+            cycles = SHORT_MIN_CYCLES;
+        every = cycles / 4;
+        test_progress("soak: short form: %lu ms per cycle of the three loops, %u s budget: %u "
+                      "cycles (at most %u), checkpoint every %u",
+                      (unsigned long)per_cycle, budget, cycles, SHORT_CYCLES, every);
+    }
+    REQUIRE(cycles >= 2 * every && every > 0, "cycles >= 2 * every");
+    /* The warm-up: Wine's and the driver's pools and caches fill during the first checkpoint. */
+    unsigned warmup = every;
     base_ref11 = test_com_refcount(d3d11);
     base_ref10 = test_com_refcount(d3d10);
     base_ref9 = test_refcount((IUnknown *)d3d9);

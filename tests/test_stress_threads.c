@@ -311,6 +311,7 @@ int main(int argc, char **argv)
         if (phases && *phases && !strchr(phases, '0' + phase))
             continue;
         ID3D10Multithread_SetMultithreadProtected(multithread, phase != 4);
+        test_progress("stress: phase %d: %d threads x %u frames", phase, THREADS, frames);
         run_phase(phase);
     }
     finished = 1;

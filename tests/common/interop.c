@@ -115,6 +115,152 @@ const char *test_class_name(enum test_class cls)
     return names[cls];
 }
 
+/* The kernel of a format class and what it does to each channel's bits. */
+const char *test_class_kernel(enum test_class cls, bool is_3d)
+{
+    static const char *names[][2] = {
+        [CLASS_FLOAT] = {"neg2", "neg3"}, [CLASS_HALF] = {"neg2", "neg3"},
+        [CLASS_SNORM] = {"neg2", "neg3"}, [CLASS_UNORM] = {"omx2", "omx3"},
+        [CLASS_UINT] = {"xor2", "xor3"},  [CLASS_SINT] = {"not2", "not3"},
+    };
+    return names[cls][is_3d];
+}
+
+/* Host model of the kernels: FLOAT/HALF -x (sign flip), UNORM 1-x (max - v), SNORM -x (the
+ * most negative value reads as -1.0 and becomes max), UINT x ^ max, SINT ~x. */
+void test_class_expected(const struct test_format *format, const void *src, void *dst, size_t bytes)
+{
+    const unsigned size = format->channel_size;
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+
+    for (size_t i = 0; i < bytes; i += size) {
+        uint32_t v = 0, out;
+        memcpy(&v, s + i, size);
+        switch (format->cls) {
+        case CLASS_FLOAT:
+        case CLASS_HALF:
+            out = v ^ (1u << (size * 8 - 1));
+            break;
+        case CLASS_SNORM: {
+            int32_t sv = size == 1 ? (int8_t)v : (int16_t)v;
+            int32_t min = size == 1 ? -128 : -32768;
+            out = (uint32_t)(sv == min ? -(min + 1) : -sv);
+            break;
+        }
+        default: /* UNORM (max - v), UINT (v ^ max), SINT (~v): all invert every bit */
+            out = ~v;
+            break;
+        }
+        memcpy(d + i, &out, size);
+    }
+}
+
+void test_class_kernel_args(cl_kernel kernel, const struct test_format *format, cl_mem src,
+                            cl_mem dst)
+{
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(src), &src), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(dst), &dst), CL_SUCCESS);
+    if (format->cls == CLASS_UINT) {
+        cl_uint max =
+            format->channel_size == 4 ? 0xffffffffu : (1u << format->channel_size * 8) - 1;
+        cl_uint4 mask = {{max, max, max, max}};
+        CHECK_ERR(clSetKernelArg(kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
+    }
+}
+
+
+const struct test_format *test_format_by_cl(cl_channel_order order, cl_channel_type type)
+{
+    for (size_t i = 0; i < TEST_FORMAT_COUNT; i++)
+        if (test_formats[i].order == order && test_formats[i].type == type)
+            return &test_formats[i];
+    return NULL;
+}
+
+size_t test_unlisted_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                             const struct test_format **out, size_t max)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < TEST_FORMAT_COUNT && n < max; i++) {
+        const cl_image_format format = {test_formats[i].order, test_formats[i].type};
+        if (!test_driver_lists(context, flags, type, &format) &&
+            test_driver_can_back(context, flags, type, &format))
+            out[n++] = &test_formats[i];
+    }
+    return n;
+}
+
+/* The memory position of each RGBA component in a pixel of the order (-1: not stored). */
+static void component_slots(cl_channel_order order, int slot[4])
+{
+    static const int r[4] = {0, -1, -1, -1}, rg[4] = {0, 1, -1, -1}, rgba[4] = {0, 1, 2, 3},
+                     bgra[4] = {2, 1, 0, 3};
+    memcpy(slot, order == CL_R ? r : order == CL_RG ? rg : order == CL_BGRA ? bgra : rgba,
+           sizeof(rgba));
+}
+
+void test_fill_model(const struct test_format *format, void *color, unsigned char *pixel)
+{
+    /* Values every type of the class stores exactly (snorm -1.0 is -max, not min). */
+    static const float floats[4] = {1.0f, -2.0f, 0.5f, 0.25f};
+    static const uint16_t halves[4] = {0x3c00, 0xc000, 0x3800, 0x3400};
+    static const float unorms[4] = {1.0f, 0.0f, 1.0f, 0.0f}, snorms[4] = {1.0f, -1.0f, 0.0f, 1.0f};
+    static const cl_uint uints[4] = {7, 8, 9, 10};
+    static const cl_int sints[4] = {-7, 8, -9, 10};
+    const unsigned size = format->channel_size;
+    int slot[4];
+
+    component_slots(format->order, slot);
+    switch (format->cls) {
+    case CLASS_FLOAT:
+    case CLASS_HALF:
+        memcpy(color, floats, sizeof(floats));
+        break;
+    case CLASS_UNORM:
+        memcpy(color, unorms, sizeof(unorms));
+        break;
+    case CLASS_SNORM:
+        memcpy(color, snorms, sizeof(snorms));
+        break;
+    case CLASS_UINT:
+        memcpy(color, uints, sizeof(uints));
+        break;
+    case CLASS_SINT:
+        memcpy(color, sints, sizeof(sints));
+        break;
+    }
+    for (int c = 0; c < 4; c++) {
+        uint32_t bits = 0;
+        if (slot[c] < 0)
+            continue;
+        switch (format->cls) {
+        case CLASS_FLOAT:
+            memcpy(&bits, &floats[c], 4);
+            break;
+        case CLASS_HALF:
+            bits = halves[c];
+            break;
+        case CLASS_UNORM:
+            bits = unorms[c] == 1.0f ? (size == 1 ? 0xffu : 0xffffu) : 0;
+            break;
+        case CLASS_SNORM: {
+            int32_t max = size == 1 ? 127 : 32767;
+            bits = (uint32_t)(int32_t)(snorms[c] * max);
+            break;
+        }
+        case CLASS_UINT:
+            bits = uints[c];
+            break;
+        case CLASS_SINT:
+            bits = (uint32_t)sints[c];
+            break;
+        }
+        memcpy(pixel + slot[c] * size, &bits, size); /* little-endian: the low bytes */
+    }
+}
+
 /* ---- Geometry ---- */
 
 UINT test_mip_size(UINT size, UINT mip)
@@ -370,10 +516,15 @@ static const char *program_source =
     "{ size_t i = get_global_id(0); d[i] = s[i] * 3u + 7u; }\n"
     "__kernel void inc(__global uint *b) { b[get_global_id(0)] += 1u; }\n";
 
+cl_program interop_program(cl_context context, cl_device_id device)
+{
+    return test_program(context, device, program_source);
+}
+
 cl_kernel interop_kernel(struct interop_env *env, const char *name)
 {
     if (!env->program)
-        env->program = test_program(env->context, env->device, program_source);
+        env->program = interop_program(env->context, env->device);
     return test_program_kernel(env->program, name);
 }
 

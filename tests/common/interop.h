@@ -125,6 +125,26 @@ struct test_format {
 #define TEST_FORMAT_COUNT 37
 extern const struct test_format test_formats[TEST_FORMAT_COUNT];
 const struct test_format *test_format_find(DXGI_FORMAT dxgi);
+/* The table's entry of a CL format (the first, for formats two DXGI formats share); NULL when
+ * the table has none. */
+const struct test_format *test_format_by_cl(cl_channel_order order, cl_channel_type type);
+/* The table's formats that the driver itself does not list for `flags` and `type` in `context`
+ * but could back (test_driver_can_back): those dxcl emulates (docs/design.md, "Formats the
+ * driver lacks"). Up to `max` into `out`, in table order; returns how many. 0 on a driver that
+ * has every table format. */
+size_t test_unlisted_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                             const struct test_format **out, size_t max);
+/* A clEnqueueFillImage color for the format (16 bytes: float4, uint4 or int4 by class) and the
+ * pixel (channels * channel_size bytes, memory order) an image of the format stores for it. */
+void test_fill_model(const struct test_format *format, void *color, unsigned char *pixel);
+/* The transform kernel of a class (tests/common/interop.c's program: FLOAT/HALF/SNORM -x,
+ * UNORM 1-x, UINT x ^ max, SINT ~x), its arguments after (src, dst), and its host model. */
+const char *test_class_kernel(enum test_class cls, bool is_3d);
+void test_class_kernel_args(cl_kernel kernel, const struct test_format *format, cl_mem src,
+                            cl_mem dst);
+void test_class_expected(const struct test_format *format, const void *src, void *dst,
+                         size_t bytes);
+
 /* Bytes per pixel of the table's formats and of the few others the tests use. */
 UINT test_format_bytes(DXGI_FORMAT dxgi);
 
@@ -228,6 +248,8 @@ bool interop_protected_holds(const struct test_api *api, void *multithread, void
                              UINT width, UINT height, unsigned first);
 /* The idle staging resources dxcl keeps for `context` (each holds a device reference). */
 ULONG interop_pooled_staging(cl_context context);
+/* tests/common/interop.c's program of test kernels, built for a device of any context. */
+cl_program interop_program(cl_context context, cl_device_id device);
 /* A kernel of tests/common/interop.c's program (built once per env). */
 cl_kernel interop_kernel(struct interop_env *env, const char *name);
 /* A context on env->d3d with the given extra properties (0-terminated, may be NULL). */

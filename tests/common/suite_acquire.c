@@ -421,7 +421,8 @@ static void guard_allows(struct interop_env *env, struct objects *o, cl_kernel k
     (void)api;
 }
 
-/* ---- Host transfers on an emulated format (CL_RG: no driver support here) ---- */
+/* ---- Host transfers on CL_RG (emulated where the driver lacks it, as PoCL does; the same
+ * results are required of a native CL_RG image) ---- */
 
 static void emulated_host_io(struct interop_env *env)
 {

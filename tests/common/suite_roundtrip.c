@@ -24,60 +24,6 @@ static const struct rt_case cases[] = {
     {"3D mip 1 of 3", true, {9, 7, 5, 3, 1, 0, TEST_USAGE_DEFAULT, 1}, 1},
 };
 
-/* The kernel of a format class and what it does to each channel's bits. */
-static const char *kernel_name(enum test_class cls, bool is_3d)
-{
-    static const char *names[][2] = {
-        [CLASS_FLOAT] = {"neg2", "neg3"}, [CLASS_HALF] = {"neg2", "neg3"},
-        [CLASS_SNORM] = {"neg2", "neg3"}, [CLASS_UNORM] = {"omx2", "omx3"},
-        [CLASS_UINT] = {"xor2", "xor3"},  [CLASS_SINT] = {"not2", "not3"},
-    };
-    return names[cls][is_3d];
-}
-
-/* Host model of the kernels: FLOAT/HALF -x (sign flip), UNORM 1-x (max - v), SNORM -x (the
- * most negative value reads as -1.0 and becomes max), UINT x ^ max, SINT ~x. */
-static void expected(const struct test_format *format, const void *src, void *dst, size_t bytes)
-{
-    const unsigned size = format->channel_size;
-    const unsigned char *s = src;
-    unsigned char *d = dst;
-
-    for (size_t i = 0; i < bytes; i += size) {
-        uint32_t v = 0, out;
-        memcpy(&v, s + i, size);
-        switch (format->cls) {
-        case CLASS_FLOAT:
-        case CLASS_HALF:
-            out = v ^ (1u << (size * 8 - 1));
-            break;
-        case CLASS_SNORM: {
-            int32_t sv = size == 1 ? (int8_t)v : (int16_t)v;
-            int32_t min = size == 1 ? -128 : -32768;
-            out = (uint32_t)(sv == min ? -(min + 1) : -sv);
-            break;
-        }
-        default: /* UNORM (max - v), UINT (v ^ max), SINT (~v): all invert every bit */
-            out = ~v;
-            break;
-        }
-        memcpy(d + i, &out, size);
-    }
-}
-
-static void set_kernel_args(cl_kernel kernel, const struct test_format *format, cl_mem src,
-                            cl_mem dst)
-{
-    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(src), &src), CL_SUCCESS);
-    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(dst), &dst), CL_SUCCESS);
-    if (format->cls == CLASS_UINT) {
-        cl_uint max =
-            format->channel_size == 4 ? 0xffffffffu : (1u << format->channel_size * 8) - 1;
-        cl_uint4 mask = {{max, max, max, max}};
-        CHECK_ERR(clSetKernelArg(kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
-    }
-}
-
 /* Acquire both objects, run the kernel, release; then Direct3D holds the transform in the
  * destination subresource, every other subresource untouched, and the source intact. */
 static void transform(struct interop_env *env, const struct test_format *format,
@@ -96,7 +42,7 @@ static void transform(struct interop_env *env, const struct test_format *format,
     interop_check_image(env, mems[1], format, rc->is_3d, w, h, d, CL_MEM_WRITE_ONLY, dst->resource,
                         rc->subresource, what);
     CHECK_ERR(cl->acquire(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
-    set_kernel_args(kernel, format, mems[0], mems[1]);
+    test_class_kernel_args(kernel, format, mems[0], mems[1]);
     size_t global[3] = {w, h, d};
     CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, rc->is_3d ? 3 : 2, NULL, global, NULL, 0,
                                      NULL, NULL),
@@ -104,7 +50,7 @@ static void transform(struct interop_env *env, const struct test_format *format,
     CHECK_ERR(cl->release(env->queue, 2, mems, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
 
-    expected(format, src->data[rc->subresource], want, bytes);
+    test_class_expected(format, src->data[rc->subresource], want, bytes);
     memcpy(dst->data[rc->subresource], want, bytes);
     free(want);
     test_texture_intact(env->api, dst, what);
@@ -150,8 +96,10 @@ void suite_roundtrip_formats(const struct test_api *api, size_t first, size_t co
     interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
     for (size_t i = first; i < first + count && i < TEST_FORMAT_COUNT; i++) {
         const struct test_format *format = &test_formats[i];
+        test_progress("roundtrip: %s %s (%zu of %d)", api->name, format->name, i + 1,
+                      TEST_FORMAT_COUNT);
         for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-            const char *name = kernel_name(format->cls, cases[c].is_3d);
+            const char *name = test_class_kernel(format->cls, cases[c].is_3d);
             size_t k = 0;
             while (strcmp(names[k], name))
                 k++;
@@ -170,7 +118,7 @@ void suite_roundtrip_one(struct interop_env *env, const struct test_format *form
                          uint32_t seed)
 {
     const struct rt_case *rc = is_3d ? &cases[4] : &cases[0];
-    cl_kernel kernel = interop_kernel(env, kernel_name(format->cls, is_3d));
+    cl_kernel kernel = interop_kernel(env, test_class_kernel(format->cls, is_3d));
 
     run_case(env, format, rc, kernel, seed);
     clReleaseKernel(kernel);
@@ -412,7 +360,7 @@ static void seam_case(struct interop_env *env, const struct test_format *format,
     CHECK_ERR(
         clEnqueueCopyImage(env->queue, shared[0], ordinary, origin, origin, region, 0, NULL, NULL),
         CL_SUCCESS);
-    set_kernel_args(kernel, format, ordinary, shared[1]);
+    test_class_kernel_args(kernel, format, ordinary, shared[1]);
     CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
               CL_SUCCESS);
     CHECK_ERR(
@@ -438,7 +386,7 @@ static void seam_case(struct interop_env *env, const struct test_format *format,
     CHECK_ERR(cl->release(env->queue, 3, shared, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
 
-    expected(format, tex[0].data[0], tex[1].data[0], bytes);
+    test_class_expected(format, tex[0].data[0], tex[1].data[0], bytes);
     copy_box_model(tex[1].data[0], element, 0, 0, 9, 5, 4, 3);
     memcpy(tex[2].data[0], data, bytes);
     for (int i = 0; i < 3; i++)
@@ -486,7 +434,7 @@ void suite_roundtrip_seams(const struct test_api *api)
     interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
     seam_formats_listed(&env);
     for (size_t i = 0; i < TEST_FORMAT_COUNT; i++) {
-        const char *name = kernel_name(test_formats[i].cls, false);
+        const char *name = test_class_kernel(test_formats[i].cls, false);
         size_t k = 0;
         while (strcmp(names[k], name))
             k++;

@@ -1,6 +1,8 @@
 #include "testlib.h"
 #include "core/names.h"
 
+#include <dxcl/dxcl.h>
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -271,4 +273,128 @@ void CL_CALLBACK test_keep_status(cl_event event, cl_int status, void *user_data
     (void)event;
     box->status = status;
     InterlockedIncrement(&box->calls);
+}
+
+/* A function of the driver dxcl forwards to (DXCL_INFO_DRIVER_PATH: the system driver, or
+ * DXCL_DRIVER's), which dxcl has loaded. */
+static FARPROC forwarded_function(const char *name)
+{
+    static HMODULE module;
+    FARPROC fn;
+
+    if (!module) {
+        dxclGetInfo_fn info =
+            (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+        char path[MAX_PATH] = "";
+
+        REQUIRE(info && info(DXCL_INFO_DRIVER_PATH, sizeof(path), path, NULL) == CL_SUCCESS &&
+                    path[0],
+                "dxclGetInfo(DXCL_INFO_DRIVER_PATH)");
+        module = GetModuleHandleA(path);
+        if (!module)
+            module = LoadLibraryA(path);
+        REQUIRE(module != NULL, "the driver dxcl forwards to (%s) is not loaded", path);
+        REQUIRE(module != test_dxcl_module(), "the driver %s is dxcl itself", path);
+    }
+    fn = GetProcAddress(module, name);
+    REQUIRE(fn != NULL, "the driver has no %s", name);
+    return fn;
+}
+
+static cl_image_format *driver_format_list(cl_context context, cl_mem_flags flags,
+                                           cl_mem_object_type type, cl_uint *count)
+{
+    cl_int(CL_API_CALL * supported)(cl_context, cl_mem_flags, cl_mem_object_type, cl_uint,
+                                    cl_image_format *, cl_uint *) =
+        (void *)forwarded_function("clGetSupportedImageFormats");
+    cl_image_format *list;
+    cl_uint n = 0;
+    cl_int err = supported(context, flags, type, 0, NULL, &n);
+
+    if (err != CL_SUCCESS) {
+        /* Nothing it can make: dxcl has nothing to back either. */
+        printf("the driver's clGetSupportedImageFormats (flags 0x%llx, type 0x%x): %d\n",
+               (unsigned long long)flags, (unsigned)type, err);
+        n = 0;
+    }
+    list = calloc(n + 1, sizeof(*list));
+    REQUIRE(list != NULL, "out of memory");
+    REQUIRE(!n || supported(context, flags, type, n, list, NULL) == CL_SUCCESS,
+            "the driver's clGetSupportedImageFormats failed");
+    *count = n;
+    return list;
+}
+
+static bool format_in(const cl_image_format *list, cl_uint count, cl_channel_order order,
+                      cl_channel_type type)
+{
+    for (cl_uint i = 0; i < count; i++)
+        if (list[i].image_channel_order == order && list[i].image_channel_data_type == type)
+            return true;
+    return false;
+}
+
+bool test_driver_lists(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                       const cl_image_format *format)
+{
+    cl_uint count;
+    cl_image_format *list = driver_format_list(context, flags, type, &count);
+    bool found =
+        format_in(list, count, format->image_channel_order, format->image_channel_data_type);
+
+    free(list);
+    return found;
+}
+
+bool test_driver_can_back(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                          const cl_image_format *format)
+{
+    cl_uint count;
+    cl_image_format *list = driver_format_list(context, flags, type, &count);
+    cl_channel_type t = format->image_channel_data_type;
+    bool found = format_in(list, count, format->image_channel_order, t) ||
+                 format_in(list, count, CL_RGBA, t) || format_in(list, count, CL_BGRA, t);
+
+    free(list);
+    return found;
+}
+
+bool test_device_host_unified(cl_device_id device)
+{
+    cl_int(CL_API_CALL * info)(cl_device_id, cl_device_info, size_t, void *, size_t *) =
+        (void *)forwarded_function("clGetDeviceInfo");
+    cl_bool unified = CL_FALSE;
+
+    REQUIRE(info(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, NULL) ==
+                CL_SUCCESS,
+            "CL_DEVICE_HOST_UNIFIED_MEMORY from the driver");
+    return unified != CL_FALSE;
+}
+
+static LARGE_INTEGER start_time;
+
+__attribute__((constructor)) static void note_start(void)
+{
+    QueryPerformanceCounter(&start_time);
+}
+
+double test_elapsed(void)
+{
+    LARGE_INTEGER now, frequency;
+
+    QueryPerformanceCounter(&now);
+    QueryPerformanceFrequency(&frequency);
+    return (double)(now.QuadPart - start_time.QuadPart) / (double)frequency.QuadPart;
+}
+
+void test_progress(const char *fmt, ...)
+{
+    va_list args;
+
+    printf("[%6.1f s] ", test_elapsed());
+    va_start(args, fmt);
+    vprintf(fmt, args);
+    va_end(args);
+    putchar('\n');
+    fflush(stdout);
 }

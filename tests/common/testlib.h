@@ -93,6 +93,26 @@ struct test_status_box {
 /* A clSetEventCallback function that fills the struct test_status_box of user_data. */
 void CL_CALLBACK test_keep_status(cl_event event, cl_int status, void *user_data);
 
+/* What the driver itself (the one dxcl forwards to: test_driver()'s system driver, or
+ * DXCL_DRIVER's) lists for `context` (a handle dxcl passes through)
+ * from clGetSupportedImageFormats with these flags and image type: whether it lists `format`,
+ * and whether it could back it the way dxcl does (docs/design.md, "Formats the driver lacks"):
+ * the format itself, or CL_RGBA or CL_BGRA of the same channel type. Tests use these to decide
+ * which behaviour the driver's answer calls for (native or emulated), never to skip. */
+bool test_driver_lists(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                       const cl_image_format *format);
+bool test_driver_can_back(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                          const cl_image_format *format);
+/* A device's CL_DEVICE_HOST_UNIFIED_MEMORY, asked of that driver. */
+bool test_device_host_unified(cl_device_id device);
+
+/* Progress of a long test: prints "<name>: [<seconds since start> s] <message>" on stdout and
+ * flushes it, so that a test stopped at its timeout shows how far it got (stdout of a Windows
+ * program is a file under Wine, fully buffered). */
+void test_progress(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
+/* Seconds since the program started (since the first call of a test_* helper that notes it). */
+double test_elapsed(void);
+
 /* True when the space-separated `list` holds `word` as a whole entry. */
 bool test_has_word(const char *list, const char *word);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer; NULL if it cannot be opened. */
