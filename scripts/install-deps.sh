@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  gcc gcc-mingw-w64-x86-64 cmake make
+  gcc gcc-mingw-w64-x86-64 cmake make clang-format
   wine wine64 xvfb xauth libgl1-mesa-dri
   pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
 )

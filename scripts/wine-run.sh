@@ -9,6 +9,8 @@
 # Environment: DXCL_RIG_DIR (state: prefix, display; default build/rig next to this
 # script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all).
 set -euo pipefail
+# A step of the rig that fails says which, instead of ending the test with no output.
+trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
 
 rig_dir=${DXCL_RIG_DIR:-$(pwd)/rig}
 mkdir -p "$rig_dir"

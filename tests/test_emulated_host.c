@@ -62,12 +62,12 @@ static void check_host(cl_context context, cl_command_queue queue, ID3D11Device 
           format.image_channel_data_type);
     CHECK_ERR(backing_of(image, &backing, &is_emulated), CL_SUCCESS);
     if (emulated)
-        CHECK(is_emulated && backing.image_channel_data_type == f->type &&
-                  (backing.image_channel_order == CL_RGBA ||
-                   backing.image_channel_order == CL_BGRA),
-              "%s: the driver lacks it, so dxcl backs it with RGBA or BGRA (emulated %u, backing "
-              "0x%x/0x%x)",
-              what, is_emulated, backing.image_channel_order, backing.image_channel_data_type);
+        CHECK(
+            is_emulated && backing.image_channel_data_type == f->type &&
+                (backing.image_channel_order == CL_RGBA || backing.image_channel_order == CL_BGRA),
+            "%s: the driver lacks it, so dxcl backs it with RGBA or BGRA (emulated %u, backing "
+            "0x%x/0x%x)",
+            what, is_emulated, backing.image_channel_order, backing.image_channel_data_type);
     else
         CHECK(!is_emulated && backing.image_channel_order == f->order &&
                   backing.image_channel_data_type == f->type,
@@ -192,7 +192,7 @@ int main(void)
     release = clGetExtensionFunctionAddressForPlatform(platform, "clEnqueueReleaseD3D11ObjectsKHR");
     REQUIRE(create_2d && acquire && release, "D3D11 sharing functions");
     backing_of = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
-                                                                        "dxclGetBackingFormat");
+                                                                         "dxclGetBackingFormat");
     REQUIRE(backing_of, "dxcl exports dxclGetBackingFormat");
     cl_context context = clCreateContext(props, 1, &device, NULL, NULL, &err);
     REQUIRE(err == CL_SUCCESS, "context: %d", err);

@@ -171,7 +171,8 @@ static void check_create(void)
 
     /* 3D: created when the driver can back the format for 3D images (it lists it, or dxcl
      * emulates it), refused otherwise. */
-    bool backs_3d = test_driver_can_back(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE3D, &cl_fmt);
+    bool backs_3d =
+        test_driver_can_back(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE3D, &cl_fmt);
     image = clCreateImage3D(context, CL_MEM_READ_WRITE, &cl_fmt, 4, 4, 3, 0, 0, NULL, &err);
     CHECK(backs_3d ? err == CL_SUCCESS && image : image == NULL,
           "clCreateImage3D %s: %d (the driver can back it for 3D: %d)", fmt->name, err, backs_3d);
@@ -191,8 +192,7 @@ static void check_create(void)
             CHECK(!image && err == CL_IMAGE_FORMAT_NOT_SUPPORTED,
                   "USE_HOST_PTR cannot alias an emulated format: %d", err);
         else
-            CHECK(image && err == CL_SUCCESS, "USE_HOST_PTR on a format the driver lists: %d",
-                  err);
+            CHECK(image && err == CL_SUCCESS, "USE_HOST_PTR on a format the driver lists: %d", err);
         if (image)
             clReleaseMemObject(image);
     }
@@ -212,9 +212,9 @@ static void check_nv12_frame(void)
 
     printf("emulated_ordinary: NV12 frame: CL_R %s, CL_RG %s\n",
            test_driver_lists(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &r8) ? "native"
-                                                                                   : "emulated",
+                                                                                     : "emulated",
            test_driver_lists(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &rg8) ? "native"
-                                                                                    : "emulated");
+                                                                                      : "emulated");
     for (int p = 0; p < 2; p++) {
         size_t bytes = W * H, global[2] = {sizes[p][0], sizes[p][1]};
         const size_t origin[3] = {0, 0, 0}, region[3] = {sizes[p][0], sizes[p][1], 1};
@@ -297,8 +297,8 @@ static void check_user_event(void)
 {
     const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
     const size_t bytes = W * H * element;
-    unsigned char data[W * H * MAX_ELEMENT], back[W * H * MAX_ELEMENT],
-        copied[W * H * MAX_ELEMENT], pixel[MAX_ELEMENT];
+    unsigned char data[W * H * MAX_ELEMENT], back[W * H * MAX_ELEMENT], copied[W * H * MAX_ELEMENT],
+        pixel[MAX_ELEMENT];
     cl_uint fill[4];
     cl_mem image = image_2d(&cl_fmt, W, H), other = image_2d(&cl_fmt, W, H),
            third = image_2d(&cl_fmt, W, H);
@@ -370,7 +370,7 @@ int main(void)
 
     device = test_device(platform);
     backing_of = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
-                                                                        "dxclGetBackingFormat");
+                                                                         "dxclGetBackingFormat");
     REQUIRE(backing_of, "dxcl exports dxclGetBackingFormat");
     context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     REQUIRE(err == CL_SUCCESS, "context: %d", err);
@@ -385,9 +385,9 @@ int main(void)
     clReleaseCommandQueue(queue);
     /* Out of order where the device has it (CL_DEVICE_QUEUE_PROPERTIES); else the driver's
      * refusal, and the in-order run above is the one. */
-    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported,
-                              NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported, NULL),
+        CL_SUCCESS);
     queue = clCreateCommandQueue(context, device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
     if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
         REQUIRE(err == CL_SUCCESS, "out-of-order queue: %d", err);

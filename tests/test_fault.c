@@ -180,8 +180,7 @@ static void alloc_faults(struct interop_env *env)
                "acquire must allocate nothing\n",
                format->name);
     REQUIRE(backing_of, "dxcl exports no dxclGetBackingFormat");
-    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, false, 70), "%s texture",
-            format->name);
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, false, 70), "%s texture", format->name);
     arm("alloc", 1);
     mem = api->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
     CHECK(mem == NULL && err == CL_OUT_OF_HOST_MEMORY, "create without memory: %d", err);

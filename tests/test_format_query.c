@@ -102,14 +102,14 @@ static bool listed(const cl_uint *list, cl_uint count, cl_uint format)
  * back: a driver that lists nothing for some flags (a GPU with no CL_MEM_KERNEL_READ_AND_WRITE
  * formats) makes every list for them empty. */
 static bool driver_backs_any(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                             bool dx9)
+                             bool is_dx9)
 {
-    size_t count = dx9 ? DX9_RGB_FORMAT_COUNT + 2 : TEST_FORMAT_COUNT;
+    size_t count = is_dx9 ? DX9_RGB_FORMAT_COUNT + 2 : TEST_FORMAT_COUNT;
 
     for (size_t i = 0; i < count; i++) {
         const cl_image_format format =
-            dx9 ? (cl_image_format){dx9_formats[i].order, dx9_formats[i].type}
-                : (cl_image_format){test_formats[i].order, test_formats[i].type};
+            is_dx9 ? (cl_image_format){dx9_formats[i].order, dx9_formats[i].type}
+                   : (cl_image_format){test_formats[i].order, test_formats[i].type};
         if (test_driver_can_back(context, flags, type, &format))
             return true;
     }
@@ -118,7 +118,7 @@ static bool driver_backs_any(cl_context context, cl_mem_flags flags, cl_mem_obje
 
 /* The Intel text's errors, on a context of the family (`context`) and one of another family
  * (`other`). */
-static void check_errors(query_fn query, cl_context context, cl_context other, bool dx9,
+static void check_errors(query_fn query, cl_context context, cl_context other, bool is_dx9,
                          const char *what)
 {
     cl_uint formats[4], count = 0;
@@ -149,7 +149,7 @@ static void check_errors(query_fn query, cl_context context, cl_context other, b
     static const cl_mem_flags flags[] = {CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY,
                                          CL_MEM_KERNEL_READ_AND_WRITE};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-        bool backs = driver_backs_any(context, flags[i], CL_MEM_OBJECT_IMAGE2D, dx9);
+        bool backs = driver_backs_any(context, flags[i], CL_MEM_OBJECT_IMAGE2D, is_dx9);
         count = 0;
         CHECK_ERR(query(context, flags[i], CL_MEM_OBJECT_IMAGE2D, 0, 0, NULL, &count), CL_SUCCESS);
         CHECK(backs ? count > 0 : count == 0,
@@ -318,7 +318,8 @@ static void dx9_family(enum dx9_kind kind, cl_context other)
     count = 0;
     CHECK_ERR(query_dx9(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, 0, NULL, &count),
               CL_SUCCESS);
-    CHECK(driver_backs_any(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, true) ? count > 0 : count == 0,
+    CHECK(driver_backs_any(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, true) ? count > 0
+                                                                                       : count == 0,
           "%s (Intel property): %u listed for CL_MEM_READ_ONLY", name, count);
     dx9_close(&env);
 }

@@ -176,8 +176,8 @@ static void run(const struct test_api *api)
 
 int main(void)
 {
-    transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
-        test_dxcl_module(), "dxclGetTransferMode");
+    transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
+                                                                           "dxclGetTransferMode");
     backing_format = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(
         test_dxcl_module(), "dxclGetBackingFormat");
     REQUIRE(transfer_mode && backing_format, "dxclGetTransferMode and dxclGetBackingFormat");

@@ -169,7 +169,6 @@ void test_class_kernel_args(cl_kernel kernel, const struct test_format *format, 
     }
 }
 
-
 const struct test_format *test_format_by_cl(cl_channel_order order, cl_channel_type type)
 {
     for (size_t i = 0; i < TEST_FORMAT_COUNT; i++)
@@ -197,7 +196,11 @@ static void component_slots(cl_channel_order order, int slot[4])
 {
     static const int r[4] = {0, -1, -1, -1}, rg[4] = {0, 1, -1, -1}, rgba[4] = {0, 1, 2, 3},
                      bgra[4] = {2, 1, 0, 3};
-    memcpy(slot, order == CL_R ? r : order == CL_RG ? rg : order == CL_BGRA ? bgra : rgba,
+    memcpy(slot,
+           order == CL_R      ? r
+           : order == CL_RG   ? rg
+           : order == CL_BGRA ? bgra
+                              : rgba,
            sizeof(rgba));
 }
 
