@@ -59,7 +59,7 @@ IDirect3DDevice9 *dx9_device(enum dx9_kind kind)
 {
     const DWORD flags = D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED;
     D3DPRESENT_PARAMETERS pp = {0};
-    HWND window = GetDesktopWindow();
+    HWND window = test_device_window();
     HRESULT hr;
 
     pp.Windowed = TRUE;

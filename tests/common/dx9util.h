@@ -50,8 +50,8 @@ cl_context_properties dx9_intel_property(enum dx9_kind kind);
 cl_dx9_device_source_intel dx9_intel_source(enum dx9_kind kind);
 
 /* A device made with Direct3DCreate9 + CreateDevice (DX9_D3D9) or Direct3DCreate9Ex +
- * CreateDeviceEx (DX9_D3D9EX; the pointer is then an IDirect3DDevice9Ex *): windowed on the
- * desktop window, software vertex processing, multithreaded. Aborts on failure. */
+ * CreateDeviceEx (DX9_D3D9EX; the pointer is then an IDirect3DDevice9Ex *): windowed on
+ * test_device_window(), software vertex processing, multithreaded. Aborts on failure. */
 IDirect3DDevice9 *dx9_device(enum dx9_kind kind);
 /* The IDirect3D9 object the device was made from (referenced). */
 IDirect3D9 *dx9_d3d(IDirect3DDevice9 *device);
