@@ -3,7 +3,7 @@
 # system OpenCL driver behind Wine's opencl.dll, with dxcl's OpenCL.dll beside the program.
 #
 #   wine-run.sh PROGRAM.exe [ARGS...]   run one program (starts and stops Xvfb if needed)
-#   wine-run.sh --start                 prepare prefix and a shared Xvfb (CTest fixture)
+#   wine-run.sh --start                 prepare the prefixes and a shared Xvfb (CTest fixture)
 #   wine-run.sh --stop                  stop the shared Xvfb and the wineservers
 #
 # Environment: DXCL_RIG_DIR (state: prefix, display; default build/rig next to this
