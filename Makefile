@@ -10,10 +10,20 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# DXVK=DIR (DXVK's DLLs or release tarball) runs every Direct3D test again on DXVK; the build
+# tree keeps it until DXVK= turns it off (docs/testing.md, "Direct3D on DXVK").
+ifneq ($(origin DXVK),undefined)
+DXVK_SETTING := DXCL_DXVK_DIR:PATH=$(if $(DXVK),$(abspath $(DXVK)))
+endif
+
 $(BUILD)/CMakeCache.txt: | deps
-	@cmake -S . -B $(BUILD) -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) -DCMAKE_BUILD_TYPE=Release \
+		$(if $(DXVK_SETTING),-D$(DXVK_SETTING)) >/dev/null
 
 configure: $(BUILD)/CMakeCache.txt
+ifdef DXVK_SETTING
+	@grep -qxF '$(DXVK_SETTING)' $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -D$(DXVK_SETTING) >/dev/null
+endif
 
 build: deps configure
 	@cmake --build $(BUILD) -j $(JOBS)

@@ -7,6 +7,7 @@ packages=(
   gcc gcc-mingw-w64-x86-64 cmake make clang-format
   wine wine64 xvfb xauth libgl1-mesa-dri
   pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
+  libvulkan1 mesa-vulkan-drivers # Vulkan (lavapipe) for DXVK: make check DXVK=DIR
 )
 
 missing=()

@@ -3,11 +3,13 @@
 # system OpenCL driver behind Wine's opencl.dll, with dxcl's OpenCL.dll beside the program.
 #
 #   wine-run.sh PROGRAM.exe [ARGS...]   run one program (starts and stops Xvfb if needed)
-#   wine-run.sh --start                 prepare prefix and a shared Xvfb (CTest fixture)
-#   wine-run.sh --stop                  stop the shared Xvfb and the wineserver
+#   wine-run.sh --start                 prepare the prefixes and a shared Xvfb (CTest fixture)
+#   wine-run.sh --stop                  stop the shared Xvfb and the wineservers
 #
 # Environment: DXCL_RIG_DIR (state: prefix, display; default build/rig next to this
-# script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all).
+# script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all),
+# DXCL_DXVK_DIR (a folder holding DXVK's d3d9, d3d10core, d3d11 and dxgi DLLs: Direct3D
+# comes from DXVK on Vulkan instead of wined3d; see docs/testing.md, "Direct3D on DXVK").
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -15,21 +17,41 @@ trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
 rig_dir=${DXCL_RIG_DIR:-$(pwd)/rig}
 mkdir -p "$rig_dir"
 rig_dir=$(cd "$rig_dir" && pwd)
-export WINEPREFIX="$rig_dir/prefix"
 export WINEDEBUG="${DXCL_WINEDEBUG:--all}"
 export WINEARCH=win64
 display_file="$rig_dir/display"
 
-prefix_ready() { [ -f "$WINEPREFIX/system.reg" ] && [ -f "$rig_dir/prefix.ok" ]; }
+# DXVK lives in a prefix of its own, in system32 as Proton installs it: Wine finds a system
+# DLL there before any folder on WINEPATH, and the wined3d prefix must never see DXVK.
+dxvk_dir=${DXCL_DXVK_DIR:-}
+dxvk_dlls=(d3d9 d3d10core d3d11 dxgi)
+if [ -n "$dxvk_dir" ]; then
+  for dll in "${dxvk_dlls[@]}"; do
+    [ -f "$dxvk_dir/$dll.dll" ] || { echo "wine-run: DXCL_DXVK_DIR=$dxvk_dir has no $dll.dll" >&2; exit 2; }
+  done
+  export WINEPREFIX="$rig_dir/prefix-dxvk"
+else
+  export WINEPREFIX="$rig_dir/prefix"
+fi
 
+prefix_ready() { [ -f "$1/system.reg" ] && [ -f "$1.ok" ]; }
+
+# make_prefix DIR [DXVK_DIR]: one prefix per build tree and kind, created once (flock keeps
+# parallel tests from racing); with DXVK_DIR, its DLLs are put in system32 when they differ.
 make_prefix() {
-  # One prefix per build tree, created once; flock keeps parallel tests from racing.
-  exec 9>"$rig_dir/prefix.lock"
+  local prefix=$1 dlls=${2:-}
+  exec 9>"$prefix.lock"
   flock 9
-  if ! prefix_ready; then
-    WINEDLLOVERRIDES="mscoree=;mshtml=" wineboot -i >/dev/null 2>&1
-    wineserver -w
-    touch "$rig_dir/prefix.ok"
+  if ! prefix_ready "$prefix"; then
+    WINEPREFIX="$prefix" WINEDLLOVERRIDES="mscoree=;mshtml=" wineboot -i >/dev/null 2>&1
+    WINEPREFIX="$prefix" wineserver -w
+    touch "$prefix.ok"
+  fi
+  if [ -n "$dlls" ]; then
+    for dll in "${dxvk_dlls[@]}"; do
+      cmp -s "$dlls/$dll.dll" "$prefix/drive_c/windows/system32/$dll.dll" ||
+        cp "$dlls/$dll.dll" "$prefix/drive_c/windows/system32/$dll.dll"
+    done
   fi
   flock -u 9
 }
@@ -72,11 +94,14 @@ shared_display() {
 
 case "${1:-}" in
   --start)
-    make_prefix
+    make_prefix "$rig_dir/prefix"
+    [ -z "$dxvk_dir" ] || make_prefix "$rig_dir/prefix-dxvk" "$dxvk_dir"
     [ -n "${DISPLAY:-}" ] || shared_display
     exit 0 ;;
   --stop)
-    wineserver -k 2>/dev/null || true
+    for prefix in "$rig_dir/prefix" "$rig_dir/prefix-dxvk"; do
+      [ ! -d "$prefix" ] || WINEPREFIX="$prefix" wineserver -k 2>/dev/null || true
+    done
     stop_xvfb
     rm -f "$rig_dir"/out.* # left by programs stopped with SIGKILL (a CTest timeout)
     exit 0 ;;
@@ -84,7 +109,7 @@ case "${1:-}" in
     echo "usage: wine-run.sh PROGRAM.exe [ARGS...] | --start | --stop" >&2; exit 2 ;;
 esac
 
-make_prefix
+make_prefix "$WINEPREFIX" "$dxvk_dir"
 own_display=0
 if [ -z "${DISPLAY:-}" ]; then
   if display_alive; then
@@ -93,7 +118,15 @@ if [ -z "${DISPLAY:-}" ]; then
     shared_display; own_display=1
   fi
 fi
-export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
+dxvk_overrides=""
+if [ -n "$dxvk_dir" ]; then
+  dxvk_overrides=";d3d11,dxgi,d3d10core,d3d9=n"
+  # Each run logs into a folder of its own, kept afterwards as rig/dxvk-log/PROGRAM; info
+  # level, because the log's "Device :" line is what shows that DXVK made the device.
+  dxvk_log=$(mktemp -d "$rig_dir/dxvk-log.XXXXXX")
+  export DXVK_LOG_PATH="Z:$dxvk_log" DXVK_LOG_LEVEL="${DXVK_LOG_LEVEL:-info}"
+fi
+export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=$dxvk_overrides${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 
 # The program writes to files, not to our output: Wine's wineserver and session processes
 # (explorer, services), started by the first program of a run, would otherwise inherit the
@@ -111,7 +144,12 @@ wine "$@" </dev/null >"$out.stdout" 2>"$out.stderr" &
 program=$!
 tail -s 0.1 -n +1 -f --pid="$program" "$out.stdout" &
 tail_out=$!
-tail -s 0.1 -n +1 -f --pid="$program" "$out.stderr" >&2 &
+if [ -n "$dxvk_dir" ]; then
+  # DXVK writes each log line to stderr too; its info lines stay in the log files only.
+  tail -s 0.1 -n +1 -f --pid="$program" "$out.stderr" | { grep --line-buffered -v '^info:  ' || true; } >&2 &
+else
+  tail -s 0.1 -n +1 -f --pid="$program" "$out.stderr" >&2 &
+fi
 tail_err=$!
 
 cleanup() {
@@ -142,5 +180,19 @@ status=0
 wait "$program" || status=$?
 wait "$tail_out" "$tail_err" || true
 trap - INT TERM HUP
+if [ -n "$dxvk_dir" ]; then
+  # A run on DXVK proves something only if DXVK made a device: its log names the Vulkan device.
+  kept="$rig_dir/dxvk-log/$(basename "$1" .exe)"
+  mkdir -p "$rig_dir/dxvk-log"
+  rm -rf "$kept"
+  mv -T "$dxvk_log" "$kept" 2>/dev/null || kept=$dxvk_log # another copy's logs took the name
+  vulkan_device=$(cat "$kept"/*.log 2>/dev/null | sed -n 's/^info: *Device : //p' | head -n 1)
+  if [ -n "$vulkan_device" ]; then
+    echo "wine-run: Direct3D from DXVK on $vulkan_device (logs: $kept)" >&2
+  else
+    echo "wine-run: DXVK made no Direct3D device (no \"Device :\" line at DXVK_LOG_LEVEL=info in $kept)" >&2
+    [ "$status" != 0 ] || status=1
+  fi
+fi
 cleanup
 exit "$status"

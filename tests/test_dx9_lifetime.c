@@ -192,7 +192,7 @@ static void surface_released_first(enum dx9_kind kind, enum dx9_surface_kind sur
               "%s: device refcount %lu after the memobjs "
               "and the queue, want %lu (the context's reference gone)",
               what, (unsigned long)refs(env.d3d), (unsigned long)device_start - 1);
-        left = IDirect3DDevice9_Release(env.d3d);
+        left = dx9_release_device(env.d3d);
         CHECK(left == 0, "%s: device has %lu references left", what, (unsigned long)left);
     }
     free(data);

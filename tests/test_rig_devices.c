@@ -159,15 +159,6 @@ static void check_d3d10(void)
     ID3D10Device1_Release(device1);
 }
 
-static HWND focus_window(void)
-{
-    /* A hidden window of a system class: D3D9 needs a focus window, nobody needs to see it. */
-    HWND window = CreateWindowA("STATIC", "dxcl rig", WS_OVERLAPPEDWINDOW, 0, 0, 64, 64, NULL, NULL,
-                                GetModuleHandleA(NULL), NULL);
-    CHECK(window != NULL, "CreateWindow: error %lu", GetLastError());
-    return window ? window : GetDesktopWindow();
-}
-
 static void d3d9_params(D3DPRESENT_PARAMETERS *pp, HWND window)
 {
     memset(pp, 0, sizeof(*pp));
@@ -305,14 +296,9 @@ static void check_d3d9(HWND window)
 
 int main(void)
 {
-    HWND window;
-
     check_d3d11();
     check_d3d10();
-    window = focus_window();
-    check_d3d9ex(window);
-    check_d3d9(window);
-    if (window != GetDesktopWindow())
-        DestroyWindow(window);
+    check_d3d9ex(test_device_window());
+    check_d3d9(test_device_window());
     return test_finish("rig_devices");
 }

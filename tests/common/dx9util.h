@@ -50,8 +50,8 @@ cl_context_properties dx9_intel_property(enum dx9_kind kind);
 cl_dx9_device_source_intel dx9_intel_source(enum dx9_kind kind);
 
 /* A device made with Direct3DCreate9 + CreateDevice (DX9_D3D9) or Direct3DCreate9Ex +
- * CreateDeviceEx (DX9_D3D9EX; the pointer is then an IDirect3DDevice9Ex *): windowed on the
- * desktop window, software vertex processing, multithreaded. Aborts on failure. */
+ * CreateDeviceEx (DX9_D3D9EX; the pointer is then an IDirect3DDevice9Ex *): windowed on
+ * test_device_window(), software vertex processing, multithreaded. Aborts on failure. */
 IDirect3DDevice9 *dx9_device(enum dx9_kind kind);
 /* The IDirect3D9 object the device was made from (referenced). */
 IDirect3D9 *dx9_d3d(IDirect3DDevice9 *device);
@@ -159,6 +159,9 @@ void dx9_open(struct dx9_env *env, enum dx9_kind kind, bool intel, int user_sync
 void dx9_open_property(struct dx9_env *env, enum dx9_kind kind, cl_context_properties property,
                        int user_sync);
 /* Releases the CL objects and the device; checks the device's last reference is gone. */
+/* Releases the program's reference on a D3D9 device once the device is idle; returns the
+ * references left. */
+ULONG dx9_release_device(IDirect3DDevice9 *device);
 void dx9_close(struct dx9_env *env);
 
 /* Kernels: invert(src, dst) writes 1.0f - read_imagef(src), negate(src, dst) writes -x,

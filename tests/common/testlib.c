@@ -108,6 +108,60 @@ ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate)
     return device;
 }
 
+/* The device window lives on a thread of its own that pumps its messages until the process
+ * exits: a window dies with the thread that made it (tests make devices on worker threads),
+ * and a message Direct3D sends it from another thread waits until its thread pumps. */
+static HWND device_window;
+static DWORD device_window_error;
+
+static DWORD WINAPI device_window_thread(void *ready)
+{
+    WNDCLASSW window_class = {.lpfnWndProc = DefWindowProcW,
+                              .hInstance = GetModuleHandleW(NULL),
+                              .lpszClassName = L"dxcl_test_device_window"};
+    MSG message;
+
+    if (RegisterClassW(&window_class))
+        device_window =
+            CreateWindowExW(0, window_class.lpszClassName, L"dxcl test device", WS_OVERLAPPEDWINDOW,
+                            0, 0, 64, 64, NULL, NULL, window_class.hInstance, NULL);
+    if (!device_window)
+        device_window_error = GetLastError();
+    SetEvent(ready);
+    while (device_window && GetMessageW(&message, NULL, 0, 0) > 0) {
+        TranslateMessage(&message);
+        DispatchMessageW(&message);
+    }
+    return 0;
+}
+
+static BOOL CALLBACK make_device_window(INIT_ONCE *once, void *parameter, void **context)
+{
+    HANDLE ready = CreateEventW(NULL, TRUE, FALSE, NULL);
+    HANDLE thread = ready ? CreateThread(NULL, 0, device_window_thread, ready, 0, NULL) : NULL;
+
+    (void)once, (void)parameter, (void)context;
+    if (thread) {
+        WaitForSingleObject(ready, INFINITE);
+        CloseHandle(thread);
+    } else {
+        device_window_error = GetLastError();
+    }
+    if (ready)
+        CloseHandle(ready);
+    return TRUE;
+}
+
+HWND test_device_window(void)
+{
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+
+    InitOnceExecuteOnce(&once, make_device_window, NULL, NULL);
+    REQUIRE(device_window != NULL, "no window for Direct3D 9 devices: error %lu",
+            (unsigned long)device_window_error);
+    return device_window;
+}
+
 static ID3D11Resource *staging_copy(ID3D11Device *device, ID3D11Resource *resource)
 {
     D3D11_RESOURCE_DIMENSION type;

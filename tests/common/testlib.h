@@ -63,6 +63,10 @@ ID3D11Device *test_d3d11_device(ID3D11DeviceContext **immediate);
  * `row_bytes` each, packed into `out` (a buffer is one row). Aborts on failure. */
 void test_d3d11_read(ID3D11Device *device, ID3D11Resource *resource, void *out, size_t row_bytes,
                      UINT rows);
+/* A hidden top-level window of the test's own class, made once per process, for Direct3D 9
+ * devices (focus and device window). Not the desktop window: DXVK's D3D9 makes a Vulkan surface
+ * for the device window, and Wine refuses one for the desktop. Aborts if it cannot be made. */
+HWND test_device_window(void);
 /* COM reference count probe: AddRef then Release, returning the count before the probe. */
 ULONG test_refcount(IUnknown *object);
 
