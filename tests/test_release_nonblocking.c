@@ -405,20 +405,22 @@ static void run_case(cl_platform_id platform, cl_device_id device, bool release_
 }
 
 /* ---- A release racing clReleaseMemObject ----
- * Rounds: thread E acquires a fresh shared object of the buffer, enqueues a slow kernel that
- * adds 1 and releases it (the release waits for the kernel); while E is inside that release,
- * the main thread drops the program's only reference to the object. The release must still
- * succeed and bring the data into Direct3D: the spec deletes the object once the commands
- * queued on it are done, and the release is one of them. */
+ * Rounds: thread E acquires a fresh shared object of the buffer, enqueues a kernel that adds 1
+ * behind a user event and releases the object (the release waits for the kernel, so for the
+ * event); while E is inside that release, the main thread drops the program's only reference
+ * to the object, then sets the event. The release must still succeed and bring the data into
+ * Direct3D: the spec deletes the object once the commands queued on it are done, and the
+ * release is one of them. The user event keeps E's release in flight on any machine. */
 
-/* The kernel runs about 150 ms here; E has been inside its release for a while when the main
- * thread drops the object 30 ms after E said it was calling it. */
-enum { RACING_ROUNDS = 20, SLOW_LOOPS = 1200000, RACING_HEAD_START_MS = 30 };
+/* E has been inside its release for a while when the main thread drops the object 30 ms after
+ * E said it was calling it. */
+enum { RACING_ROUNDS = 20, SLOW_LOOPS = 1000, RACING_HEAD_START_MS = 30 };
 
 struct racing {
     struct scene *scene;
     cl_kernel slow;
     cl_mem mem;
+    cl_event gate; /* a user event the kernel waits for */
     volatile LONG releasing, returned;
     cl_int acquired, incremented, released;
 };
@@ -437,7 +439,7 @@ static DWORD WINAPI racing_worker(void *arg)
         r->incremented = clSetKernelArg(r->slow, 1, sizeof(loops), &loops);
     if (r->incremented == CL_SUCCESS)
         r->incremented =
-            clEnqueueNDRangeKernel(s->queue, r->slow, 1, NULL, &size, NULL, 0, NULL, NULL);
+            clEnqueueNDRangeKernel(s->queue, r->slow, 1, NULL, &size, NULL, 1, &r->gate, NULL);
     clFlush(s->queue);
     InterlockedExchange(&r->releasing, 1);
     r->released = api->cl->release(s->queue, 1, &mem, 0, NULL, NULL);
@@ -464,6 +466,8 @@ static void release_racing(cl_platform_id platform, cl_device_id device)
         struct racing r = {.scene = &s, .slow = slow};
         r.mem = api->cl->create_buffer(s.context, 0, s.buffer, &err);
         REQUIRE(err == CL_SUCCESS, "shared buffer: %d", err);
+        r.gate = clCreateUserEvent(s.context, &err);
+        REQUIRE(err == CL_SUCCESS, "user event: %d", err);
         HANDLE worker = CreateThread(NULL, 0, racing_worker, &r, 0, NULL);
         REQUIRE(worker != NULL, "CreateThread: %lu", GetLastError());
         while (!r.releasing)
@@ -473,7 +477,9 @@ static void release_racing(cl_platform_id platform, cl_device_id device)
         raced += !r.returned;
         cl_int dropped = clReleaseMemObject(r.mem);
         blocked += GetTickCount() - before > BLOCK_MS;
+        CHECK_ERR(clSetUserEventStatus(r.gate, CL_COMPLETE), CL_SUCCESS);
         join(worker, "the racing thread's acquire, kernel and release");
+        CHECK_ERR(clReleaseEvent(r.gate), CL_SUCCESS);
         failed += dropped != CL_SUCCESS || r.acquired != CL_SUCCESS ||
                   r.incremented != CL_SUCCESS || r.released != CL_SUCCESS;
         if (!buffer_holds(&s, round + 1 - lost))
@@ -486,9 +492,9 @@ static void release_racing(cl_platform_id platform, cl_device_id device)
     printf("release_nonblocking: %s: %lu ms; the release was in flight at the drop in %u of %d "
            "rounds\n",
            s.name, (unsigned long)(GetTickCount() - start), raced, RACING_ROUNDS);
-    /* Otherwise the rounds test nothing: the kernel is too fast on this machine. */
-    CHECK(raced >= RACING_ROUNDS / 2, "%s: the release was in flight in only %u of %d rounds",
-          s.name, raced, RACING_ROUNDS);
+    /* Otherwise the rounds test nothing: E's release waits for the user event. */
+    CHECK(raced == RACING_ROUNDS, "%s: the release was in flight in only %u of %d rounds", s.name,
+          raced, RACING_ROUNDS);
     CHECK(failed == 0, "%s: calls failed in %u of %d rounds", s.name, failed, RACING_ROUNDS);
     CHECK(lost == 0, "%s: Direct3D lacks %u of %d increments", s.name, lost, RACING_ROUNDS);
     CHECK(blocked == 0, "%s: clReleaseMemObject took over %d ms in %u rounds", s.name, BLOCK_MS,

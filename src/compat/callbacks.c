@@ -12,6 +12,7 @@
  * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
  * reset by progress, a new registration or a release.
  * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
+#include "compat/callbacks.h"
 #include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
@@ -68,6 +69,14 @@ static LONG watched_count;
 static bool new_work;
 
 static enum capability event_capability, mem_capability, context_capability;
+
+/* Work of other layers that waits on the driver (dxcl_waiter_poll). */
+struct poller {
+    struct poller *next;
+    bool (*poll)(void *arg);
+    void *arg;
+};
+static struct poller *new_pollers; /* guarded by waiter_lock */
 
 static void list_append(struct event_list *list, struct event_callback *cb)
 {
@@ -141,17 +150,25 @@ static cl_uint driver_refcount(const struct watched_object *object)
     return err == CL_SUCCESS ? refs : 0; /* 0: the driver does not know the object */
 }
 
+static void release_object(void *handle, bool is_context)
+{
+    if (is_context)
+        dxcl_driver()->clReleaseContext((cl_context)handle);
+    else
+        dxcl_driver()->clReleaseMemObject((cl_mem)handle);
+}
+
 static void destroy_watched(struct watched_object *object)
 {
     struct destructor_callback *cb, *next;
 
     /* Leaves the table first: a registration from now on starts a new record. */
-    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     dxcl_table_remove(&watched, object->handle);
     InterlockedDecrement(&watched_count);
     cb = object->callbacks;
     object->callbacks = NULL;
-    ReleaseSRWLockExclusive(&waiter_lock);
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     for (; cb; cb = next) {
         next = cb->next;
         if (object->is_context)
@@ -160,10 +177,7 @@ static void destroy_watched(struct watched_object *object)
             ((mem_notify_fn)cb->notify)((cl_mem)object->handle, cb->user_data);
         free(cb);
     }
-    if (object->is_context)
-        dxcl_driver()->clReleaseContext((cl_context)object->handle);
-    else
-        dxcl_driver()->clReleaseMemObject((cl_mem)object->handle);
+    release_object(object->handle, object->is_context);
     free(object);
 }
 
@@ -185,14 +199,33 @@ static bool run_destructors(struct watched_object **list)
     return progress;
 }
 
-static bool has_pending(const struct event_list *events, const struct watched_object *objects)
+static bool has_pending(const struct event_list *events, const struct watched_object *objects,
+                        const struct poller *pollers)
 {
-    return events[0].head || events[1].head || events[2].head || objects;
+    return events[0].head || events[1].head || events[2].head || objects || pollers;
+}
+
+/* Calls each poller; keeps those not done yet. */
+static bool run_pollers(struct poller **list)
+{
+    struct poller **link = list, *poller;
+    bool progress = false;
+
+    while ((poller = *link)) {
+        if (!poller->poll(poller->arg)) {
+            link = &poller->next;
+            continue;
+        }
+        *link = poller->next;
+        free(poller);
+        progress = true;
+    }
+    return progress;
 }
 
 /* Events are polled at most 16 ms apart. An object waiting for the driver's last internal
- * reference (a queue holding a context the program released) at most a second apart: the
- * program's releases and completed events wake the waiter sooner. */
+ * reference (a queue holding a context the program released), and other layers' pollers, at
+ * most a second apart: the program's releases and completed events wake the waiter sooner. */
 static DWORD max_backoff_ms(const struct event_list *events)
 {
     return events[0].head || events[1].head || events[2].head ? 16 : 1000;
@@ -202,14 +235,15 @@ static DWORD WINAPI waiter_main(void *param)
 {
     struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
     struct watched_object *objects = NULL, **tail;
+    struct poller *pollers = NULL, **ptail;
     DWORD backoff_ms = 1;
 
     (void)param;
-    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     for (;;) {
         bool progress = false;
 
-        while (!new_work && !has_pending(events, objects))
+        while (!new_work && !has_pending(events, objects, pollers))
             SleepConditionVariableSRW(&waiter_wake, &waiter_lock, INFINITE, 0);
         for (unsigned i = 0; i < 3; i++)
             list_splice(&events[i], &pending_events[i]);
@@ -217,21 +251,26 @@ static DWORD WINAPI waiter_main(void *param)
             ;
         *tail = dying;
         dying = NULL;
+        for (ptail = &pollers; *ptail; ptail = &(*ptail)->next)
+            ;
+        *ptail = new_pollers;
+        new_pollers = NULL;
         if (new_work)
             backoff_ms = 1;
         new_work = false;
-        ReleaseSRWLockExclusive(&waiter_lock);
+        dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 
         /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
         for (int i = 2; i >= 0; i--)
             progress |= run_event_callbacks(&events[i], i);
         progress |= run_destructors(&objects);
+        progress |= run_pollers(&pollers);
 
-        AcquireSRWLockExclusive(&waiter_lock);
+        dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
         backoff_ms = progress ? 1 : backoff_ms * 2;
         if (backoff_ms > max_backoff_ms(events))
             backoff_ms = max_backoff_ms(events);
-        if (!new_work && has_pending(events, objects))
+        if (!new_work && has_pending(events, objects, pollers))
             SleepConditionVariableSRW(&waiter_wake, &waiter_lock, backoff_ms, 0);
     }
     return 0;
@@ -270,6 +309,24 @@ static void wake_waiter(void)
 {
     new_work = true;
     WakeConditionVariable(&waiter_wake);
+}
+
+bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg)
+{
+    struct poller *poller = malloc(sizeof(*poller));
+
+    if (!poller || !ensure_waiter()) {
+        free(poller);
+        return false;
+    }
+    poller->poll = poll;
+    poller->arg = arg;
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    poller->next = new_pollers;
+    new_pollers = poller;
+    wake_waiter();
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    return true;
 }
 
 /* First call for a capability: ask the driver; CL_INVALID_OPERATION for an object it
@@ -325,10 +382,10 @@ cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
     cb->event = event;
     cb->notify = notify;
     cb->user_data = user_data;
-    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     list_append(&pending_events[type], cb);
     wake_waiter();
-    ReleaseSRWLockExclusive(&waiter_lock);
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     return CL_SUCCESS;
 }
 
@@ -338,8 +395,8 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct watched_object probe = {.handle = handle, .is_context = is_context}, *object;
-
     struct destructor_callback *cb = malloc(sizeof(*cb));
+    bool extra_reference = false;
     cl_int err = is_context ? drv->clRetainContext((cl_context)handle)
                             : drv->clRetainMemObject((cl_mem)handle);
 
@@ -349,31 +406,42 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     }
     if (!cb || !ensure_waiter()) {
         free(cb);
-        is_context ? drv->clReleaseContext((cl_context)handle)
-                   : drv->clReleaseMemObject((cl_mem)handle);
+        release_object(handle, is_context);
         return CL_OUT_OF_HOST_MEMORY;
     }
     cb->notify = notify;
     cb->user_data = user_data;
-    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     if ((object = dxcl_table_get(&watched, handle))) {
-        is_context ? drv->clReleaseContext((cl_context)handle)
-                   : drv->clReleaseMemObject((cl_mem)handle); /* one dxcl reference is enough */
+        extra_reference = true; /* one dxcl reference is enough */
     } else if ((object = malloc(sizeof(*object))) && dxcl_table_put(&watched, handle, object)) {
         *object = probe;
         InterlockedIncrement(&watched_count);
     } else {
-        ReleaseSRWLockExclusive(&waiter_lock);
+        dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
         free(object);
         free(cb);
-        is_context ? drv->clReleaseContext((cl_context)handle)
-                   : drv->clReleaseMemObject((cl_mem)handle);
+        release_object(handle, is_context);
         return CL_OUT_OF_HOST_MEMORY;
     }
     cb->next = object->callbacks;
     object->callbacks = cb;
-    ReleaseSRWLockExclusive(&waiter_lock);
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    if (extra_reference)
+        release_object(handle, is_context);
     return CL_SUCCESS;
+}
+
+cl_uint dxcl_callbacks_references(const void *handle)
+{
+    cl_uint refs;
+
+    if (!InterlockedCompareExchange(&watched_count, 0, 0))
+        return 0;
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    refs = dxcl_table_get(&watched, handle) ? 1 : 0;
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    return refs;
 }
 
 /* A released cl_mem, cl_context or cl_command_queue: an object with destructor callbacks
@@ -384,14 +452,14 @@ static void object_released(const void *handle)
 
     if (!InterlockedCompareExchange(&watched_count, 0, 0))
         return;
-    AcquireSRWLockExclusive(&waiter_lock);
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
     if ((object = dxcl_table_get(&watched, handle)) && !object->dying) {
         object->dying = true;
         object->next = dying;
         dying = object;
     }
     wake_waiter(); /* a last reference (of this object or of one holding it) may be gone */
-    ReleaseSRWLockExclusive(&waiter_lock);
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 }
 
 static struct dxcl_release_listener release_listener = {object_released, NULL};

@@ -103,6 +103,7 @@ static cl_int parse_properties(const cl_context_properties *props, struct parsed
 static cl_int open_device(struct dxcl_context *ctx, const struct dxcl_backend *backend,
                           cl_context_properties property, void *object)
 {
+    dxcl_lock_check_call("a backend's open_device", __func__);
     if (backend->open_device)
         return backend->open_device(ctx, property, object);
     if (FAILED(dxcl_query_interface(object, backend->device_iid, &ctx->device)))
@@ -113,10 +114,13 @@ static cl_int open_device(struct dxcl_context *ctx, const struct dxcl_backend *b
 
 static void free_record(struct dxcl_context *ctx)
 {
+    dxcl_lock_check_call("a backend's close_device", __func__);
     if (ctx->backend && ctx->device && ctx->backend->close_device)
         ctx->backend->close_device(ctx);
     else if (ctx->backend && ctx->device)
         IUnknown_Release((IUnknown *)ctx->device);
+    if (ctx->own_queue)
+        dxcl_driver()->clReleaseCommandQueue(ctx->own_queue);
     free(ctx->properties);
     free(ctx);
 }
@@ -130,7 +134,7 @@ static cl_int new_record(const cl_context_properties *props, struct parsed_prope
 
     if (!ctx)
         return CL_OUT_OF_HOST_MEMORY;
-    ctx->app_refs = 1;
+    ctx->mirror.app_refs = 1;
     ctx->record_refs = 1; /* the table's */
     ctx->user_sync = parsed->user_sync;
     if (props && !(ctx->properties = malloc(parsed->size))) {
@@ -304,45 +308,33 @@ void dxcl_context_ref(struct dxcl_context *ctx)
 
 void dxcl_context_unref(struct dxcl_context *ctx)
 {
-    bool last;
-
-    /* Dropping the last reference and leaving the table happen under the exclusive lock, so
-     * a concurrent lookup never sees a dying record. */
-    dxcl_lock_exclusive();
-    last = InterlockedDecrement(&ctx->record_refs) == 0;
-    if (last)
-        dxcl_table_remove(&contexts, ctx->handle);
-    dxcl_unlock_exclusive();
-    if (last)
+    /* The record left the table with the program's last reference (clReleaseContext), so
+     * nothing can find it any more once the last holder lets go. */
+    if (InterlockedDecrement(&ctx->record_refs) == 0)
         free_record(ctx);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clRetainContext)(cl_context context)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainContext, (context));
-    struct dxcl_context *ctx;
 
-    if (err == CL_SUCCESS && (ctx = lookup(context))) {
-        InterlockedIncrement(&ctx->app_refs);
-        dxcl_context_unref(ctx);
-    }
+    if (err == CL_SUCCESS)
+        dxcl_mirror_retain(&contexts, context);
     return err;
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseContext)(cl_context context)
 {
-    struct dxcl_context *ctx = lookup(context);
-    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
+    /* Before the driver's release: the record leaves the table with the program's last
+     * reference (shared objects and queues keep it, as they keep the driver's context). */
+    struct dxcl_context *ctx = dxcl_mirror_release(&contexts, context);
+    cl_int err;
 
+    if (ctx)
+        dxcl_context_unref(ctx); /* the table's */
+    err = DXCL_DRIVER_CALL_INT(clReleaseContext, (context));
     if (err == CL_SUCCESS)
         dxcl_released(context);
-    if (!ctx)
-        return err;
-    /* The program's last reference drops the table's; memobjs keep the record (and the
-     * device reference) until they are gone, as the driver keeps the context. */
-    if (err == CL_SUCCESS && InterlockedDecrement(&ctx->app_refs) == 0)
-        dxcl_context_unref(ctx);
-    dxcl_context_unref(ctx);
     return err;
 }
 

@@ -3,18 +3,25 @@
 #define DXCL_CONTEXT_H
 
 #include "core/backend.h"
+#include "core/table.h"
 
 struct dxcl_context {
+    struct dxcl_mirrored mirror; /* the program's references: its clRetain/clRelease calls */
     cl_context handle;
-    LONG app_refs;    /* the program's references: its clRetain/clRelease calls */
-    LONG record_refs; /* dxcl records (memobjs, in-flight calls) that need this record */
-    bool user_sync;   /* CL_CONTEXT_INTEROP_USER_SYNC is CL_TRUE */
+    /* Holders of the record: the table while the program holds the context, and dxcl's
+     * records and calls that need it (shared objects, queues, calls in flight). The driver's
+     * context lives at least as long: each holder stands for a driver object that holds it. */
+    LONG record_refs;
+    bool user_sync;                     /* CL_CONTEXT_INTEROP_USER_SYNC is CL_TRUE */
     cl_context_properties *properties;  /* the program's list, as given (NULL if none) */
     size_t properties_size;             /* in bytes, including the terminating 0 */
     const struct dxcl_backend *backend; /* the interop API named, or NULL */
     cl_context_properties device_property;
     void *device;       /* the backend's device object, referenced */
     void *backend_data; /* backend per-context state */
+    /* dxcl's own queue on the context, for work that must not wait behind the program's
+     * commands (engine/lifetime.c); made on first use, released with the record. */
+    cl_command_queue own_queue;
 };
 
 /* Finds the record of `handle` for `backend` and takes a record reference.
@@ -26,10 +33,13 @@ struct dxcl_context *dxcl_context_find(cl_context handle);
 /* Command queues keep their context's record (and so its interop device) alive, as they keep
  * the driver's context alive: called for every queue created. */
 void dxcl_queue_created(cl_command_queue queue, cl_context context);
+/* The record of the context of `queue` (found through the queue's record, so also after the
+ * program released the context), with a record reference; NULL when dxcl keeps none. */
+struct dxcl_context *dxcl_queue_context(cl_command_queue queue);
 /* The queue runs its commands in order: a command needs no barrier to follow the one before. */
 bool dxcl_queue_in_order(cl_command_queue queue);
-/* Takes/drops a record reference; the last one (with no program reference left) frees the
- * record and releases the device. */
+/* Takes/drops a record reference; the last one (the program's references are gone: the record
+ * has left the table) frees the record and releases the device. */
 void dxcl_context_ref(struct dxcl_context *ctx);
 void dxcl_context_unref(struct dxcl_context *ctx);
 

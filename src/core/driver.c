@@ -5,10 +5,14 @@
  * not safe inside DllMain, and programs that never call OpenCL should not pay for it. */
 #include "core/driver.h"
 #include "core/env.h"
+#include "core/lock.h"
 
 #include <stdio.h>
 
 static struct dxcl_driver driver;
+/* With DXCL_LOCK_CHECK on, dxcl calls the driver through these: each checks the lock rules
+ * (core/lock.h: no driver call under dxcl_lock and the other data locks) and calls the driver. */
+static struct dxcl_driver checked;
 static char driver_path[MAX_PATH];
 static HMODULE driver_module;
 static INIT_ONCE driver_once = INIT_ONCE_STATIC_INIT;
@@ -90,6 +94,28 @@ static bool choose_driver_path(void)
     return false;
 }
 
+#define DXCL_CHECKED_INT(ret, name, args) return driver.name args;
+#define DXCL_CHECKED_OBJ DXCL_CHECKED_INT
+#define DXCL_CHECKED_PTR DXCL_CHECKED_INT
+#define DXCL_CHECKED_NONE(ret, name, args) driver.name args;
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    static ret CL_API_CALL checked_##name params                                                   \
+    {                                                                                              \
+        dxcl_lock_check_call(#name, "a driver call");                                              \
+        DXCL_CHECKED_##kind(ret, name, args)                                                       \
+    }
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+
+/* The checking table: an entry for each function the driver has, NULL where it has none. */
+static void fill_checked(void)
+{
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    checked.name = driver.name ? checked_##name : NULL;
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+}
+
 static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
 {
     bool from_environment;
@@ -123,6 +149,7 @@ static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
         FARPROC proc = GetProcAddress(driver_module, entry_points[i].name);
         memcpy((char *)&driver + entry_points[i].offset, &proc, sizeof(proc));
     }
+    fill_checked();
     DXCL_LOG("forwarding to %s", driver_path);
     return TRUE;
 }
@@ -131,9 +158,11 @@ const struct dxcl_driver *dxcl_driver_loaded;
 
 const struct dxcl_driver *dxcl_driver_load(void)
 {
+    const struct dxcl_driver *table = dxcl_lock_checking ? &checked : &driver;
+
     InitOnceExecuteOnce(&driver_once, load_driver, NULL, NULL);
-    __atomic_store_n(&dxcl_driver_loaded, &driver, __ATOMIC_RELEASE);
-    return &driver;
+    __atomic_store_n(&dxcl_driver_loaded, table, __ATOMIC_RELEASE);
+    return table;
 }
 
 void *dxcl_driver_export(const char *name)

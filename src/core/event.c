@@ -61,9 +61,7 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainEvent)(cl_event event)
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseEvent)(cl_event event)
 {
-    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
-
-    if (err == CL_SUCCESS)
-        free(dxcl_mirror_release(&events, event));
-    return err;
+    /* The record goes before the driver can hand the handle out again. */
+    free(dxcl_mirror_release(&events, event));
+    return DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
 }

@@ -12,38 +12,70 @@ LONG dxcl_lock_checking;
 
 static DWORD depth_slot = TLS_OUT_OF_INDEXES;
 
-static const char *const lock_names[] = {"dxcl_lock", "dxcl_device_lock"};
+static const char *const lock_names[DXCL_LOCK_COUNT] = {
+    "a lazy-upload lock", "dxcl_device_lock", "the staging pool lock",
+    "dxcl_lock",          "the waiter lock",  "the log lock",
+};
 
-/* Each lock's count on this thread, packed in the TLS value: tables in the low byte. */
-static uintptr_t depths(void)
+/* Each lock's count on this thread, 8 bits a lock, packed in the TLS value. */
+static uint64_t depths(void)
 {
-    return (uintptr_t)TlsGetValue(depth_slot);
+    return (uint64_t)(uintptr_t)TlsGetValue(depth_slot);
 }
 
-static unsigned depth_of(uintptr_t packed, enum dxcl_lock_id lock)
+static unsigned depth_of(uint64_t packed, enum dxcl_lock_id lock)
 {
     return (unsigned)(packed >> (8 * lock)) & 0xff;
 }
 
-static void broken(const char *rule, enum dxcl_lock_id lock, const char *where)
+/* The innermost lock the thread holds, or DXCL_LOCK_COUNT when it holds none. */
+static enum dxcl_lock_id innermost_held(uint64_t packed)
 {
-    fprintf(stderr, "dxcl: lock check: %s: %s %s; stopping\n", where, lock_names[lock], rule);
-    DXCL_LOG("lock check: %s: %s %s; stopping", where, lock_names[lock], rule);
+    for (int lock = DXCL_LOCK_COUNT - 1; lock >= 0; lock--)
+        if (depth_of(packed, (enum dxcl_lock_id)lock))
+            return (enum dxcl_lock_id)lock;
+    return DXCL_LOCK_COUNT;
+}
+
+static void broken(const char *what, const char *where)
+{
+    /* Straight to stderr: the log takes a lock of its own, which may be the one at fault. */
+    fprintf(stderr, "dxcl: lock check: %s: %s; stopping\n", where, what);
+    fflush(stderr);
     abort();
 }
 
 void dxcl_lock_check(enum dxcl_lock_id lock, int change, const char *where)
 {
-    uintptr_t packed = depths();
+    uint64_t packed = depths();
+    enum dxcl_lock_id inner = innermost_held(packed);
+    char what[160];
 
-    if (change > 0 && depth_of(packed, lock))
-        broken("taken again by the thread that holds it", lock, where);
-    if (change > 0 && lock == DXCL_LOCK_DEVICE && depth_of(packed, DXCL_LOCK_TABLES))
-        broken("taken while dxcl_lock is held", lock, where);
-    if (change < 0 && !depth_of(packed, lock))
-        broken("released by a thread that does not hold it", lock, where);
-    packed += change > 0 ? (uintptr_t)1 << (8 * lock) : -((uintptr_t)1 << (8 * lock));
-    TlsSetValue(depth_slot, (void *)packed);
+    if (change > 0 && inner != DXCL_LOCK_COUNT && inner >= lock) {
+        snprintf(what, sizeof(what), "%s taken while holding %s", lock_names[lock],
+                 inner == lock ? "it already" : lock_names[inner]);
+        broken(what, where);
+    }
+    if (change < 0 && !depth_of(packed, lock)) {
+        snprintf(what, sizeof(what), "%s released by a thread that does not hold it",
+                 lock_names[lock]);
+        broken(what, where);
+    }
+    packed += change > 0 ? (uint64_t)1 << (8 * lock) : -((uint64_t)1 << (8 * lock));
+    TlsSetValue(depth_slot, (void *)(uintptr_t)packed);
+}
+
+void dxcl_lock_check_outside(const char *call, const char *where)
+{
+    uint64_t packed = depths();
+    char what[160];
+
+    for (enum dxcl_lock_id lock = DXCL_LOCK_POOL; lock < DXCL_LOCK_COUNT; lock++) {
+        if (!depth_of(packed, lock))
+            continue;
+        snprintf(what, sizeof(what), "%s called while holding %s", call, lock_names[lock]);
+        broken(what, where);
+    }
 }
 
 void dxcl_lock_check_init(void)

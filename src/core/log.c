@@ -1,5 +1,6 @@
 /* The log: one line per intercepted call or diagnostic, serialised across threads. */
 #include "core/env.h"
+#include "core/lock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,7 +8,7 @@
 
 bool dxcl_log_on;
 static FILE *log_file;
-static CRITICAL_SECTION log_lock;
+static SRWLOCK log_lock = SRWLOCK_INIT;
 
 void dxcl_log_init(void)
 {
@@ -16,7 +17,6 @@ void dxcl_log_init(void)
 
     if (len == 0 || !strcmp(value, "0"))
         return;
-    InitializeCriticalSection(&log_lock);
     if (!strcmp(value, "1") || !strcmp(value, "stderr"))
         log_file = stderr;
     else if (!(log_file = fopen(value, "a")))
@@ -31,17 +31,16 @@ void dxcl_log_shutdown(void)
     dxcl_log_on = false;
     if (log_file != stderr)
         fclose(log_file);
-    DeleteCriticalSection(&log_lock);
 }
 
 static void log_line(const char *prefix, const char *fmt, va_list args)
 {
-    EnterCriticalSection(&log_lock);
+    dxcl_take(&log_lock, DXCL_LOCK_LOG, true, __func__);
     fprintf(log_file, "%s: %s", DXCL_LOG_NAME, prefix);
     vfprintf(log_file, fmt, args);
     fputc('\n', log_file);
     fflush(log_file);
-    LeaveCriticalSection(&log_lock);
+    dxcl_leave(&log_lock, DXCL_LOCK_LOG, true, __func__);
 }
 
 void dxcl_logf(const char *fmt, ...)

@@ -17,6 +17,11 @@ struct dxcl_subbuffer {
 };
 static struct dxcl_table subbuffers;
 
+struct dxcl_memobj *dxcl_memobj_lookup(cl_mem handle)
+{
+    return dxcl_table_get(&memobjs, handle);
+}
+
 struct dxcl_memobj *dxcl_memobj_resolve(cl_mem handle)
 {
     struct dxcl_memobj *mem = dxcl_table_get(&memobjs, handle);
@@ -69,6 +74,8 @@ bool dxcl_memobj_exists(const struct dxcl_context *ctx, const struct dxcl_shared
     return found;
 }
 
+/* A surface for `desc`, holding its own reference on the resource; made outside dxcl_lock
+ * (AddRef is a Direct3D call). */
 static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
                                         const struct dxcl_shared_desc *desc)
 {
@@ -82,6 +89,7 @@ static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
     surface->subresource = desc->subresource;
     surface->backend_data = desc->surface_data;
     surface->refs = 1;
+    dxcl_lock_check_call("IUnknown::AddRef", __func__);
     IUnknown_AddRef(surface->resource);
     return surface;
 }
@@ -94,6 +102,7 @@ static bool surface_drop(struct dxcl_surface *surface)
 
 static void surface_destroy(struct dxcl_surface *surface)
 {
+    dxcl_lock_check_call("a backend's destroy_surface", __func__);
     surface->backend->destroy_surface(surface);
     IUnknown_Release(surface->resource);
     free(surface);
@@ -110,30 +119,50 @@ void dxcl_surface_unref(struct dxcl_surface *surface)
         surface_destroy(surface);
 }
 
+/* Frees a surface that was never attached (the backend's surface_data stays the caller's). */
+static void discard_surface(struct dxcl_surface *surface)
+{
+    if (!surface)
+        return;
+    dxcl_lock_check_call("IUnknown::Release", __func__);
+    IUnknown_Release(surface->resource);
+    free(surface);
+}
+
 cl_int dxcl_memobj_attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *surface_taken)
 {
+    /* Made before the lock (AddRef is a Direct3D call); unused when a sibling plane has one. */
+    struct dxcl_surface *fresh = new_surface(ctx, &mem->desc), *unused = NULL;
     struct dxcl_memobj *sibling;
-    struct dxcl_surface *orphan = NULL;
     cl_int err = CL_SUCCESS;
 
+    *surface_taken = false;
+    if (!fresh)
+        return CL_OUT_OF_HOST_MEMORY;
     dxcl_lock_exclusive();
-    sibling = mem->desc.share_surface ? find_memobj(ctx, &mem->desc, false) : NULL;
-    if (sibling) {
+    if (mem->desc.unique && find_memobj(ctx, &mem->desc, true)) {
+        err = DXCL_FAIL(mem->desc.backend->errors.invalid_resource,
+                        "a cl_mem of resource %p subresource %u plane %u exists",
+                        (void *)mem->desc.resource, mem->desc.subresource, mem->desc.plane);
+    } else if (mem->desc.share_surface && (sibling = find_memobj(ctx, &mem->desc, false))) {
         mem->surface = sibling->surface;
         mem->surface->refs++;
-    } else if ((mem->surface = new_surface(ctx, &mem->desc))) {
-        *surface_taken = true;
+        unused = fresh;
     } else {
-        err = CL_OUT_OF_HOST_MEMORY;
+        mem->surface = fresh;
     }
     if (err == CL_SUCCESS && !dxcl_table_put(&memobjs, mem->handle, mem)) {
-        if (surface_drop(mem->surface))
-            orphan = mem->surface;
+        if (mem->surface != fresh)
+            mem->surface->refs--; /* the sibling keeps it */
         err = CL_OUT_OF_HOST_MEMORY;
     }
+    if (err != CL_SUCCESS) {
+        mem->surface = NULL;
+        unused = fresh;
+    }
+    *surface_taken = err == CL_SUCCESS && mem->surface == fresh;
     dxcl_unlock_exclusive();
-    if (orphan)
-        surface_destroy(orphan);
+    discard_surface(unused);
     return err;
 }
 
@@ -174,7 +203,7 @@ bool dxcl_memobj_is_shared(cl_mem handle)
     return shared;
 }
 
-struct dxcl_memobj *dxcl_memobj_released(cl_mem handle)
+struct dxcl_memobj *dxcl_memobj_release_program_ref(cl_mem handle)
 {
     struct dxcl_memobj *mem = dxcl_mirror_release(&memobjs, handle);
 

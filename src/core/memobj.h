@@ -42,23 +42,37 @@ struct dxcl_shared_desc {
     void *surface_data;
 };
 
+/* Where a shared object is between OpenCL and Direct3D. Changed only under dxcl_lock held
+ * exclusively, by the one acquire or release call that claimed the object: the claim moves it
+ * from IDLE to ACQUIRING or from ACQUIRED to RELEASING, and the end of the call to where it
+ * went (or back, when the call failed). Commands may use it only while ACQUIRED. */
+enum dxcl_transfer_state { DXCL_IDLE, DXCL_ACQUIRING, DXCL_ACQUIRED, DXCL_RELEASING };
+
 struct dxcl_memobj {
     struct dxcl_mirrored mirror;
+    /* The record's holders: one while the program holds the object (it is in the table), and
+     * one for each call using it outside dxcl_lock (an acquire or release, a command's use).
+     * The last one to let go tears the object down (engine/lifetime.h). */
+    volatile LONG holds;
     cl_mem handle;
     struct dxcl_context *context; /* NULL for ordinary emulated images */
     struct dxcl_surface *surface; /* NULL for ordinary emulated images */
     struct dxcl_shared_desc desc;
     cl_mem_flags flags;
     struct dxcl_backing backing; /* images: spec and driver formats */
-    bool acquired;               /* guarded by dxcl_lock */
-    /* A command that can write the object was enqueued since the acquire: release downloads
-     * and writes back only such objects (the Direct3D data of others is unchanged). */
+    enum dxcl_transfer_state state;
+    /* A command that can write the object was accepted by the driver since the acquire:
+     * release downloads and writes back only such objects (the Direct3D data of others is
+     * unchanged). */
     volatile LONG written;
-    void *convert_buffer;   /* emulated formats: the spec-layout copy while acquired */
-    cl_event pending_write; /* the acquire's upload, until release */
+    void *convert_buffer; /* emulated formats: the backing-layout copy while acquired */
+    /* The acquire's upload (or the first touch's), until release; changed under lazy_lock
+     * once the object is acquired. */
+    cl_event pending_write;
     /* Lazy uploads (engine/lazy.h): acquired, and no command has touched the object yet (its
-     * surface is not locked for it); touching takes lazy_lock. skipped_uploads counts the
-     * acquires whose Direct3D read and upload were skipped. */
+     * surface is not in host memory for it); lazy_lock serialises the first touches and the
+     * release's look at them. skipped_uploads counts the acquires whose Direct3D read and
+     * upload were skipped. */
     volatile LONG lazy_pending;
     SRWLOCK lazy_lock;
     volatile LONG skipped_uploads;
@@ -69,7 +83,21 @@ struct dxcl_memobj {
     struct dxcl_mapping host_copy;
     void *host_mapped;
     cl_command_queue queue;
+    struct dxcl_memobj *next_parked; /* engine/lifetime.c: waiting for the driver to finish */
 };
+
+/* A call that uses a record outside dxcl_lock holds it; take the hold while dxcl_lock is held
+ * (shared is enough) and the record was found in the table. */
+static inline void dxcl_memobj_hold(struct dxcl_memobj *mem)
+{
+    InterlockedIncrement(&mem->holds);
+}
+/* True when that was the last hold: the caller tears the object down (engine/lifetime.h,
+ * dxcl_memobj_put, does both). */
+static inline bool dxcl_memobj_unhold(struct dxcl_memobj *mem)
+{
+    return InterlockedDecrement(&mem->holds) == 0;
+}
 
 /* The record of `handle`, NULL when it is not a shared object. */
 struct dxcl_memobj *dxcl_memobj_get(cl_mem handle);
@@ -83,17 +111,22 @@ bool dxcl_memobj_is_shared(cl_mem handle);
 /* The shared record `handle` stands for: its own, or its parent's for a sub-buffer; NULL when
  * it is neither. Called with dxcl_lock held. */
 struct dxcl_memobj *dxcl_memobj_resolve(cl_mem handle);
+/* The record of `handle` itself (shared or an ordinary emulated image), no sub-buffers.
+ * Called with dxcl_lock held. */
+struct dxcl_memobj *dxcl_memobj_lookup(cl_mem handle);
 
 /* A new shared record: attached to the surface of a sibling plane (desc.share_surface) or to
  * a new surface (*surface_taken: the backend's surface_data is now the surface's), and put in
- * the table under its handle. CL_OUT_OF_HOST_MEMORY when the table cannot grow. */
+ * the table under its handle, in one exclusive take: a second object of a subresource that
+ * must be unique (desc.unique) loses there with the family's invalid-resource error, however
+ * close the two creations ran. CL_OUT_OF_HOST_MEMORY when the table cannot grow. */
 cl_int dxcl_memobj_attach(struct dxcl_context *ctx, struct dxcl_memobj *mem, bool *surface_taken);
 /* True when the context has a shared object of desc's resource, subresource and plane. */
 bool dxcl_memobj_exists(const struct dxcl_context *ctx, const struct dxcl_shared_desc *desc);
-/* After the program's successful clReleaseMemObject: the record, out of the table, when that
- * was the program's last reference (the caller tears it down); NULL otherwise. A sub-buffer's
- * record is freed here. */
-struct dxcl_memobj *dxcl_memobj_released(cl_mem handle);
+/* Before the program's clReleaseMemObject reaches the driver: the record, out of the table,
+ * when that is the program's last reference (the caller drops the table's hold); NULL
+ * otherwise. A sub-buffer's record is freed here. */
+struct dxcl_memobj *dxcl_memobj_release_program_ref(cl_mem handle);
 /* Drops the record's reference on its surface; the last one destroys the surface. */
 void dxcl_surface_unref(struct dxcl_surface *surface);
 

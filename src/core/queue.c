@@ -36,6 +36,20 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context)
     }
 }
 
+struct dxcl_context *dxcl_queue_context(cl_command_queue queue)
+{
+    struct dxcl_queue *record;
+    struct dxcl_context *ctx = NULL;
+
+    dxcl_lock_shared();
+    if ((record = dxcl_table_get(&queues, queue))) {
+        ctx = record->ctx;
+        dxcl_context_ref(ctx);
+    }
+    dxcl_unlock_shared();
+    return ctx;
+}
+
 bool dxcl_queue_in_order(cl_command_queue queue)
 {
     cl_command_queue_properties properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
@@ -74,15 +88,17 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainCommandQueue)(cl_command_queue command_queu
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseCommandQueue)(cl_command_queue command_queue)
 {
-    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseCommandQueue, (command_queue));
-    struct dxcl_queue *record =
-        err == CL_SUCCESS ? dxcl_mirror_release(&queues, command_queue) : NULL;
+    /* Before the driver's release: the record leaves the table with the program's last
+     * reference, and with it the queue's hold on its context's record. */
+    struct dxcl_queue *record = dxcl_mirror_release(&queues, command_queue);
+    cl_int err;
 
-    if (err == CL_SUCCESS)
-        dxcl_released(command_queue); /* a queue holds its context */
     if (record) {
         dxcl_context_unref(record->ctx);
         free(record);
     }
+    err = DXCL_DRIVER_CALL_INT(clReleaseCommandQueue, (command_queue));
+    if (err == CL_SUCCESS)
+        dxcl_released(command_queue); /* a queue holds its context */
     return err;
 }

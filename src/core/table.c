@@ -33,6 +33,22 @@ static struct dxcl_table_slot *find(const struct dxcl_table *table, const void *
     }
 }
 
+/* Puts a key that is not in the table into its first free slot; there is one. */
+static void place(struct dxcl_table *table, const void *key, void *value)
+{
+    for (size_t i = slot_of(key, table->capacity);; i = (i + 1) & (table->capacity - 1)) {
+        struct dxcl_table_slot *slot = &table->slots[i];
+        if (!slot->key || slot->key == TOMBSTONE) {
+            if (slot->key == TOMBSTONE)
+                table->tombstones--;
+            slot->key = key;
+            slot->value = value;
+            table->count++;
+            return;
+        }
+    }
+}
+
 static bool grow(struct dxcl_table *table)
 {
     size_t capacity = table->capacity ? table->capacity * 2 : 64;
@@ -50,7 +66,7 @@ static bool grow(struct dxcl_table *table)
     table->tombstones = 0;
     for (size_t i = 0; i < old_capacity; i++)
         if (old[i].key && old[i].key != TOMBSTONE)
-            dxcl_table_put(table, old[i].key, old[i].value);
+            place(table, old[i].key, old[i].value);
     free(old);
     return true;
 }
@@ -64,25 +80,15 @@ void *dxcl_table_get(const struct dxcl_table *table, const void *key)
 
 bool dxcl_table_put(struct dxcl_table *table, const void *key, void *value)
 {
-    struct dxcl_table_slot *slot = find(table, key);
-
-    if (slot) {
-        slot->value = value;
-        return true;
+    if (find(table, key)) {
+        /* A record outliving its handle would be handed to the handle's next owner. */
+        DXCL_LOG("table: %p already has a record; the new one is not stored", key);
+        return false;
     }
     if ((table->count + table->tombstones + 1) * 2 > table->capacity && !grow(table))
         return false;
-    for (size_t i = slot_of(key, table->capacity);; i = (i + 1) & (table->capacity - 1)) {
-        slot = &table->slots[i];
-        if (!slot->key || slot->key == TOMBSTONE) {
-            if (slot->key == TOMBSTONE)
-                table->tombstones--;
-            slot->key = key;
-            slot->value = value;
-            table->count++;
-            return true;
-        }
-    }
+    place(table, key, value);
+    return true;
 }
 
 void *dxcl_table_remove(struct dxcl_table *table, const void *key)
@@ -121,8 +127,8 @@ void *dxcl_mirror_release(struct dxcl_table *table, const void *handle)
 {
     struct dxcl_mirrored *record;
 
-    /* Leaving the table happens with the last reference, under the exclusive lock, before
-     * the driver can hand the same handle value out again. */
+    /* Called before the driver's release: the record leaves the table with the program's last
+     * reference, before the driver can hand the same handle value out again. */
     dxcl_lock_exclusive();
     record = dxcl_table_get(table, handle);
     if (record && InterlockedDecrement(&record->app_refs) == 0)

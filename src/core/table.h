@@ -13,7 +13,8 @@ struct dxcl_table {
 };
 
 void *dxcl_table_get(const struct dxcl_table *table, const void *key);
-/* Inserts or replaces; false when out of memory. */
+/* Inserts; false when out of memory, or when `key` has a record already (logged: a record must
+ * never outlive its handle, so a live key means a bug, and the old record is kept). */
 bool dxcl_table_put(struct dxcl_table *table, const void *key, void *value);
 /* Removes and returns the value (NULL when absent). */
 void *dxcl_table_remove(struct dxcl_table *table, const void *key);
@@ -28,8 +29,12 @@ struct dxcl_mirrored {
 
 /* After a successful clRetain*: one more program reference, when `handle` has a record. */
 void dxcl_mirror_retain(struct dxcl_table *table, const void *handle);
-/* After a successful clRelease*: one fewer; returns the record, removed from the table, when
- * that was the program's last reference (the caller frees it), NULL otherwise. */
+/* Before the program's clRelease* reaches the driver: one reference fewer; returns the record,
+ * removed from the table, when that was the program's last reference (the caller finishes it),
+ * NULL otherwise. Removing it before the driver's release means the driver cannot hand the
+ * handle out again while the table still maps it to the old record. Every table of records
+ * that mirror the program's references (contexts, queues, events, kernels, shared memory
+ * objects and their sub-buffers) goes through here. */
 void *dxcl_mirror_release(struct dxcl_table *table, const void *handle);
 
 /* The lock of all of dxcl's tables and record state, and its rules. */

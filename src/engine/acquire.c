@@ -10,6 +10,7 @@
 #include "core/memobj.h"
 #include "engine/copy.h"
 #include "engine/lazy.h"
+#include "engine/lifetime.h"
 #include "engine/zerocopy.h"
 
 #include <stdlib.h>
@@ -29,6 +30,10 @@ struct transfer {
     struct dxcl_memobj *inline_mems[MAX_TRANSFER];
     cl_event *events; /* one per object */
     cl_event inline_events[MAX_TRANSFER];
+    bool *deferred; /* one per object: its Direct3D read and upload wait (engine/lazy.h) */
+    bool inline_deferred[MAX_TRANSFER];
+    bool claimed; /* the objects are this call's (ACQUIRING or RELEASING) */
+    bool moved;   /* the objects went where the call takes them */
 };
 
 static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_event *wait_list)
@@ -49,16 +54,16 @@ static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_e
     return CL_SUCCESS;
 }
 
+/* Called with dxcl_lock held exclusively. */
 static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
-    bool acquired;
+    struct dxcl_memobj *mem = dxcl_memobj_lookup(handle);
+    enum dxcl_transfer_state want = t->acquire ? DXCL_IDLE : DXCL_ACQUIRED;
 
-    if (!mem || mem->desc.backend != t->backend)
+    if (!mem || !mem->surface || mem->desc.backend != t->backend)
         return DXCL_FAIL(CL_INVALID_MEM_OBJECT,
-                         "%s: object %u (%p) was not created from a %s "
-                         "resource",
-                         t->name, index, (void *)handle, t->backend->name);
+                         "%s: object %u (%p) was not created from a %s resource", t->name, index,
+                         (void *)handle, t->backend->name);
     if (mem->context->handle != t->context)
         return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: object %u belongs to another context", t->name,
                          index);
@@ -67,25 +72,71 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
             return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
                                         : t->backend->errors.not_acquired,
                              "%s: object %u is listed twice", t->name, index);
-    dxcl_lock_shared();
-    acquired = mem->acquired;
-    dxcl_unlock_shared();
-    if (t->acquire && acquired)
-        return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is acquired", t->name,
-                         index);
-    if (!t->acquire && !acquired)
-        return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is not acquired", t->name,
-                         index);
+    if (mem->state != want && t->acquire)
+        return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is %s", t->name, index,
+                         mem->state == DXCL_ACQUIRING ? "being acquired" : "acquired");
+    if (mem->state != want)
+        return DXCL_FAIL(t->backend->errors.not_acquired, "%s: object %u is %s", t->name, index,
+                         mem->state == DXCL_RELEASING ? "being released" : "not acquired");
     t->mems[index] = mem;
     return CL_SUCCESS;
 }
 
+/* One exclusive take checks every object and claims them all, or none: of two calls racing
+ * for an object, one wins and the other gets the family's error. The claim holds each record
+ * until the call ends. */
+static cl_int claim(struct transfer *t, const cl_mem *handles)
+{
+    cl_int err = CL_SUCCESS;
+
+    dxcl_lock_exclusive();
+    for (cl_uint i = 0; i < t->count && err == CL_SUCCESS; i++)
+        err = check_object(t, i, handles[i]);
+    for (cl_uint i = 0; i < t->count && err == CL_SUCCESS; i++) {
+        t->mems[i]->state = t->acquire ? DXCL_ACQUIRING : DXCL_RELEASING;
+        dxcl_memobj_hold(t->mems[i]);
+    }
+    t->claimed = err == CL_SUCCESS;
+    dxcl_unlock_exclusive();
+    return err;
+}
+
+/* The end of the call: each claimed object goes where the call took it (`done`) or back. */
+static void settle(struct transfer *t, bool done)
+{
+    enum dxcl_transfer_state to = t->acquire == done ? DXCL_ACQUIRED : DXCL_IDLE;
+
+    dxcl_lock_exclusive();
+    for (cl_uint i = 0; i < t->count; i++)
+        t->mems[i]->state = to;
+    dxcl_unlock_exclusive();
+}
+
+/* The context's record, through the queue's record: the program may have released the context
+ * itself, which the queue still holds. */
+static cl_int transfer_context(struct transfer *t)
+{
+    const struct dxcl_backend *backend = t->backend;
+
+    if (!(t->ctx = dxcl_queue_context(t->queue)))
+        return dxcl_context_get(t->context, backend, &t->ctx);
+    if (t->ctx->backend == backend ||
+        (backend->accepts_context && backend->accepts_context(t->ctx)))
+        return CL_SUCCESS;
+    return DXCL_FAIL(CL_INVALID_CONTEXT, "%s: the queue's context was not created with a %s device",
+                     t->name, backend->name);
+}
+
 static void finish_transfer(struct transfer *t)
 {
+    for (cl_uint i = 0; t->claimed && i < t->count; i++)
+        dxcl_memobj_put(t->mems[i]);
     if (t->mems != t->inline_mems)
         free(t->mems);
     if (t->events != t->inline_events)
         free(t->events);
+    if (t->deferred != t->inline_deferred)
+        free(t->deferred);
     if (t->ctx)
         dxcl_context_unref(t->ctx);
 }
@@ -103,30 +154,28 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
                                                      &t->context, NULL)) != CL_SUCCESS)
         return DXCL_FAIL(CL_INVALID_COMMAND_QUEUE, "%s: %p is not a command queue", t->name,
                          (void *)t->queue);
-    if ((err = dxcl_context_get(t->context, t->backend, &t->ctx)) != CL_SUCCESS)
+    if ((err = transfer_context(t)) != CL_SUCCESS)
         return err;
     if ((err = check_wait_list(t, num_events, wait_list)) != CL_SUCCESS)
         return err;
     t->count = num_objects;
     t->mems = t->inline_mems;
     t->events = t->inline_events;
+    t->deferred = t->inline_deferred;
     if (num_objects > MAX_TRANSFER && (!(t->mems = dxcl_calloc(num_objects, sizeof(*t->mems))) ||
-                                       !(t->events = dxcl_calloc(num_objects, sizeof(cl_event)))))
+                                       !(t->events = dxcl_calloc(num_objects, sizeof(cl_event))) ||
+                                       !(t->deferred = dxcl_calloc(num_objects, sizeof(bool)))))
         return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory for %u objects", t->name,
                          num_objects);
-    /* check_object takes dxcl_lock itself: never around it (core/lock.h). */
-    for (cl_uint i = 0; i < num_objects && err == CL_SUCCESS; i++)
-        err = check_object(t, i, mem_objects[i]);
-    return err;
+    return claim(t, mem_objects);
 }
 
 /* Objects whose reading and upload wait for their first command (engine/lazy.h): on acquire the
- * eligible ones, on release the ones no command touched. */
+ * eligible ones, on release the ones no command touched (decided under each object's lazy
+ * lock as the release begins). */
 static bool deferred(const struct transfer *t, cl_uint index)
 {
-    const struct dxcl_memobj *mem = t->mems[index];
-
-    return t->acquire ? dxcl_lazy_eligible(mem) : mem->lazy_pending;
+    return t->deferred[index];
 }
 
 /* Brings in the surfaces of the objects that are not deferred. */
@@ -213,10 +262,12 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
                          cl_event *event)
 {
     cl_event final = NULL;
-    cl_int err = surfaces_in(t);
+    cl_int err;
     cl_uint i, uploads = 0;
 
-    if (err != CL_SUCCESS)
+    for (i = 0; i < t->count; i++)
+        t->deferred[i] = dxcl_lazy_eligible(t->mems[i]);
+    if ((err = surfaces_in(t)) != CL_SUCCESS)
         return err;
     memset(t->events, 0, t->count * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++) {
@@ -240,17 +291,43 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         surfaces_out(t, false);
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
     }
-    dxcl_lock_exclusive();
+    /* Still ACQUIRING: no command can touch the objects before settle() publishes these. */
     for (i = 0, uploads = 0; i < t->count; i++) {
-        bool lazy = deferred(t, i);
-        t->mems[i]->acquired = true;
-        t->mems[i]->written = 0;
-        InterlockedExchange(&t->mems[i]->lazy_pending, lazy);
-        t->mems[i]->lazy_queue = NULL;
-        t->mems[i]->pending_write = lazy ? NULL : t->events[uploads++];
+        struct dxcl_memobj *mem = t->mems[i];
+        mem->written = 0;
+        mem->lazy_pending = deferred(t, i);
+        mem->lazy_queue = NULL;
+        mem->pending_write = deferred(t, i) ? NULL : t->events[uploads++];
     }
-    dxcl_unlock_exclusive();
+    t->moved = true;
     return hand_out_event(t, final, event);
+}
+
+/* What a release brings back: what a command may have written, of objects whose surface is in
+ * host memory. */
+static bool brought_back(const struct transfer *t, cl_uint index)
+{
+    return t->mems[index]->written && !deferred(t, index);
+}
+
+/* A release closes the door on first touches: under each object's lazy lock, whether a command
+ * touched it is settled (a touch still waiting for the lock then finds nothing to do). */
+static void take_first_touches(struct transfer *t)
+{
+    for (cl_uint i = 0; i < t->count; i++) {
+        struct dxcl_memobj *mem = t->mems[i];
+        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        t->deferred[i] = mem->lazy_pending;
+        mem->lazy_pending = 0;
+        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    }
+}
+
+/* A release that failed: the objects stay acquired, untouched ones still waiting. */
+static void give_back_first_touches(struct transfer *t)
+{
+    for (cl_uint i = 0; i < t->count; i++)
+        t->mems[i]->lazy_pending = t->deferred[i];
 }
 
 static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
@@ -262,13 +339,14 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     cl_uint i, downloads = 0;
     cl_int err;
 
+    take_first_touches(t);
     /* Everything queued before the release, and the wait list, precede the downloads. Only
      * objects that a command may have written come back. */
     err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                (t->queue, num_events, wait_list, &after));
     memset(t->events, 0, t->count * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
-        if (t->mems[i]->written)
+        if (brought_back(t, i))
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
                       : dxcl_enqueue_download(t->queue, t->mems[i], after, &t->events[downloads++]);
@@ -285,6 +363,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         release_events(t->events, t->count);
         for (i = 0; i < t->count; i++)
             dxcl_zero_copy_undo(t->mems[i]);
+        give_back_first_touches(t);
         return DXCL_FAIL(err, "%s: the download could not be queued; objects stay acquired",
                          t->name);
     }
@@ -294,24 +373,26 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
                             NULL);
     release_events(t->events, t->count);
     for (i = 0; i < t->count && status == CL_COMPLETE; i++)
-        if (t->mems[i]->written)
+        if (brought_back(t, i))
             dxcl_download_done(t->mems[i]);
     if (status != CL_COMPLETE)
         DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
                  "contents",
                  t->name, status, t->backend->name);
-    dxcl_lock_exclusive();
-    for (i = 0; i < t->count; i++) {
-        t->mems[i]->acquired = false;
-        if (t->mems[i]->pending_write)
-            drv->clReleaseEvent(t->mems[i]->pending_write);
-        t->mems[i]->pending_write = NULL;
-    }
-    dxcl_unlock_exclusive();
     surfaces_out(t, status == CL_COMPLETE);
-    for (i = 0; i < t->count; i++)
-        if (InterlockedExchange(&t->mems[i]->lazy_pending, 0))
-            InterlockedIncrement(&t->mems[i]->skipped_uploads); /* no command touched it */
+    for (i = 0; i < t->count; i++) {
+        struct dxcl_memobj *mem = t->mems[i];
+        cl_event upload;
+        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        upload = mem->pending_write;
+        mem->pending_write = NULL;
+        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        if (upload)
+            drv->clReleaseEvent(upload);
+        if (deferred(t, i))
+            InterlockedIncrement(&mem->skipped_uploads); /* no command touched it */
+    }
+    t->moved = true;
     return hand_out_event(t, final, event);
 }
 
@@ -338,6 +419,8 @@ static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *me
     else if (err == CL_SUCCESS)
         err = t->acquire ? do_acquire(t, num_events, wait_list, event)
                          : do_release(t, num_events, wait_list, event);
+    if (t->claimed)
+        settle(t, t->moved);
     finish_transfer(t);
     return dxcl_log_result(t->name, err);
 }
@@ -353,5 +436,6 @@ cl_int dxcl_enqueue_transfer(const struct dxcl_backend *backend, bool acquire,
                          .queue = queue,
                          .name = acquire ? "acquire" : "release"};
 
+    dxcl_finish_parked();
     return transfer(&t, num_objects, mem_objects, num_events, wait_list, event);
 }

@@ -14,6 +14,7 @@ cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
     if (surface->host_users == 0) {
         if (dxcl_fault_hit(DXCL_FAULT_LOCK))
             return CL_OUT_OF_RESOURCES;
+        dxcl_lock_check_call("a backend's copy_to_host or map_host", __func__);
         err = !contents && backend->map_host ? backend->map_host(surface)
                                              : backend->copy_to_host(surface);
         if (err != CL_SUCCESS)
@@ -29,8 +30,10 @@ void dxcl_surface_out(struct dxcl_memobj *mem, bool changed)
     struct dxcl_surface *surface = mem->surface;
 
     surface->written |= changed;
-    if (--surface->host_users == 0)
-        surface->backend->unmap_host(surface, surface->written);
+    if (--surface->host_users > 0)
+        return;
+    dxcl_lock_check_call("a backend's unmap_host", __func__);
+    surface->backend->unmap_host(surface, surface->written);
 }
 
 static bool is_image(const struct dxcl_memobj *mem)

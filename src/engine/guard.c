@@ -1,37 +1,76 @@
-/* The enqueue guard (engine/guard.h). Kernel arguments are tracked through clSetKernelArg. */
+/* The enqueue guard (engine/guard.h): the use decision, and the entry points of the commands
+ * that use memory objects (kernels: engine/kernels.c). */
 #include "engine/guard.h"
-#include "engine/lazy.h"
-#include "formats/host_commands.h"
-#include "core/table.h"
-#include "core/driver.h"
 #include "core/api.h"
+#include "core/driver.h"
+#include "core/fault.h"
+#include "engine/lazy.h"
+#include "engine/lifetime.h"
+#include "formats/host_commands.h"
 
 #include <stdlib.h>
 
-cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use, const char *caller)
+/* Finds and holds the shared object `use` names, if it is one; the not-acquired error when it
+ * is not acquired. */
+static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
 {
-    cl_int err = CL_SUCCESS;
     struct dxcl_memobj *mem;
-    bool whole;
+    bool acquired = true, whole = false;
 
     dxcl_lock_shared();
-    mem = dxcl_memobj_resolve(handle);
-    whole = mem && mem->handle == handle; /* not a sub-buffer */
-    if (mem && !mem->acquired)
-        err = mem->desc.backend->errors.not_acquired;
-    else if (mem && use != DXCL_USE_READ)
-        InterlockedExchange(&mem->written, 1);
+    if ((mem = dxcl_memobj_resolve(use->mem))) {
+        acquired = mem->state == DXCL_ACQUIRED;
+        whole = mem->handle == use->mem; /* not a sub-buffer */
+        if (acquired)
+            dxcl_memobj_hold(mem);
+    }
     dxcl_unlock_shared();
-    if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "%s: %s object %p is not acquired", caller, mem->desc.backend->name,
-                         (void *)handle);
-    if (!mem || !queue)
-        return CL_SUCCESS;
-    if (mem->lazy_pending)
-        return dxcl_lazy_touch(queue, mem, whole && use == DXCL_USE_OVERWRITE, caller);
-    if (mem->lazy_queue && mem->lazy_queue != queue)
-        return dxcl_lazy_order(queue, mem, caller);
+    if (!acquired)
+        return DXCL_FAIL(mem->desc.backend->errors.not_acquired, "%s: %s object %p is not acquired",
+                         g->caller, mem->desc.backend->name, (void *)use->mem);
+    if (mem)
+        g->objects[g->count++] = (struct dxcl_guarded_object){
+            mem, use->use,
+            whole && use->use == DXCL_USE_OVERWRITE && !mem->host_copy.data && mem->lazy_pending};
     return CL_SUCCESS;
+}
+
+cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
+                        const struct dxcl_use_of *uses, size_t count, const char *caller)
+{
+    cl_int err = CL_SUCCESS;
+
+    *g = (struct dxcl_guarded){.queue = queue, .caller = caller};
+    g->objects = g->inline_objects;
+    if (count > DXCL_ARRAY_SIZE(g->inline_objects) &&
+        !(g->objects = dxcl_calloc(count, sizeof(*g->objects))))
+        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory to check %zu objects", caller,
+                         count);
+    for (size_t i = 0; i < count && err == CL_SUCCESS; i++)
+        err = hold_object(g, &uses[i]);
+    for (size_t i = 0; i < g->count && err == CL_SUCCESS && queue; i++)
+        if (!g->objects[i].overwrite_later)
+            err = dxcl_lazy_touch(queue, g->objects[i].mem, caller);
+    if (err != CL_SUCCESS)
+        dxcl_guard_end(g, err);
+    return err;
+}
+
+cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result)
+{
+    for (size_t i = 0; i < g->count; i++) {
+        struct dxcl_guarded_object *object = &g->objects[i];
+        if (result == CL_SUCCESS && object->use != DXCL_USE_READ)
+            InterlockedExchange(&object->mem->written, 1);
+        if (result == CL_SUCCESS && object->overwrite_later &&
+            dxcl_lazy_overwritten(g->queue, object->mem, g->caller) != CL_SUCCESS)
+            DXCL_LOG("%s: %p keeps its Direct3D contents", g->caller, (void *)object->mem->handle);
+        dxcl_memobj_put(object->mem);
+    }
+    if (g->objects != g->inline_objects)
+        free(g->objects);
+    g->count = 0;
+    return result;
 }
 
 enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size)
@@ -59,33 +98,6 @@ enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const si
     return region[0] == mem->desc.width && region[1] == mem->desc.height && region[2] == depth
                ? DXCL_USE_OVERWRITE
                : DXCL_USE_WRITE;
-}
-
-struct use {
-    cl_mem mem;
-    enum dxcl_use use;
-};
-
-static cl_int check_uses(cl_command_queue queue, const char *caller, const struct use *uses,
-                         size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        cl_int err = dxcl_memobj_use(queue, uses[i].mem, uses[i].use, caller);
-        if (err != CL_SUCCESS)
-            return err;
-    }
-    return CL_SUCCESS;
-}
-
-static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_mem *mems,
-                         size_t count, enum dxcl_use use)
-{
-    for (size_t i = 0; i < count; i++) {
-        cl_int err = dxcl_memobj_use(queue, mems[i], use, caller);
-        if (err != CL_SUCCESS)
-            return err;
-    }
-    return CL_SUCCESS;
 }
 
 /* Each GRD entry of cl_api.h: where the command goes once the guard passed it (the driver, or
@@ -119,11 +131,12 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
 #define DXCL_GUARDED_(ret, name, params, args, target, ...)                                        \
     ret CL_API_CALL DXCL_IMPL(name) params                                                         \
     {                                                                                              \
-        const struct use uses[] = {__VA_ARGS__};                                                   \
-        cl_int err = check_uses(command_queue, #name, uses, DXCL_ARRAY_SIZE(uses));                \
+        const struct dxcl_use_of uses[] = {__VA_ARGS__};                                           \
+        struct dxcl_guarded g;                                                                     \
+        cl_int err = dxcl_guard_begin(&g, command_queue, uses, DXCL_ARRAY_SIZE(uses), #name);      \
         if (err != CL_SUCCESS)                                                                     \
             return err;                                                                            \
-        return DXCL_TARGET_##target(name, args);                                                   \
+        return dxcl_guard_end(&g, DXCL_TARGET_##target(name, args));                               \
     }
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)
@@ -136,12 +149,13 @@ static cl_int check_mems(cl_command_queue queue, const char *caller, const cl_me
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 
-static void *fail_map(const char *caller, cl_int err, cl_int *errcode_ret)
+/* A map: the driver's error code through errcode_ret, which the program may leave NULL. */
+static void *end_map(struct dxcl_guarded *g, void *mapped, cl_int err, cl_int *errcode_ret)
 {
+    dxcl_guard_end(g, mapped ? CL_SUCCESS : err);
     if (errcode_ret)
-        *errcode_ret = err;
-    (void)caller;
-    return NULL;
+        *errcode_ret = mapped ? CL_SUCCESS : err;
+    return mapped;
 }
 
 void *CL_API_CALL DXCL_IMPL(clEnqueueMapBuffer)(cl_command_queue command_queue, cl_mem buffer,
@@ -152,17 +166,22 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapBuffer)(cl_command_queue command_queue, 
                                                 cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_int err = dxcl_memobj_use(
-        command_queue, buffer, dxcl_map_use(map_flags, dxcl_buffer_write_use(buffer, offset, size)),
-        "clEnqueueMapBuffer");
+    const struct dxcl_use_of use = {
+        buffer, dxcl_map_use(map_flags, dxcl_buffer_write_use(buffer, offset, size))};
+    struct dxcl_guarded g;
+    cl_int err = dxcl_guard_begin(&g, command_queue, &use, 1, "clEnqueueMapBuffer");
+    void *mapped;
 
-    if (err != CL_SUCCESS)
-        return fail_map("clEnqueueMapBuffer", err, errcode_ret);
-    if (!drv->clEnqueueMapBuffer)
-        return fail_map("clEnqueueMapBuffer", dxcl_driver_missing("clEnqueueMapBuffer"),
-                        errcode_ret);
-    return drv->clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size,
-                                   num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    if (err == CL_SUCCESS && !drv->clEnqueueMapBuffer)
+        err = dxcl_guard_end(&g, dxcl_driver_missing("clEnqueueMapBuffer"));
+    if (err != CL_SUCCESS) {
+        if (errcode_ret)
+            *errcode_ret = err;
+        return NULL;
+    }
+    mapped = drv->clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size,
+                                     num_events_in_wait_list, event_wait_list, event, &err);
+    return end_map(&g, mapped, err, errcode_ret);
 }
 
 void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, cl_mem image,
@@ -173,15 +192,21 @@ void *CL_API_CALL DXCL_IMPL(clEnqueueMapImage)(cl_command_queue command_queue, c
                                                const cl_event *event_wait_list, cl_event *event,
                                                cl_int *errcode_ret)
 {
-    cl_int err = dxcl_memobj_use(
-        command_queue, image, dxcl_map_use(map_flags, dxcl_image_write_use(image, origin, region)),
-        "clEnqueueMapImage");
+    const struct dxcl_use_of use = {
+        image, dxcl_map_use(map_flags, dxcl_image_write_use(image, origin, region))};
+    struct dxcl_guarded g;
+    cl_int err = dxcl_guard_begin(&g, command_queue, &use, 1, "clEnqueueMapImage");
+    void *mapped;
 
-    if (err != CL_SUCCESS)
-        return fail_map("clEnqueueMapImage", err, errcode_ret);
-    return dxcl_emulated_map_image(command_queue, image, blocking_map, map_flags, origin, region,
-                                   image_row_pitch, image_slice_pitch, num_events_in_wait_list,
-                                   event_wait_list, event, errcode_ret);
+    if (err != CL_SUCCESS) {
+        if (errcode_ret)
+            *errcode_ret = err;
+        return NULL;
+    }
+    mapped = dxcl_emulated_map_image(command_queue, image, blocking_map, map_flags, origin, region,
+                                     image_row_pitch, image_slice_pitch, num_events_in_wait_list,
+                                     event_wait_list, event, &err);
+    return end_map(&g, mapped, err, errcode_ret);
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_queue, cl_mem memobj,
@@ -190,12 +215,34 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
                                                       const cl_event *event_wait_list,
                                                       cl_event *event)
 {
-    cl_int err = dxcl_memobj_check_acquired(memobj, "clEnqueueUnmapMemObject");
+    const struct dxcl_use_of use = {memobj, DXCL_USE_READ};
+    struct dxcl_guarded g;
+    /* An unmap moves no data of the object's own: it needs no first touch. */
+    cl_int err = dxcl_guard_begin(&g, NULL, &use, 1, "clEnqueueUnmapMemObject");
 
     if (err != CL_SUCCESS)
         return err;
-    return dxcl_emulated_unmap(command_queue, memobj, mapped_ptr, num_events_in_wait_list,
-                               event_wait_list, event);
+    return dxcl_guard_end(&g, dxcl_emulated_unmap(command_queue, memobj, mapped_ptr,
+                                                  num_events_in_wait_list, event_wait_list, event));
+}
+
+/* Commands with a list of memory objects, all used the same way. */
+static cl_int begin_list(struct dxcl_guarded *g, cl_command_queue queue, const cl_mem *mems,
+                         cl_uint count, enum dxcl_use use, const char *caller)
+{
+    struct dxcl_use_of inline_uses[8] = {{NULL, DXCL_USE_READ}}, *uses = inline_uses;
+    cl_int err;
+
+    if (!mems)
+        count = 0; /* the driver answers for the list */
+    if (count > DXCL_ARRAY_SIZE(inline_uses) && !(uses = dxcl_calloc(count, sizeof(*uses))))
+        return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory to check %u objects", caller, count);
+    for (cl_uint i = 0; i < count; i++)
+        uses[i] = (struct dxcl_use_of){mems[i], use};
+    err = dxcl_guard_begin(g, queue, uses, count, caller);
+    if (uses != inline_uses)
+        free(uses);
+    return err;
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(
@@ -203,15 +250,16 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(
     cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
     cl_event *event)
 {
-    cl_int err = mem_objects ? check_mems(command_queue, "clEnqueueMigrateMemObjects", mem_objects,
-                                          num_mem_objects, DXCL_USE_READ)
-                             : CL_SUCCESS;
+    struct dxcl_guarded g;
+    cl_int err = begin_list(&g, command_queue, mem_objects, num_mem_objects, DXCL_USE_READ,
+                            "clEnqueueMigrateMemObjects");
 
     if (err != CL_SUCCESS)
         return err;
-    return DXCL_DRIVER_CALL_INT(clEnqueueMigrateMemObjects,
-                                (command_queue, num_mem_objects, mem_objects, flags,
-                                 num_events_in_wait_list, event_wait_list, event));
+    return dxcl_guard_end(&g,
+                          DXCL_DRIVER_CALL_INT(clEnqueueMigrateMemObjects,
+                                               (command_queue, num_mem_objects, mem_objects, flags,
+                                                num_events_in_wait_list, event_wait_list, event)));
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueNativeKernel)(
@@ -219,147 +267,15 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueNativeKernel)(
     size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    cl_int err = mem_list ? check_mems(command_queue, "clEnqueueNativeKernel", mem_list,
-                                       num_mem_objects, DXCL_USE_WRITE)
-                          : CL_SUCCESS;
+    struct dxcl_guarded g;
+    cl_int err = begin_list(&g, command_queue, mem_list, num_mem_objects, DXCL_USE_WRITE,
+                            "clEnqueueNativeKernel");
 
     if (err != CL_SUCCESS)
         return err;
-    return DXCL_DRIVER_CALL_INT(clEnqueueNativeKernel,
-                                (command_queue, user_func, args, cb_args, num_mem_objects, mem_list,
-                                 args_mem_loc, num_events_in_wait_list, event_wait_list, event));
-}
-
-/* Kernels with a shared object among their arguments. */
-struct dxcl_kernel {
-    struct dxcl_mirrored mirror;
-    cl_uint num_args;
-    cl_mem *args; /* the shared objects set as arguments, NULL elsewhere */
-};
-
-static struct dxcl_table kernels;
-
-static struct dxcl_kernel *new_kernel_record(cl_kernel kernel)
-{
-    struct dxcl_kernel *record = calloc(1, sizeof(*record));
-    cl_uint refs = 1;
-
-    if (!record)
-        return NULL;
-    /* The program may have retained the kernel before its first shared argument. */
-    DXCL_DRIVER_CALL_INT(clGetKernelInfo,
-                         (kernel, CL_KERNEL_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
-    DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
-                                           &record->num_args, NULL));
-    record->mirror.app_refs = refs;
-    if (!record->num_args || !(record->args = calloc(record->num_args, sizeof(cl_mem)))) {
-        free(record);
-        return NULL;
-    }
-    return record;
-}
-
-cl_int CL_API_CALL DXCL_IMPL(clSetKernelArg)(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
-                                             const void *arg_value)
-{
-    cl_int err = DXCL_DRIVER_CALL_INT(clSetKernelArg, (kernel, arg_index, arg_size, arg_value));
-    cl_mem mem = NULL;
-    struct dxcl_kernel *record, *fresh = NULL;
-
-    if (err != CL_SUCCESS)
-        return err;
-    if (arg_size == sizeof(cl_mem) && arg_value) {
-        memcpy(&mem, arg_value, sizeof(mem));
-        if (!dxcl_memobj_is_shared(mem))
-            mem = NULL;
-    }
-    dxcl_lock_shared();
-    record = dxcl_table_get(&kernels, kernel);
-    dxcl_unlock_shared();
-    if (!record && !mem)
-        return err;
-    if (!record && !(fresh = new_kernel_record(kernel)))
-        return err;
-    dxcl_lock_exclusive();
-    if (!(record = dxcl_table_get(&kernels, kernel)) && dxcl_table_put(&kernels, kernel, fresh)) {
-        record = fresh;
-        fresh = NULL;
-    }
-    if (record && arg_index < record->num_args)
-        record->args[arg_index] = mem;
-    dxcl_unlock_exclusive();
-    if (fresh) {
-        free(fresh->args);
-        free(fresh);
-    }
-    return err;
-}
-
-static cl_int check_kernel(cl_command_queue queue, cl_kernel kernel, const char *caller)
-{
-    struct dxcl_kernel *record;
-    cl_mem args[64];
-    size_t count = 0;
-    cl_int err = CL_SUCCESS;
-
-    dxcl_lock_shared();
-    if ((record = dxcl_table_get(&kernels, kernel)))
-        for (cl_uint i = 0; i < record->num_args; i++)
-            if (record->args[i] && count < DXCL_ARRAY_SIZE(args))
-                args[count++] = record->args[i];
-    dxcl_unlock_shared();
-    for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
-        struct dxcl_memobj *mem = dxcl_memobj_get(args[i]);
-        bool writes = !mem || !(mem->flags & CL_MEM_READ_ONLY);
-        err = dxcl_memobj_use(queue, args[i], writes ? DXCL_USE_WRITE : DXCL_USE_READ, caller);
-    }
-    return err;
-}
-
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueNDRangeKernel)(
-    cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
-    const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size,
-    cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
-{
-    cl_int err = check_kernel(command_queue, kernel, "clEnqueueNDRangeKernel");
-
-    if (err != CL_SUCCESS)
-        return err;
-    return DXCL_DRIVER_CALL_INT(clEnqueueNDRangeKernel,
-                                (command_queue, kernel, work_dim, global_work_offset,
-                                 global_work_size, local_work_size, num_events_in_wait_list,
-                                 event_wait_list, event));
-}
-
-cl_int CL_API_CALL DXCL_IMPL(clEnqueueTask)(cl_command_queue command_queue, cl_kernel kernel,
-                                            cl_uint num_events_in_wait_list,
-                                            const cl_event *event_wait_list, cl_event *event)
-{
-    cl_int err = check_kernel(command_queue, kernel, "clEnqueueTask");
-
-    if (err != CL_SUCCESS)
-        return err;
-    return DXCL_DRIVER_CALL_INT(
-        clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event));
-}
-
-cl_int CL_API_CALL DXCL_IMPL(clRetainKernel)(cl_kernel kernel)
-{
-    cl_int err = DXCL_DRIVER_CALL_INT(clRetainKernel, (kernel));
-
-    if (err == CL_SUCCESS)
-        dxcl_mirror_retain(&kernels, kernel);
-    return err;
-}
-
-cl_int CL_API_CALL DXCL_IMPL(clReleaseKernel)(cl_kernel kernel)
-{
-    cl_int err = DXCL_DRIVER_CALL_INT(clReleaseKernel, (kernel));
-    struct dxcl_kernel *record = err == CL_SUCCESS ? dxcl_mirror_release(&kernels, kernel) : NULL;
-
-    if (record) {
-        free(record->args);
-        free(record);
-    }
-    return err;
+    return dxcl_guard_end(
+        &g,
+        DXCL_DRIVER_CALL_INT(clEnqueueNativeKernel,
+                             (command_queue, user_func, args, cb_args, num_mem_objects, mem_list,
+                              args_mem_loc, num_events_in_wait_list, event_wait_list, event)));
 }

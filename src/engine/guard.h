@@ -1,8 +1,10 @@
-/* The enqueue guard: every command that uses a shared object passes here first. An object
- * that is not acquired fails the command with the family's NOT_ACQUIRED error (required by DX9
- * media and NV, allowed by the KHR D3D texts); one that may change is marked for the release to
- * bring back; the first command after an acquire decides whether the Direct3D contents are
- * brought in (engine/lazy.h). */
+/* The enqueue guard: every command that uses a shared object passes here, before the driver
+ * sees it and after the driver answered. Before: an object that is not acquired fails the
+ * command with the family's NOT_ACQUIRED error (required by DX9 media and NV, allowed by the
+ * KHR D3D texts), and the first command after an acquire brings in the Direct3D contents
+ * (engine/lazy.h). After: a command the driver accepted and that may write an object marks it
+ * for the release to bring back, and a whole overwrite of a copied object maps its surface
+ * instead of reading it. What a command the driver rejected did is nothing. */
 #ifndef DXCL_GUARD_H
 #define DXCL_GUARD_H
 
@@ -14,16 +16,36 @@ enum dxcl_use {
     DXCL_USE_WRITE,     /* may read it and may change some of it */
     DXCL_USE_OVERWRITE, /* writes all of it before anything reads it */
 };
-/* For a command on `queue`: the family's not-acquired error when `handle` is a shared object
- * (or a sub-buffer of one) that is not acquired, CL_SUCCESS otherwise. A write records that the
- * object may change; the first use after an acquire brings in the Direct3D contents first
- * unless it overwrites them (engine/lazy.h). */
-cl_int dxcl_memobj_use(cl_command_queue queue, cl_mem handle, enum dxcl_use use,
-                       const char *caller);
-static inline cl_int dxcl_memobj_check_acquired(cl_mem handle, const char *caller)
-{
-    return dxcl_memobj_use(NULL, handle, DXCL_USE_READ, caller);
-}
+
+struct dxcl_use_of {
+    cl_mem mem;
+    enum dxcl_use use;
+};
+
+/* One shared object a command uses, held from the check to the driver's answer. */
+struct dxcl_guarded_object {
+    struct dxcl_memobj *mem;
+    enum dxcl_use use;
+    bool overwrite_later; /* a whole overwrite of an untouched copied object */
+};
+
+struct dxcl_guarded {
+    cl_command_queue queue;
+    const char *caller;
+    size_t count;
+    struct dxcl_guarded_object *objects;
+    struct dxcl_guarded_object inline_objects[4];
+};
+
+/* Before a command on `queue` (NULL for one that moves no data: an unmap) that uses `uses`:
+ * the family's not-acquired error when one of them is a shared object, or a sub-buffer of one,
+ * that is not acquired; nothing stays held then and no end is needed. CL_SUCCESS otherwise:
+ * call dxcl_guard_end with the driver's answer. */
+cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
+                        const struct dxcl_use_of *uses, size_t count, const char *caller);
+/* After the driver answered `result` (returned): see the top of this file. */
+cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result);
+
 /* DXCL_USE_OVERWRITE when [offset, offset + size) is all of shared buffer `handle`, else
  * DXCL_USE_WRITE. */
 enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size);

@@ -22,15 +22,15 @@ bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
     return lazy_allowed();
 }
 
-/* Brings the surface in for `mem` as an acquire does; without copying the resource's contents
- * in when the command overwrites them and the backend can map without copying (D3D10/D3D11).
- * The caller holds the program's Direct3D protection. */
-static cl_int surface_in(struct dxcl_memobj *mem, bool overwrites)
+/* Brings the surface in for `mem` as an acquire does (with its contents, or only mapped for a
+ * command that overwrote them). The caller holds the program's Direct3D protection and the
+ * object's lazy lock. */
+static cl_int surface_in(struct dxcl_memobj *mem, bool contents)
 {
     cl_int err;
 
     dxcl_lock_device();
-    err = dxcl_surface_in(mem, !overwrites);
+    err = dxcl_surface_in(mem, contents);
     dxcl_unlock_device();
     return err;
 }
@@ -42,16 +42,13 @@ static void surface_out(struct dxcl_memobj *mem)
     dxcl_unlock_device();
 }
 
-/* The upload, and on an out-of-order queue a barrier so that every later command waits for it.
- * Zero-copy objects always hand their memory over, even when overwritten. */
-static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
-                           const char *caller, cl_event *upload)
+/* The upload, and on an out-of-order queue a barrier so that every later command waits for it. */
+static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
+                           cl_event *upload)
 {
     cl_int err;
 
     *upload = NULL;
-    if (overwrites && !mem->host_copy.data)
-        return CL_SUCCESS;
     err = dxcl_fault_hit(DXCL_FAULT_UPLOAD)
               ? CL_OUT_OF_RESOURCES
               : dxcl_enqueue_upload(queue, mem, caller, 0, NULL, upload);
@@ -65,58 +62,93 @@ static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, bool
     return err;
 }
 
-static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
-                       const char *caller)
+static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     cl_event upload;
-    cl_int err = surface_in(mem, overwrites);
+    cl_int err = surface_in(mem, true);
 
     if (err != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
                          mem->desc.backend->name, (void *)mem->handle);
-    if ((err = queue_upload(queue, mem, overwrites, caller, &upload)) != CL_SUCCESS) {
+    if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
         surface_out(mem);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the upload of %p could not be queued (%d)",
                          caller, (void *)mem->handle, err);
     }
     mem->pending_write = upload;
     mem->lazy_queue = queue;
-    if (overwrites)
-        InterlockedIncrement(&mem->skipped_uploads);
-    DXCL_LOG("%s: %p %s", caller, (void *)mem->handle,
-             overwrites ? "overwritten: the Direct3D read and upload are skipped"
-                        : "needs its Direct3D contents: uploaded now");
-    InterlockedExchange(&mem->lazy_pending, 0);
+    mem->lazy_pending = 0;
+    DXCL_LOG("%s: %p needs its Direct3D contents: uploaded now", caller, (void *)mem->handle);
     return CL_SUCCESS;
 }
 
-cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
-                       const char *caller)
+/* A later command on another queue than the one the upload went to waits for it. */
+static cl_int order_after_upload(cl_command_queue queue, struct dxcl_memobj *mem,
+                                 const char *caller)
+{
+    cl_int err;
+
+    if (!mem->pending_write || mem->lazy_queue == queue)
+        return CL_SUCCESS;
+    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, &mem->pending_write, NULL));
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%s: cannot order the queue after the upload of %p", caller,
+                         (void *)mem->handle);
+    return CL_SUCCESS;
+}
+
+/* Runs `step` under the program's protection and the object's lazy lock, in that order
+ * (core/lock.h). */
+static cl_int locked(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
+                     cl_int (*step)(cl_command_queue, struct dxcl_memobj *, const char *))
 {
     const struct dxcl_backend *backend = mem->surface->backend;
-    /* The program's protection first, as everywhere (core/lock.h). */
     void *protection = backend->enter_device ? backend->enter_device(mem->context) : NULL;
-    cl_int err = CL_SUCCESS;
+    cl_int err;
 
-    AcquireSRWLockExclusive(&mem->lazy_lock);
-    if (mem->lazy_pending)
-        err = bring_in(queue, mem, overwrites, caller);
-    ReleaseSRWLockExclusive(&mem->lazy_lock);
+    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    err = step(queue, mem, caller);
+    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     if (protection)
         backend->leave_device(protection);
     return err;
 }
 
-cl_int dxcl_lazy_order(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
-    cl_event upload = mem->pending_write;
+    if (mem->lazy_pending)
+        return bring_in(queue, mem, caller);
+    /* Another thread's first touch won: this command still comes after its upload. */
+    return order_after_upload(queue, mem, caller);
+}
+
+cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+{
+    if (!mem->lazy_pending && (!mem->lazy_queue || mem->lazy_queue == queue))
+        return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
+    return locked(queue, mem, caller, touch);
+}
+
+static cl_int overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+{
     cl_int err;
 
-    if (!upload)
-        return CL_SUCCESS;
-    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, &upload, NULL));
-    if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "%s: cannot order the queue after the upload of %p", caller,
-                         (void *)mem->handle);
+    if (!mem->lazy_pending)
+        return CL_SUCCESS; /* another command touched it first */
+    if ((err = surface_in(mem, false)) != CL_SUCCESS)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
+                         caller, mem->desc.backend->name, (void *)mem->handle);
+    mem->lazy_queue = queue;
+    mem->lazy_pending = 0;
+    InterlockedIncrement(&mem->skipped_uploads);
+    DXCL_LOG("%s: %p overwritten: the Direct3D read and upload are skipped", caller,
+             (void *)mem->handle);
     return CL_SUCCESS;
+}
+
+cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+{
+    if (!mem->lazy_pending)
+        return CL_SUCCESS;
+    return locked(queue, mem, caller, overwritten);
 }

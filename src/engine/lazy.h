@@ -14,12 +14,16 @@
 
 /* Whether an acquire may defer `mem`'s upload. */
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem);
-/* The first touch of an acquired object whose upload was deferred, by a command about to be
- * queued on `queue`. */
-cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, bool overwrites,
-                       const char *caller);
-/* A later command on another queue than the one the deferred upload went to: orders `queue`
- * after that upload. */
-cl_int dxcl_lazy_order(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
+/* Before a command that uses the object on `queue` is queued: the first one after the acquire
+ * brings in the Direct3D contents and queues their upload on `queue`; a later one on another
+ * queue is ordered after that upload. Not for a command that overwrites all of a copied
+ * object: see dxcl_lazy_overwritten. */
+cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
+/* After the driver accepted a command that overwrites all of the object, which is not
+ * zero-copy: when nothing touched it before, its surface is only mapped (for the release to
+ * download into), and nothing is read from Direct3D or uploaded. Decided after the driver's
+ * answer, so that a command it rejects leaves the object as it was. A zero-copy object's
+ * storage is the surface itself, so a command overwriting it is a touch like any other. */
+cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
 
 #endif

@@ -1,5 +1,6 @@
 /* Creation and teardown of shared objects (engine/lifetime.h). */
 #include "engine/lifetime.h"
+#include "compat/callbacks.h"
 #include "core/api.h"
 #include "core/driver.h"
 #include "core/fault.h"
@@ -121,10 +122,13 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     mem->flags = flags;
     mem->context = ctx;
     mem->mirror.app_refs = 1;
+    mem->holds = 1; /* the program's, while the record is in the table */
     mem->backing.spec = desc->format;
     if (!(mem->handle = create_driver_object(ctx, flags, mem, &err)))
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
+    dxcl_context_ref(ctx);
     if ((err = dxcl_memobj_attach(ctx, mem, &surface_taken)) != CL_SUCCESS) {
+        dxcl_context_unref(ctx);
         dxcl_driver()->clReleaseMemObject(mem->handle);
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
@@ -135,7 +139,6 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
                                     .backend_data = desc->surface_data};
         desc->backend->destroy_surface(&temp); /* a sibling plane's surface is used instead */
     }
-    dxcl_context_ref(ctx);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
     DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s%s",
@@ -168,46 +171,259 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
     return mem;
 }
 
-/* Called when the program's last reference is gone: the driver object is released already. */
-static void destroy_memobj(struct dxcl_memobj *mem)
+/* Teardown. The program's clReleaseMemObject only drops its reference: the record leaves the
+ * table at once, but what the object owns (the surface and its staging resource, the
+ * references on the Direct3D resource and the context, dxcl's own driver reference) goes when
+ * no dxcl call uses the record any more and the driver no longer uses dxcl's memory for it: an
+ * upload still reading the staging mapping, or for a zero-copy object any command at all (the
+ * driver object's storage is the staging memory). Until then the record is parked; parked
+ * records are finished by later dxcl calls (creations, acquires, releases), on the program's
+ * threads, because dxcl calls Direct3D only from inside the program's own OpenCL calls. */
+
+static struct dxcl_memobj *parked; /* guarded by dxcl_lock */
+static volatile LONG parked_count;
+
+/* dxcl's own queue on the object's context (on the device dxcl last used it on), or NULL. */
+static cl_command_queue own_queue(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_context *ctx = mem->context;
+    cl_command_queue queue = ctx->own_queue, made;
+    cl_device_id device;
+    cl_int err;
+
+    if (queue)
+        return queue;
+    if (drv->clGetCommandQueueInfo(mem->queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL) !=
+            CL_SUCCESS ||
+        !(made = drv->clCreateCommandQueue(ctx->handle, device, 0, &err)))
+        return NULL;
+    if ((queue = InterlockedCompareExchangePointer((void **)&ctx->own_queue, made, NULL))) {
+        drv->clReleaseCommandQueue(made); /* another teardown made one first */
+        return queue;
+    }
+    return made;
+}
+
+/* A zero-copy object rests mapped for Direct3D between a release and the next acquire, and a
+ * mapping holds the object in the driver (PoCL counts it). The unmap goes to dxcl's own queue:
+ * with nothing queued before it, waiting for it waits for nothing of the program's. */
+static void hand_back_mapping(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_command_queue queue;
+    cl_event done;
+
+    if (!mem->host_mapped || !(queue = own_queue(mem)) ||
+        drv->clEnqueueUnmapMemObject(queue, mem->handle, mem->host_mapped, 0, NULL, &done) !=
+            CL_SUCCESS)
+        return;
+    drv->clWaitForEvents(1, &done);
+    drv->clReleaseEvent(done);
+    mem->host_mapped = NULL;
+}
+
+/* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
+static bool driver_busy(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int status = CL_COMPLETE;
+    cl_uint refs = 1;
+
+    if (mem->pending_write) {
+        drv->clGetEventInfo(mem->pending_write, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                            &status, NULL);
+        if (status > CL_COMPLETE)
+            return true;
+        drv->clReleaseEvent(mem->pending_write);
+        mem->pending_write = NULL;
+    }
+    if (!mem->host_copy.data)
+        return false;
+    hand_back_mapping(mem);
+    /* dxcl's own references are the last ones once no queued command holds the object: the
+     * engine's, and the callback waiter's while it watches for the program's destructor
+     * callbacks (which run once the engine's is gone). */
+    drv->clGetMemObjectInfo(mem->handle, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs, NULL);
+    return refs > 1 + dxcl_callbacks_references(mem->handle);
+}
+
+/* An object released while acquired has its surface in host memory: it goes back to Direct3D
+ * unwritten (the program dropped the object, and its OpenCL contents with it). */
+static void give_surface_back(struct dxcl_memobj *mem)
+{
+    struct dxcl_surface *surface = mem->surface;
+    void *protection;
+
+    if (mem->state != DXCL_ACQUIRED || mem->lazy_pending)
+        return;
+    DXCL_LOG("memobj %p released while acquired: its OpenCL contents are dropped",
+             (void *)mem->handle);
+    protection = dxcl_device_enter(surface->backend, mem->context);
+    dxcl_surface_out(mem, false);
+    dxcl_device_leave(surface->backend, protection);
+    mem->state = DXCL_IDLE; /* the record is no one else's any more */
+}
+
+/* Everything the object owns goes, in an order that keeps each handle dxcl's until its record
+ * is gone: the context's record before dxcl's driver reference (which holds the driver's
+ * context) is dropped. */
+static void finish(struct dxcl_memobj *mem)
 {
     struct dxcl_surface *surface = mem->surface;
     struct dxcl_context *ctx = mem->context;
 
-    dxcl_zero_copy_finish(mem);
-    if (!surface) { /* an ordinary emulated image: only the record */
-        free(mem);
-        return;
-    }
-    if (mem->pending_write) {
-        /* Released while acquired: the upload may still read the mapping. */
-        dxcl_driver()->clWaitForEvents(1, &mem->pending_write);
-        dxcl_driver()->clReleaseEvent(mem->pending_write);
-    }
-    if (mem->acquired && !mem->lazy_pending) {
-        DXCL_LOG("memobj %p released while acquired: its CL contents are dropped",
-                 (void *)mem->handle);
-        void *protection = dxcl_device_enter(surface->backend, surface->context);
-        dxcl_surface_out(mem, false);
-        dxcl_device_leave(surface->backend, protection);
-    }
+    give_surface_back(mem);
+    if (mem->queue)
+        dxcl_driver()->clReleaseCommandQueue(mem->queue);
     dxcl_surface_unref(surface);
+    dxcl_context_unref(ctx);
+    dxcl_driver()->clReleaseMemObject(mem->handle);
     free(mem->convert_buffer);
     free(mem);
-    dxcl_context_unref(ctx);
+}
+
+/* An object released while acquired still has its surface in host memory: giving it back takes
+ * the Direct3D immediate context (or a D3D9 surface's lock), which only the program's own
+ * threads may use, or another thread inside the program's multithread protection. The rest of
+ * a teardown is Release calls on free-threaded D3D10/D3D11 objects (a parked object that is
+ * not acquired is a zero-copy one, which only D3D10/D3D11 have), which the callback waiter may
+ * make. */
+static bool needs_program_thread(const struct dxcl_memobj *mem)
+{
+    return mem->state == DXCL_ACQUIRED && !mem->lazy_pending;
+}
+
+static volatile LONG waiter_polls; /* the waiter polls the parked list */
+static bool poll_parked(void *arg);
+
+static void park(struct dxcl_memobj *mem)
+{
+    DXCL_LOG("memobj %p: the driver still uses it; its teardown waits", (void *)mem->handle);
+    dxcl_lock_exclusive();
+    mem->next_parked = parked;
+    parked = mem;
+    InterlockedIncrement(&parked_count);
+    dxcl_unlock_exclusive();
+    if ((!needs_program_thread(mem) || mem->surface->backend->enter_device) &&
+        !InterlockedExchange(&waiter_polls, 1) && !dxcl_waiter_poll(poll_parked, NULL))
+        InterlockedExchange(&waiter_polls, 0); /* program threads finish it */
+}
+
+/* On a program thread. A zero-copy object released while acquired gives its surface back at
+ * once: its staging memory stays where the driver uses it while Direct3D has it unmapped (what
+ * zero-copy relies on between acquires), so the rest can wait for the driver anywhere. */
+static void teardown(struct dxcl_memobj *mem)
+{
+    if (mem->host_copy.data)
+        give_surface_back(mem);
+    if (driver_busy(mem))
+        park(mem);
+    else
+        finish(mem);
+}
+
+/* On the waiter: an object whose surface is in host memory goes only inside the program's
+ * multithread protection. */
+static bool finish_on_waiter(struct dxcl_memobj *mem)
+{
+    const struct dxcl_backend *backend = mem->surface->backend;
+    void *protection = NULL;
+
+    if (needs_program_thread(mem) &&
+        !(backend->enter_device && (protection = backend->enter_device(mem->context))))
+        return false;
+    if (!driver_busy(mem)) {
+        finish(mem);
+        mem = NULL;
+    }
+    if (protection)
+        backend->leave_device(protection);
+    return !mem;
+}
+
+void dxcl_memobj_put(struct dxcl_memobj *mem)
+{
+    if (dxcl_memobj_unhold(mem))
+        teardown(mem);
+}
+
+/* Finishes the parked teardowns that can go now, on the waiter only those it may do; returns
+ * whether some that the waiter may do are still waiting for the driver. */
+static bool finish_parked(bool on_waiter)
+{
+    struct dxcl_memobj *list, *next, *kept = NULL;
+    bool waiter_work = false;
+
+    dxcl_lock_exclusive();
+    list = parked;
+    parked = NULL;
+    InterlockedExchange(&parked_count, 0);
+    dxcl_unlock_exclusive();
+    for (; list; list = next) {
+        next = list->next_parked;
+        if (on_waiter ? finish_on_waiter(list) : !driver_busy(list) && (finish(list), true))
+            continue;
+        waiter_work |= !needs_program_thread(list) || list->surface->backend->enter_device;
+        list->next_parked = kept;
+        kept = list;
+    }
+    for (; kept; kept = next) {
+        next = kept->next_parked;
+        dxcl_lock_exclusive();
+        kept->next_parked = parked;
+        parked = kept;
+        InterlockedIncrement(&parked_count);
+        dxcl_unlock_exclusive();
+    }
+    return waiter_work;
+}
+
+void dxcl_finish_parked(void)
+{
+    if (InterlockedCompareExchange(&parked_count, 0, 0))
+        finish_parked(false);
+}
+
+/* A parked teardown the waiter may finish. */
+static bool waiter_work_parked(void)
+{
+    bool found = false;
+
+    dxcl_lock_exclusive();
+    for (struct dxcl_memobj *mem = parked; mem && !found; mem = mem->next_parked)
+        found = !needs_program_thread(mem) || mem->surface->backend->enter_device;
+    dxcl_unlock_exclusive();
+    return found;
+}
+
+static bool poll_parked(void *arg)
+{
+    (void)arg;
+    if (finish_parked(true))
+        return false;
+    InterlockedExchange(&waiter_polls, 0);
+    /* A park between the pass and the reset registered no poller: it is this one's. */
+    return !(waiter_work_parked() && !InterlockedExchange(&waiter_polls, 1));
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)
 {
+    /* Before the driver's release: the program's last reference takes the record out of the
+     * table, and dxcl keeps a driver reference of its own until the teardown, so that the
+     * handle stays this object's until the record is gone. */
+    struct dxcl_memobj *mem = dxcl_memobj_release_program_ref(memobj);
     cl_int err;
-    struct dxcl_memobj *mem;
 
-    dxcl_zero_copy_before_release(memobj);
+    if (mem && mem->surface)
+        dxcl_driver()->clRetainMemObject(memobj);
     err = DXCL_DRIVER_CALL_INT(clReleaseMemObject, (memobj));
-    if (err != CL_SUCCESS)
-        return err;
-    if ((mem = dxcl_memobj_released(memobj)))
-        destroy_memobj(mem);
-    dxcl_released(memobj);
+    if (err == CL_SUCCESS)
+        dxcl_released(memobj);
+    if (mem && !mem->surface) /* an ordinary emulated image: the driver's release was the last */
+        free(mem);
+    else if (mem)
+        dxcl_memobj_put(mem); /* the program's hold */
+    dxcl_finish_parked();
     return err;
 }

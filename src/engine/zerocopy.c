@@ -177,28 +177,3 @@ void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
 {
     unmap_and_wait(mem);
 }
-
-void dxcl_zero_copy_before_release(cl_mem handle)
-{
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
-    bool last;
-
-    if (!mem || !mem->host_copy.data)
-        return;
-    dxcl_lock_shared();
-    last = mem->mirror.app_refs == 1;
-    dxcl_unlock_shared();
-    if (last)
-        unmap_and_wait(mem);
-}
-
-void dxcl_zero_copy_finish(struct dxcl_memobj *mem)
-{
-    /* Commands the program queued on an object it released while acquired may still use the
-     * staging memory: let the queue dxcl used drain before the staging resource can go. */
-    if (mem->acquired && mem->queue)
-        dxcl_driver()->clFinish(mem->queue);
-    if (mem->queue)
-        dxcl_driver()->clReleaseCommandQueue(mem->queue);
-    mem->queue = NULL;
-}

@@ -25,10 +25,5 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
                               cl_event *event);
 /* A failed release: gives back to the driver what dxcl_zero_copy_to_host took. */
 void dxcl_zero_copy_undo(struct dxcl_memobj *mem);
-/* Before the program's last clReleaseMemObject reaches the driver: no mapping outlives the
- * object. */
-void dxcl_zero_copy_before_release(cl_mem handle);
-/* When the record goes: waits for the commands dxcl queued on the object's memory. */
-void dxcl_zero_copy_finish(struct dxcl_memobj *mem);
 
 #endif

@@ -195,6 +195,7 @@ void suite_threads(const struct test_api *api)
 
     CHECK_ERR(clReleaseContext(s.context), CL_SUCCESS);
     ID3D10Multithread_Release(s.multithread);
+    test_refcount_settled(s.device, 1); /* dxcl's references go once the driver is done */
     CHECK(api->release(s.device) == 0, "%s: the device is released once everything is gone",
           api->name);
 }

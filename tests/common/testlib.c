@@ -212,6 +212,16 @@ ULONG test_refcount(IUnknown *object)
     return IUnknown_Release(object);
 }
 
+ULONG test_refcount_settled(IUnknown *object, ULONG want)
+{
+    DWORD start = GetTickCount();
+    ULONG got;
+
+    while ((got = test_refcount(object)) > want && GetTickCount() - start < 5000)
+        Sleep(1);
+    return got;
+}
+
 static struct test_driver driver_table;
 static HMODULE driver_module;
 

@@ -69,6 +69,10 @@ void test_d3d11_read(ID3D11Device *device, ID3D11Resource *resource, void *out, 
 HWND test_device_window(void);
 /* COM reference count probe: AddRef then Release, returning the count before the probe. */
 ULONG test_refcount(IUnknown *object);
+/* The count once it is down to `want` or less, waiting up to 5 s: dxcl gives the references of
+ * a released object back when the driver is done with the object, which may be a moment after
+ * clReleaseMemObject returns (docs/design.md, "Threads"). */
+ULONG test_refcount_settled(IUnknown *object, ULONG want);
 
 /* The system OpenCL driver, loaded by its full path (%SystemRoot%\system32\OpenCL.dll: Wine's
  * builtin under Wine) next to dxcl, so that a test can ask the driver itself what it provides.
