@@ -43,24 +43,41 @@ static bool build_started(cl_int err)
            err == CL_COMPILE_PROGRAM_FAILURE || err == CL_LINK_PROGRAM_FAILURE;
 }
 
+/* The program's devices (malloc'ed), or NULL with *count 0. */
+static cl_device_id *program_devices(cl_program program, size_t *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id *devices;
+    size_t size = 0;
+
+    *count = 0;
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+        size < sizeof(*devices) || !(devices = malloc(size)))
+        return NULL;
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, size, devices, NULL) != CL_SUCCESS) {
+        free(devices);
+        return NULL;
+    }
+    *count = size / sizeof(*devices);
+    return devices;
+}
+
 static bool build_in_progress(cl_program program)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id devices[64];
-    size_t size = 0;
+    size_t count;
+    cl_device_id *devices = program_devices(program, &count);
+    bool in_progress = false;
 
-    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof(devices), devices, &size) !=
-        CL_SUCCESS)
-        return false;
-    for (size_t i = 0; i < size / sizeof(devices[0]); i++) {
+    for (size_t i = 0; i < count && !in_progress; i++) {
         cl_build_status status = CL_BUILD_NONE;
 
         drv->clGetProgramBuildInfo(program, devices[i], CL_PROGRAM_BUILD_STATUS, sizeof(status),
                                    &status, NULL);
-        if (status == CL_BUILD_IN_PROGRESS)
-            return true;
+        in_progress = status == CL_BUILD_IN_PROGRESS;
     }
-    return false;
+    free(devices);
+    return in_progress;
 }
 
 /* The trampoline to hand the driver for `notify`, or NULL (no callback, or the driver is known
