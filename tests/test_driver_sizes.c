@@ -110,14 +110,18 @@ static void check_routed_queries(ID3D11Device *d3d)
         CHECK_ERR(khr(platforms[p], CL_D3D11_DEVICE_KHR, d3d, CL_ALL_DEVICES_FOR_D3D11_KHR, 0, NULL,
                       &count),
                   CL_SUCCESS);
-        CHECK(count == FAKE_ROUTED_BASE + p, "platform %u: KHR query answered %u, want %u (the "
-              "driver's own function)", p, count, FAKE_ROUTED_BASE + p);
+        CHECK(count == FAKE_ROUTED_BASE + p,
+              "platform %u: KHR query answered %u, want %u (the "
+              "driver's own function)",
+              p, count, FAKE_ROUTED_BASE + p);
         count = 0;
-        CHECK_ERR(nv(platforms[p], CL_D3D11_DEVICE_NV, d3d, CL_ALL_DEVICES_FOR_D3D11_NV, 0, NULL,
-                     &count),
-                  CL_SUCCESS);
-        CHECK(count == FAKE_ROUTED_BASE + p, "platform %u: NV query answered %u, want %u (the "
-              "driver's KHR function)", p, count, FAKE_ROUTED_BASE + p);
+        CHECK_ERR(
+            nv(platforms[p], CL_D3D11_DEVICE_NV, d3d, CL_ALL_DEVICES_FOR_D3D11_NV, 0, NULL, &count),
+            CL_SUCCESS);
+        CHECK(count == FAKE_ROUTED_BASE + p,
+              "platform %u: NV query answered %u, want %u (the "
+              "driver's KHR function)",
+              p, count, FAKE_ROUTED_BASE + p);
     }
 }
 
@@ -145,10 +149,9 @@ static void check_engine_queries(ID3D11Device *d3d)
     CHECK(count == FAKE_WIDE_DEVICES, "platform %d: %u devices for ALL, want %d",
           FAKE_WIDE_PLATFORM, count, FAKE_WIDE_DEVICES);
     count = 0;
-    CHECK_ERR(
-        khr(wide, CL_D3D11_DEVICE_KHR, d3d, CL_PREFERRED_DEVICES_FOR_D3D11_KHR, 1, &preferred,
-            &count),
-        CL_SUCCESS);
+    CHECK_ERR(khr(wide, CL_D3D11_DEVICE_KHR, d3d, CL_PREFERRED_DEVICES_FOR_D3D11_KHR, 1, &preferred,
+                  &count),
+              CL_SUCCESS);
     CHECK_ERR(clGetDeviceIDs(wide, CL_DEVICE_TYPE_ALL, FAKE_WIDE_DEVICES, all, NULL), CL_SUCCESS);
     CHECK(count == 1 && preferred == all[0],
           "platform %d: PREFERRED gave %u devices (first %p), want 1: device 0 (%p), the one "
@@ -177,9 +180,8 @@ static void check_broken_format(cl_context context)
     dxclGetBackingFormat_fn backing_of = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(
         test_dxcl_module(), "dxclGetBackingFormat");
     const cl_image_format format = {CL_R, CL_HALF_FLOAT};
-    const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
-                                .image_width = 4,
-                                .image_height = 4};
+    const cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 4, .image_height = 4};
     cl_image_format driver = {0};
     cl_bool emulated = CL_FALSE;
     cl_int err;

@@ -101,8 +101,7 @@ static bool is_device(cl_device_id device)
     return device >= devices && device < devices + TOTAL_DEVICES;
 }
 
-static cl_int answer(const void *src, size_t size, size_t value_size, void *value,
-                     size_t *size_ret)
+static cl_int answer(const void *src, size_t size, size_t value_size, void *value, size_t *size_ret)
 {
     if (value && value_size < size)
         return CL_INVALID_VALUE;
@@ -143,7 +142,7 @@ cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info p
                  platform->index);
         return answer_string(name, value_size, value, size_ret);
     case CL_PLATFORM_EXTENSIONS:
-        return answer_string(wide                              ? "cl_khr_icd cl_khr_device_uuid"
+        return answer_string(wide                             ? "cl_khr_icd cl_khr_device_uuid"
                              : lists_sharing(platform->index) ? "cl_khr_icd cl_khr_d3d11_sharing"
                                                               : "cl_khr_icd",
                              value_size, value, size_ret);
@@ -158,8 +157,8 @@ cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info p
     }
 }
 
-cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type type,
-                                  cl_uint num_entries, cl_device_id *ids, cl_uint *num)
+cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type type, cl_uint num_entries,
+                                  cl_device_id *ids, cl_uint *num)
 {
     cl_uint count;
 
@@ -242,9 +241,9 @@ cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param, si
 
 /* The driver's own clGetDeviceIDsFromD3D11KHR: a count no real answer has, so that a test
  * sees that dxcl routed the call here. */
-static cl_int CL_API_CALL fake_d3d11_devices(cl_platform_id platform, cl_uint source,
-                                             void *object, cl_uint set, cl_uint num_entries,
-                                             cl_device_id *ids, cl_uint *num)
+static cl_int CL_API_CALL fake_d3d11_devices(cl_platform_id platform, cl_uint source, void *object,
+                                             cl_uint set, cl_uint num_entries, cl_device_id *ids,
+                                             cl_uint *num)
 {
     (void)source, (void)object, (void)set, (void)num_entries, (void)ids;
     if (!is_platform(platform))
@@ -269,10 +268,10 @@ void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platfo
     return strncmp(name, "cl", 2) ? NULL : (void *)fake_unused;
 }
 
-cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties,
-                                       cl_uint num_devices, const cl_device_id *ids,
-                                       void(CL_CALLBACK *notify)(const char *, const void *,
-                                                                 size_t, void *),
+cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices,
+                                       const cl_device_id *ids,
+                                       void(CL_CALLBACK *notify)(const char *, const void *, size_t,
+                                                                 void *),
                                        void *user_data, cl_int *errcode_ret)
 {
     cl_context context = NULL;
@@ -347,8 +346,7 @@ cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags f
                                               cl_image_format *formats, cl_uint *num)
 {
     static const cl_image_format listed[] = {{CL_R, CL_HALF_FLOAT}, {CL_RGBA, CL_HALF_FLOAT}};
-    cl_uint count =
-        type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D ? 2 : 0;
+    cl_uint count = type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D ? 2 : 0;
 
     (void)flags;
     if (!context)
@@ -404,8 +402,8 @@ cl_int CL_API_CALL clReleaseMemObject(cl_mem mem)
     return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t value_size,
-                                      void *value, size_t *size_ret)
+cl_int CL_API_CALL clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t value_size, void *value,
+                                      size_t *size_ret)
 {
     cl_uint refs;
 
@@ -470,8 +468,8 @@ cl_int CL_API_CALL clReleaseProgram(cl_program program)
 
 /* With a callback the build goes on after the call (until fake_finish_builds); without one it
  * is done at return. */
-cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
-                                  const cl_device_id *ids, const char *options,
+cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *ids,
+                                  const char *options,
                                   void(CL_CALLBACK *notify)(cl_program, void *), void *user_data)
 {
     (void)num_devices, (void)ids, (void)options;
@@ -505,8 +503,8 @@ void fake_finish_builds(void)
     clReleaseProgram(program);
 }
 
-cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param,
-                                    size_t value_size, void *value, size_t *size_ret)
+cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param, size_t value_size,
+                                    void *value, size_t *size_ret)
 {
     cl_context context;
 
