@@ -117,9 +117,9 @@ static int child_failed_write(void)
     open_context();
     image = image_2d(&rg8);
     pattern(before, bytes, 1);
-    CHECK_ERR(clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, before, 0, NULL,
-                                  NULL),
-              CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, before, 0, NULL, NULL),
+        CL_SUCCESS);
     REQUIRE(ptr != NULL, "VirtualAlloc");
     pattern(ptr, bytes, 100);
     gate = clCreateUserEvent(context, &err);
@@ -188,8 +188,7 @@ static cl_int map_release_unmap(const cl_image_format *format, const char *what)
     cl_int err;
 
     pattern(data, row * H, 3);
-    CHECK_ERR(clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, data, 0, NULL,
-                                  NULL),
+    CHECK_ERR(clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, data, 0, NULL, NULL),
               CL_SUCCESS);
     CHECK_ERR(clSetMemObjectDestructorCallback(image, on_destroyed, (void *)&destroyed),
               CL_SUCCESS);
