@@ -180,13 +180,15 @@ static cl_int map_release_unmap(const cl_image_format *format, const char *what)
 {
     const size_t element = format == &rg8 ? 2 : 4, row = W * element;
     unsigned char data[W * H * 4];
-    volatile LONG destroyed = 0;
+    /* Static: a callback that comes late must not write into a returned frame. */
+    static volatile LONG destroyed;
     cl_mem image = image_2d(format), others[8];
     size_t pitch = 0;
     cl_event event = NULL;
     unsigned char *ptr;
     cl_int err;
 
+    destroyed = 0;
     pattern(data, row * H, 3);
     CHECK_ERR(clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, data, 0, NULL, NULL),
               CL_SUCCESS);
