@@ -1,6 +1,7 @@
 /* cl_intel_dx9_media_sharing on D3D9 and D3D9Ex devices: contexts named with
  * CL_CONTEXT_D3D9_DEVICE_INTEL / _D3D9EX_DEVICE_INTEL, clCreateFromDX9MediaSurfaceINTEL
- * (resource, shared handle, plane) with its queries and its duplicate rule,
+ * (resource, shared handle, plane) with its queries, its duplicate rule and an invalid shared
+ * handle refused,
  * clEnqueueAcquire/ReleaseDX9ObjectsINTEL with their events (0x402A / 0x402B) and errors,
  * and bit-exact round trips of NV12, YV12 and an RGB format through the Intel functions. */
 #include "dx9util.h"
@@ -146,6 +147,16 @@ static void create_errors(struct dx9_env *env)
            "a surface of another device");
     EXPECT(env->context, 0, r5g6b5, 0, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "an R5G6B5 surface");
 #undef EXPECT
+
+    /* A shared handle that is neither NULL nor a valid handle (what the KHR text says of its
+     * shared_handle; test_dx9_shared_handle has the KHR function). */
+    err = CL_SUCCESS;
+    mem = dx9.intel_create(env->context, 0, nv12, (HANDLE)(uintptr_t)0x12345678, 0, &err);
+    CHECK(err == CL_INVALID_DX9_RESOURCE_INTEL && !mem,
+          "Intel %s: shared handle 0x12345678: got %d, want CL_INVALID_DX9_RESOURCE_INTEL",
+          dx9_kind_name(env->kind), err);
+    if (mem)
+        clReleaseMemObject(mem);
 
     clReleaseContext(plain);
     IDirect3DSurface9_Release(foreign);

@@ -56,7 +56,8 @@ typedef cl_int(CL_API_CALL *dxclGetExtensionPath_fn)(cl_platform_id platform, co
                                                      char *served_by);
 
 /* Fault injection for reliability tests (docs/reliability.md): the nth pass from now through
- * `point` ("lock", "upload", "download", "staging") fails once with the spec's error; nth 0
+ * `point` ("lock", "upload", "download", "staging", "alloc", "chain") fails once with the
+ * spec's error; nth 0
  * disarms. *fired_before receives how many faults the point has injected so far. The
  * environment variable DXCL_FAULT=point:nth[,point:nth...] arms the same at load.
  * CL_INVALID_VALUE for an unknown point. */

@@ -43,24 +43,41 @@ static bool build_started(cl_int err)
            err == CL_COMPILE_PROGRAM_FAILURE || err == CL_LINK_PROGRAM_FAILURE;
 }
 
+/* The program's devices (malloc'ed), or NULL with *count 0. */
+static cl_device_id *program_devices(cl_program program, size_t *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id *devices;
+    size_t size = 0;
+
+    *count = 0;
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+        size < sizeof(*devices) || !(devices = malloc(size)))
+        return NULL;
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, size, devices, NULL) != CL_SUCCESS) {
+        free(devices);
+        return NULL;
+    }
+    *count = size / sizeof(*devices);
+    return devices;
+}
+
 static bool build_in_progress(cl_program program)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id devices[64];
-    size_t size = 0;
+    size_t count;
+    cl_device_id *devices = program_devices(program, &count);
+    bool in_progress = false;
 
-    if (drv->clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof(devices), devices, &size) !=
-        CL_SUCCESS)
-        return false;
-    for (size_t i = 0; i < size / sizeof(devices[0]); i++) {
+    for (size_t i = 0; i < count && !in_progress; i++) {
         cl_build_status status = CL_BUILD_NONE;
 
         drv->clGetProgramBuildInfo(program, devices[i], CL_PROGRAM_BUILD_STATUS, sizeof(status),
                                    &status, NULL);
-        if (status == CL_BUILD_IN_PROGRESS)
-            return true;
+        in_progress = status == CL_BUILD_IN_PROGRESS;
     }
-    return false;
+    free(devices);
+    return in_progress;
 }
 
 /* The trampoline to hand the driver for `notify`, or NULL (no callback, or the driver is known
@@ -147,6 +164,24 @@ cl_int CL_API_CALL DXCL_IMPL(clCompileProgram)(cl_program program, cl_uint num_d
     return err;
 }
 
+/* A linked program, or NULL: errcode_ret may be NULL (the export tail-calls this when the log
+ * is off), and then the returned value is all the caller has. A driver may return something
+ * other than NULL with an error (Wine 8's clLinkProgram stub returns garbage with
+ * CL_INVALID_OPERATION); by the spec a failed link returns NULL, so dxcl does. That value is
+ * not passed on nor released: it cannot be told apart from garbage. */
+static cl_program link_result(cl_program program, cl_int err, cl_int *errcode_ret)
+{
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (err != CL_SUCCESS) {
+        if (program)
+            DXCL_LOG("clLinkProgram: the driver returned %p with error %d; dxcl returns NULL",
+                     (void *)program, err);
+        return NULL;
+    }
+    return program;
+}
+
 cl_program CL_API_CALL DXCL_IMPL(clLinkProgram)(cl_context context, cl_uint num_devices,
                                                 const cl_device_id *device_list,
                                                 const char *options, cl_uint num_input_programs,
@@ -157,19 +192,19 @@ cl_program CL_API_CALL DXCL_IMPL(clLinkProgram)(cl_context context, cl_uint num_
     const struct dxcl_driver *drv = dxcl_driver();
     struct build_notify *n;
     cl_program program;
-    cl_int err;
+    cl_int err = CL_SUCCESS;
 
-    if (!drv->clLinkProgram) {
-        *errcode_ret = dxcl_driver_missing("clLinkProgram"); /* the export provides errcode_ret */
-        return NULL;
+    if (!drv->clLinkProgram)
+        return link_result(NULL, dxcl_driver_missing("clLinkProgram"), errcode_ret);
+    if (!notify && user_data) {
+        /* the driver's CL_INVALID_VALUE for user data without a callback */
+        program = drv->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                     input_programs, notify, user_data, &err);
+        return link_result(program, err, errcode_ret);
     }
-    if (!notify && user_data)
-        return drv->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
-                                  input_programs, notify, user_data, errcode_ret);
     n = notify_begin(notify, user_data);
     program = drv->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
                                  input_programs, n ? build_trampoline : NULL, n, &err);
     notify_end(n, notify, user_data, program, program ? err : CL_INVALID_VALUE);
-    *errcode_ret = err;
-    return program;
+    return link_result(program, err, errcode_ret);
 }

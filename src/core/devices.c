@@ -1,25 +1,13 @@
 #include "core/devices.h"
 #include "core/driver.h"
+#include "core/names.h"
 
 #include <stdlib.h>
-
-static bool is_platform(cl_platform_id platform)
-{
-    cl_platform_id list[16];
-    cl_uint count = 0;
-
-    if (!platform || DXCL_DRIVER_CALL_INT(clGetPlatformIDs, (16, list, &count)) != CL_SUCCESS)
-        return false;
-    for (cl_uint i = 0; i < count && i < 16; i++)
-        if (list[i] == platform)
-            return true;
-    return false;
-}
 
 cl_int dxcl_check_device_query(cl_platform_id platform, cl_uint num_entries, cl_device_id *devices,
                                cl_uint *num_devices)
 {
-    if (!is_platform(platform))
+    if (!dxcl_driver_has_platform(platform))
         return DXCL_FAIL(CL_INVALID_PLATFORM, "%p is not a platform", (void *)platform);
     if (num_entries == 0 && devices)
         return DXCL_FAIL(CL_INVALID_VALUE, "num_entries is 0 but devices is not NULL");
@@ -28,15 +16,21 @@ cl_int dxcl_check_device_query(cl_platform_id platform, cl_uint num_entries, cl_
     return CL_SUCCESS;
 }
 
+static bool lists_device_uuid(cl_device_id device)
+{
+    char *extensions = dxcl_driver_device_string(device, CL_DEVICE_EXTENSIONS);
+    bool listed = dxcl_has_word(extensions, "cl_khr_device_uuid");
+
+    free(extensions);
+    return listed;
+}
+
 static bool has_luid(cl_device_id device, const LUID *luid)
 {
-    char extensions[4096] = "";
     cl_bool valid = CL_FALSE;
     cl_uchar value[CL_LUID_SIZE_KHR];
 
-    DXCL_DRIVER_CALL_INT(clGetDeviceInfo,
-                         (device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1, extensions, NULL));
-    if (!strstr(extensions, "cl_khr_device_uuid"))
+    if (!lists_device_uuid(device))
         return false;
     if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_LUID_VALID_KHR, sizeof(valid),
                                                &valid, NULL)) != CL_SUCCESS ||

@@ -8,6 +8,7 @@
 #include "core/lock.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static struct dxcl_driver driver;
 /* With DXCL_LOCK_CHECK on, dxcl calls the driver through these: each checks the lock rules
@@ -181,4 +182,128 @@ cl_int dxcl_driver_missing(const char *name)
 {
     DXCL_LOG("%s: the driver does not provide it", name);
     return CL_INVALID_OPERATION;
+}
+
+/* ---- The driver's answers, whole: every list and string sized from the driver's own count,
+ * so that no platform, device or extension is cut off by a buffer of dxcl's. ---- */
+
+cl_platform_id *dxcl_driver_platforms(cl_uint *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_platform_id *ids;
+    cl_uint listed = 0, now = 0;
+
+    *count = 0;
+    if (!drv->clGetPlatformIDs || drv->clGetPlatformIDs(0, NULL, &listed) != CL_SUCCESS || !listed)
+        return NULL;
+    if (!(ids = calloc(listed, sizeof(*ids))))
+        return NULL;
+    if (drv->clGetPlatformIDs(listed, ids, &now) != CL_SUCCESS) {
+        free(ids);
+        return NULL;
+    }
+    *count = now < listed ? now : listed;
+    return ids;
+}
+
+cl_device_id *dxcl_driver_devices(cl_platform_id platform, cl_uint *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id *ids;
+    cl_uint listed = 0, now = 0;
+
+    *count = 0;
+    if (!drv->clGetDeviceIDs ||
+        drv->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &listed) != CL_SUCCESS ||
+        !listed)
+        return NULL;
+    if (!(ids = calloc(listed, sizeof(*ids))))
+        return NULL;
+    if (drv->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, listed, ids, &now) != CL_SUCCESS) {
+        free(ids);
+        return NULL;
+    }
+    *count = now < listed ? now : listed;
+    return ids;
+}
+
+bool dxcl_driver_has_platform(cl_platform_id platform)
+{
+    cl_uint count;
+    cl_platform_id *ids = platform ? dxcl_driver_platforms(&count) : NULL;
+    bool found = false;
+
+    for (cl_uint i = 0; ids && i < count && !found; i++)
+        found = ids[i] == platform;
+    free(ids);
+    return found;
+}
+
+typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value,
+                                     size_t *size_ret);
+
+/* A whole answer of `fn`, 0-terminated (malloc'ed): "" when the driver gives none, NULL only
+ * when out of memory. */
+static char *driver_string(info_fn fn, void *object, cl_uint param)
+{
+    size_t size = 0;
+    char *text;
+
+    if (!fn || fn(object, param, 0, NULL, &size) != CL_SUCCESS)
+        return calloc(1, 1);
+    if (!(text = calloc(1, size + 1)))
+        return NULL;
+    if (fn(object, param, size, text, NULL) != CL_SUCCESS)
+        text[0] = 0;
+    return text;
+}
+
+char *dxcl_driver_platform_string(cl_platform_id platform, cl_platform_info param)
+{
+    return driver_string((info_fn)dxcl_driver()->clGetPlatformInfo, platform, param);
+}
+
+char *dxcl_driver_device_string(cl_device_id device, cl_device_info param)
+{
+    return driver_string((info_fn)dxcl_driver()->clGetDeviceInfo, device, param);
+}
+
+cl_platform_id dxcl_platform_of_device(cl_device_id device)
+{
+    cl_platform_id platform = NULL;
+
+    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_PLATFORM, sizeof(platform),
+                                               &platform, NULL)) != CL_SUCCESS)
+        return NULL;
+    return platform;
+}
+
+cl_device_id *dxcl_driver_context_devices(cl_context context, size_t *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_device_id *devices;
+    size_t size = 0;
+
+    *count = 0;
+    if (!drv->clGetContextInfo ||
+        drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
+        size < sizeof(*devices) || !(devices = malloc(size)))
+        return NULL;
+    if (drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) != CL_SUCCESS) {
+        free(devices);
+        return NULL;
+    }
+    *count = size / sizeof(*devices);
+    return devices;
+}
+
+cl_platform_id dxcl_platform_of_context(cl_context context)
+{
+    size_t count;
+    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
+    /* All devices of a context share its platform: the first one tells. */
+    cl_platform_id platform = count ? dxcl_platform_of_device(devices[0]) : NULL;
+
+    free(devices);
+    return platform;
 }

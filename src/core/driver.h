@@ -28,6 +28,20 @@ const char *dxcl_driver_path(void);
  * another dxcl), or NULL. */
 void *dxcl_driver_export(const char *name);
 
+/* The driver's answers, whole (lists and strings sized from the driver's own count; the
+ * caller frees them). Platforms and devices: NULL with *count 0 when there are none.
+ * Strings: "" when the driver gives none, NULL only when out of memory. */
+cl_platform_id *dxcl_driver_platforms(cl_uint *count);
+cl_device_id *dxcl_driver_devices(cl_platform_id platform, cl_uint *count); /* TYPE_ALL */
+cl_device_id *dxcl_driver_context_devices(cl_context context, size_t *count);
+bool dxcl_driver_has_platform(cl_platform_id platform);
+char *dxcl_driver_platform_string(cl_platform_id platform, cl_platform_info param);
+char *dxcl_driver_device_string(cl_device_id device, cl_device_info param);
+/* The platform of a device, and of a context (its first device's); NULL when the driver does
+ * not tell. */
+cl_platform_id dxcl_platform_of_device(cl_device_id device);
+cl_platform_id dxcl_platform_of_context(cl_context context);
+
 /* Calls a driver entry point, or fails like a driver that lacks it. */
 #define DXCL_DRIVER_CALL_INT(name, args)                                                           \
     (dxcl_driver()->name ? dxcl_driver()->name args : dxcl_driver_missing(#name))

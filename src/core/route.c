@@ -6,22 +6,20 @@
 
 #include <stdlib.h>
 
-#define MAX_PLATFORMS 8
-#define MAX_EXTENSIONS 32
-#define MAX_FUNCTIONS 16
-
 struct served {
     enum dxcl_path path;
     const struct dxcl_extension *by;
-    void *functions[MAX_FUNCTIONS]; /* the driver's, parallel to the extension's */
+    void **functions; /* the driver's, parallel to the extension's (malloc'ed) */
 };
 
 struct platform_paths {
     cl_platform_id platform;
-    struct served served[MAX_EXTENSIONS]; /* parallel to the exposed extensions */
+    struct served *served; /* parallel to the exposed extensions (malloc'ed); NULL: all engine */
 };
 
-static struct platform_paths platforms[MAX_PLATFORMS];
+/* Sized from the driver's platform list and dxcl's extensions, decided once, kept for the
+ * process. */
+static struct platform_paths *platforms;
 static cl_uint num_platforms;
 static bool any_routed;
 static INIT_ONCE paths_once = INIT_ONCE_STATIC_INIT;
@@ -33,54 +31,56 @@ const char *dxcl_path_name(enum dxcl_path path)
     return names[path];
 }
 
-/* The driver's own answer (not dxcl's extended one), malloc'ed; "" when there is none. */
-static char *driver_string(cl_int(CL_API_CALL *fn)(void *, cl_uint, size_t, void *, size_t *),
-                           void *object, cl_uint param)
-{
-    size_t size = 0;
-    char *text;
-
-    if (!fn || fn(object, param, 0, NULL, &size) != CL_SUCCESS || !(text = calloc(1, size + 1)))
-        return calloc(1, 1);
-    if (fn(object, param, size, text, NULL) != CL_SUCCESS)
-        text[0] = 0;
-    return text;
-}
-
 /* The platform and every one of its devices list `name`. */
 static bool driver_lists(cl_platform_id platform, const char *name)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id devices[16];
-    cl_uint count = 0;
-    char *list = driver_string((void *)drv->clGetPlatformInfo, platform, CL_PLATFORM_EXTENSIONS);
+    cl_device_id *devices;
+    cl_uint count;
+    char *list = dxcl_driver_platform_string(platform, CL_PLATFORM_EXTENSIONS);
     bool listed = dxcl_has_word(list, name);
 
     free(list);
-    if (!listed || !drv->clGetDeviceIDs ||
-        drv->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &count) != CL_SUCCESS)
+    if (!listed || !(devices = dxcl_driver_devices(platform, &count)))
         return false;
-    for (cl_uint i = 0; i < count && i < 16 && listed; i++) {
-        list = driver_string((void *)drv->clGetDeviceInfo, devices[i], CL_DEVICE_EXTENSIONS);
+    for (cl_uint i = 0; i < count && listed; i++) {
+        list = dxcl_driver_device_string(devices[i], CL_DEVICE_EXTENSIONS);
         listed = dxcl_has_word(list, name);
         free(list);
     }
+    free(devices);
     return listed;
 }
 
-/* Every function of `by` from the driver, parallel to `wanted`'s (the same count). */
+static size_t function_count(const struct dxcl_extension *ext)
+{
+    size_t count = 0;
+
+    while (ext->functions && ext->functions[count].name)
+        count++;
+    return count;
+}
+
+/* Every function of `by` from the driver, parallel to `wanted`'s (the same count); on failure
+ * out->functions is left NULL. */
 static bool resolve(cl_platform_id platform, const struct dxcl_extension *by, struct served *out)
 {
     const struct dxcl_driver *drv = dxcl_driver();
+    size_t count = function_count(by);
 
-    for (size_t i = 0; by->functions[i].name; i++) {
-        if (i == MAX_FUNCTIONS || !drv->clGetExtensionFunctionAddressForPlatform)
-            return false;
+    if (!drv->clGetExtensionFunctionAddressForPlatform)
+        return false;
+    if (!(out->functions = calloc(count + 1, sizeof(*out->functions)))) {
+        DXCL_LOG("out of memory: the copy engine serves %s", by->name);
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) {
         out->functions[i] =
             drv->clGetExtensionFunctionAddressForPlatform(platform, by->functions[i].name);
         if (!out->functions[i]) {
             DXCL_LOG("%s is listed but the driver has no %s: the copy engine serves it", by->name,
                      by->functions[i].name);
+            free(out->functions);
+            out->functions = NULL;
             return false;
         }
     }
@@ -106,26 +106,44 @@ static void decide(cl_platform_id platform, const struct dxcl_extension *ext, bo
              out->by ? " by the driver's " : "", out->by ? out->by->name : "");
 }
 
+static void decide_platform(struct platform_paths *paths, bool forced)
+{
+    size_t count = dxcl_extension_count();
+
+    if (!(paths->served = calloc(count + 1, sizeof(*paths->served)))) {
+        DXCL_LOG("out of memory: the copy engine serves every extension on platform %p",
+                 (void *)paths->platform);
+        return;
+    }
+    for (size_t e = 0; e < count; e++)
+        decide(paths->platform, dxcl_extension_at(e), forced, &paths->served[e]);
+}
+
 static BOOL CALLBACK decide_all(INIT_ONCE *once, void *param, void **context)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_platform_id ids[MAX_PLATFORMS];
+    cl_platform_id *ids;
+    cl_uint count;
     char value[16];
     /* "emulate" is the setting's name before 0.2. */
     bool forced = dxcl_getenv("PATH", value, sizeof(value)) &&
                   (!strcmp(value, "engine") || !strcmp(value, "emulate"));
 
     (void)once, (void)param, (void)context;
-    if (!drv->clGetPlatformIDs || drv->clGetPlatformIDs(MAX_PLATFORMS, ids, &num_platforms))
-        num_platforms = 0;
-    num_platforms = num_platforms < MAX_PLATFORMS ? num_platforms : MAX_PLATFORMS;
     if (forced)
         DXCL_LOG("PATH=%s: the copy engine serves every extension", value);
-    for (cl_uint p = 0; p < num_platforms; p++) {
-        platforms[p].platform = ids[p];
-        for (size_t e = 0; e < dxcl_extension_count() && e < MAX_EXTENSIONS; e++)
-            decide(ids[p], dxcl_extension_at(e), forced, &platforms[p].served[e]);
+    if (!(ids = dxcl_driver_platforms(&count)))
+        return TRUE;
+    if (!(platforms = calloc(count, sizeof(*platforms)))) {
+        DXCL_LOG("out of memory: the copy engine serves every extension on %u platforms", count);
+        free(ids);
+        return TRUE;
     }
+    num_platforms = count;
+    for (cl_uint p = 0; p < count; p++) {
+        platforms[p].platform = ids[p];
+        decide_platform(&platforms[p], forced);
+    }
+    free(ids);
     return TRUE;
 }
 
@@ -134,16 +152,18 @@ static const struct platform_paths *paths_of(cl_platform_id platform)
     InitOnceExecuteOnce(&paths_once, decide_all, NULL, NULL);
     for (cl_uint p = 0; p < num_platforms; p++)
         if (platforms[p].platform == platform)
-            return &platforms[p];
+            return platforms[p].served ? &platforms[p] : NULL;
     return NULL;
 }
 
+/* The index of an exposed extension; NOT_EXPOSED for others. */
+#define NOT_EXPOSED ((size_t)-1)
 static size_t index_of(const struct dxcl_extension *extension)
 {
-    for (size_t e = 0; e < dxcl_extension_count() && e < MAX_EXTENSIONS; e++)
+    for (size_t e = 0; e < dxcl_extension_count(); e++)
         if (dxcl_extension_at(e) == extension)
             return e;
-    return MAX_EXTENSIONS;
+    return NOT_EXPOSED;
 }
 
 enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension *extension,
@@ -151,7 +171,7 @@ enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension
 {
     const struct platform_paths *paths = paths_of(platform);
     size_t e = index_of(extension);
-    const struct served *served = paths && e < MAX_EXTENSIONS ? &paths->served[e] : NULL;
+    const struct served *served = paths && e != NOT_EXPOSED ? &paths->served[e] : NULL;
 
     if (served_by)
         *served_by = served ? served->by : NULL;
@@ -169,9 +189,9 @@ void *dxcl_route(cl_platform_id platform, const void *self)
     size_t function;
     const struct dxcl_extension *extension = dxcl_extension_of_function(self, &function);
     const struct platform_paths *paths = platform ? paths_of(platform) : NULL;
-    size_t e = extension ? index_of(extension) : MAX_EXTENSIONS;
+    size_t e = extension ? index_of(extension) : NOT_EXPOSED;
 
-    if (!paths || e == MAX_EXTENSIONS || paths->served[e].path == DXCL_BY_ENGINE)
+    if (!paths || e == NOT_EXPOSED || paths->served[e].path == DXCL_BY_ENGINE)
         return NULL;
     return paths->served[e].functions[function];
 }
@@ -213,32 +233,6 @@ bool dxcl_context_is_drivers(cl_context context)
             interop |= props[i + 1] && is_interop_property(props[i]);
     free(props);
     return interop;
-}
-
-cl_platform_id dxcl_platform_of_device(cl_device_id device)
-{
-    cl_platform_id platform = NULL;
-
-    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_PLATFORM, sizeof(platform),
-                                               &platform, NULL)) != CL_SUCCESS)
-        return NULL;
-    return platform;
-}
-
-cl_platform_id dxcl_platform_of_context(cl_context context)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id *devices, device = NULL;
-    size_t size = 0;
-
-    if (!drv->clGetContextInfo ||
-        drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS ||
-        size < sizeof(device) || !(devices = malloc(size)))
-        return NULL;
-    if (drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
-        device = devices[0];
-    free(devices);
-    return device ? dxcl_platform_of_device(device) : NULL;
 }
 
 cl_platform_id dxcl_platform_of_queue(cl_command_queue queue)

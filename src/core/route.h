@@ -10,6 +10,7 @@
 #define DXCL_ROUTE_H
 
 #include "core/backend.h"
+#include "core/driver.h"
 #include "core/registry.h"
 
 enum dxcl_path { DXCL_BY_ENGINE, DXCL_NATIVE, DXCL_TRANSLATED };
@@ -31,8 +32,7 @@ bool dxcl_property_routed(cl_platform_id platform, cl_context_properties propert
  * interop property: a context of the driver's own sharing, whose queries the driver answers. */
 bool dxcl_context_is_drivers(cl_context context);
 
-cl_platform_id dxcl_platform_of_device(cl_device_id device);
-cl_platform_id dxcl_platform_of_context(cl_context context);
+/* dxcl_platform_of_device and dxcl_platform_of_context are in core/driver.h. */
 cl_platform_id dxcl_platform_of_queue(cl_command_queue queue);
 /* The platform a context creation call names: CL_CONTEXT_PLATFORM, else the first device's,
  * else the driver's first platform. */

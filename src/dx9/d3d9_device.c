@@ -34,3 +34,78 @@ bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device)
     IDirect3DDevice9_Release(owner);
     return same;
 }
+
+/* A resource of `surface`'s kind and description on `device`, as D3D9Ex makes a shared one:
+ * *handle NULL creates a new shared resource and returns its handle there; otherwise the
+ * resource of that handle is opened. A texture level's handle is its texture's. */
+static HRESULT create_shared_like(IDirect3DDevice9Ex *device, IDirect3DSurface9 *surface,
+                                  HANDLE *handle)
+{
+    IDirect3DTexture9 *texture;
+    IDirect3DCubeTexture9 *cube;
+    IUnknown *made = NULL;
+    D3DSURFACE_DESC desc;
+    HRESULT hr;
+
+    if (SUCCEEDED(
+            IDirect3DSurface9_GetContainer(surface, &IID_IDirect3DTexture9, (void **)&texture))) {
+        IDirect3DTexture9_GetLevelDesc(texture, 0, &desc);
+        hr = IDirect3DDevice9Ex_CreateTexture(
+            device, desc.Width, desc.Height, IDirect3DTexture9_GetLevelCount(texture), desc.Usage,
+            desc.Format, D3DPOOL_DEFAULT, (IDirect3DTexture9 **)&made, handle);
+        IDirect3DTexture9_Release(texture);
+    } else if (SUCCEEDED(IDirect3DSurface9_GetContainer(surface, &IID_IDirect3DCubeTexture9,
+                                                        (void **)&cube))) {
+        IDirect3DCubeTexture9_GetLevelDesc(cube, 0, &desc);
+        hr = IDirect3DDevice9Ex_CreateCubeTexture(
+            device, desc.Width, IDirect3DCubeTexture9_GetLevelCount(cube), desc.Usage, desc.Format,
+            D3DPOOL_DEFAULT, (IDirect3DCubeTexture9 **)&made, handle);
+        IDirect3DCubeTexture9_Release(cube);
+    } else {
+        IDirect3DSurface9_GetDesc(surface, &desc);
+        if (desc.Usage & D3DUSAGE_RENDERTARGET)
+            hr = IDirect3DDevice9Ex_CreateRenderTarget(
+                device, desc.Width, desc.Height, desc.Format, desc.MultiSampleType,
+                desc.MultiSampleQuality, FALSE, (IDirect3DSurface9 **)&made, handle);
+        else
+            hr = IDirect3DDevice9Ex_CreateOffscreenPlainSurface(
+                device, desc.Width, desc.Height, desc.Format, D3DPOOL_DEFAULT,
+                (IDirect3DSurface9 **)&made, handle);
+    }
+    if (made)
+        IUnknown_Release(made);
+    return hr;
+}
+
+/* Whether the device's Direct3D 9 implements shared resources: a new shared resource like
+ * `surface` gets a handle. Where it does not, a successful "open" proves nothing: Wine 8's
+ * wined3d leaves the handle NULL and ignores a handle given to open, making a new resource;
+ * DXVK without VK_KHR_external_memory_win32 (lavapipe) returns INVALID_HANDLE_VALUE and does
+ * the same. */
+static bool hands_out_shared_handles(IDirect3DDevice9Ex *device, IDirect3DSurface9 *surface)
+{
+    HANDLE created = NULL;
+
+    return SUCCEEDED(create_shared_like(device, surface, &created)) && created &&
+           created != INVALID_HANDLE_VALUE;
+}
+
+bool dxcl_d3d9_shared_handle_valid(IDirect3DSurface9 *surface, HANDLE handle)
+{
+    IDirect3DDevice9 *device;
+    IDirect3DDevice9Ex *ex;
+    DWORD flags;
+    bool valid = false;
+
+    if (!handle || GetHandleInformation(handle, &flags))
+        return true;
+    if (FAILED(IDirect3DSurface9_GetDevice(surface, &device)))
+        return false;
+    if (SUCCEEDED(IDirect3DDevice9_QueryInterface(device, &IID_IDirect3DDevice9Ex, (void **)&ex))) {
+        valid = hands_out_shared_handles(ex, surface) &&
+                SUCCEEDED(create_shared_like(ex, surface, &handle));
+        IDirect3DDevice9Ex_Release(ex);
+    }
+    IDirect3DDevice9_Release(device);
+    return valid;
+}

@@ -12,5 +12,10 @@
 bool dxcl_d3d9ex_luid(const void *object, LUID *luid);
 /* Whether `resource` (any IDirect3DResource9) was made by `device`. */
 bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device);
+/* Whether `handle` may be given as the shared handle of `surface`: NULL, a handle of the
+ * process (GetHandleInformation), or, on a D3D9Ex device whose Direct3D hands out shared
+ * handles, one that opens as a shared resource of the surface's kind and description (D3D9Ex
+ * shared handles are not kernel handles). */
+bool dxcl_d3d9_shared_handle_valid(IDirect3DSurface9 *surface, HANDLE handle);
 
 #endif

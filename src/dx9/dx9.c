@@ -195,6 +195,29 @@ static cl_int check_surface_device(struct dxcl_context *ctx, const struct dx9_ar
               : surface_invalid("not a surface of the context's adapter", args->resource);
 }
 
+/* The surface and its shared handle, as the spec's CL_INVALID_DX9_MEDIA_SURFACE_KHR rules
+ * them. The handle is checked before anything here makes a kernel handle, which could take
+ * the value of a handle the program closed. */
+static cl_int check_surface(struct dxcl_context *ctx, const struct dx9_args *args,
+                            const D3DSURFACE_DESC *surface)
+{
+    cl_int err;
+
+    if (surface->Pool != D3DPOOL_DEFAULT)
+        return surface_invalid("not in D3DPOOL_DEFAULT", args->resource);
+    if (!dxcl_d3d9_surface_reachable(args->resource))
+        return surface_invalid("a texture level that is neither dynamic nor a render target "
+                               "cannot be read back",
+                               args->resource);
+    if ((err = check_surface_device(ctx, args)) != CL_SUCCESS)
+        return err;
+    if (!dxcl_d3d9_shared_handle_valid(args->resource, args->shared_handle))
+        return DXCL_FAIL(CL_INVALID_DX9_MEDIA_SURFACE_KHR,
+                         "shared_handle %p is neither NULL nor a valid handle",
+                         (void *)args->shared_handle);
+    return CL_SUCCESS;
+}
+
 static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC *surface,
                              struct dxcl_shared_desc *desc)
 {
@@ -233,15 +256,9 @@ static cl_int dx9_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl
     if (!(s = calloc(1, sizeof(*s))))
         return CL_OUT_OF_HOST_MEMORY;
     IDirect3DSurface9_GetDesc(args->resource, &s->desc);
-    if (s->desc.Pool != D3DPOOL_DEFAULT)
-        err = surface_invalid("not in D3DPOOL_DEFAULT", args->resource);
-    else if (!dxcl_d3d9_surface_reachable(args->resource))
-        err = surface_invalid("a texture level that is neither dynamic nor a render target "
-                              "cannot be read back",
-                              args->resource);
-    else if ((err = check_surface_device(ctx, args)) == CL_SUCCESS &&
-             (err = describe_plane(args, &s->desc, desc)) == CL_SUCCESS &&
-             FAILED(dxcl_d3d9_surface_init(s, args->resource)))
+    if ((err = check_surface(ctx, args, &s->desc)) == CL_SUCCESS &&
+        (err = describe_plane(args, &s->desc, desc)) == CL_SUCCESS &&
+        FAILED(dxcl_d3d9_surface_init(s, args->resource)))
         err = DXCL_FAIL(CL_OUT_OF_RESOURCES, "no system-memory copy of %p", (void *)args->resource);
     if (err != CL_SUCCESS) {
         free(s);

@@ -219,30 +219,16 @@ static const struct {
     {"Portable Computing Language", CL_R, CL_SIGNED_INT32},
 };
 
-static void platform_name(cl_context context, char *name, size_t size)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id devices[64] = {NULL};
-    cl_platform_id platform = NULL;
-
-    /* All devices of a context share its platform: the first one tells. */
-    name[0] = 0;
-    drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(devices), devices, NULL);
-    if (devices[0] && drv->clGetDeviceInfo(devices[0], CL_DEVICE_PLATFORM, sizeof(platform),
-                                           &platform, NULL) == CL_SUCCESS)
-        drv->clGetPlatformInfo(platform, CL_PLATFORM_NAME, size - 1, name, NULL);
-}
-
 /* Drops the driver's broken formats from its list. */
 static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl_uint count)
 {
-    char name[256];
+    cl_platform_id platform = dxcl_platform_of_context(context);
+    char *name = platform ? dxcl_driver_platform_string(platform, CL_PLATFORM_NAME) : NULL;
     cl_uint kept = 0;
 
-    platform_name(context, name, sizeof(name));
     for (cl_uint i = 0; i < count; i++) {
         bool broken = false;
-        for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && !broken; j++)
+        for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && name && !broken; j++)
             broken =
                 !strncmp(name, broken_formats[j].platform, strlen(broken_formats[j].platform)) &&
                 list[i].image_channel_order == broken_formats[j].order &&
@@ -250,6 +236,7 @@ static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl
         if (!broken)
             list[kept++] = list[i];
     }
+    free(name);
     return kept;
 }
 

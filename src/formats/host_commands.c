@@ -8,29 +8,45 @@
 #include "formats/host_commands.h"
 #include "core/driver.h"
 #include "core/event.h"
+#include "core/fault.h"
 #include "core/table.h"
 #include "formats/pixels.h"
 
 #include <stdlib.h>
 
-static struct dxcl_memobj *emulated_image(cl_mem handle)
+/* What a chain needs of an emulated image, copied from its record when the command starts: a
+ * chain, and a mapping that outlives the command, never read the record, which the program's
+ * last release frees. */
+struct image_view {
+    cl_mem handle;
+    struct dxcl_backing backing;
+    size_t size[3];
+    bool is_3d;
+};
+
+static bool emulated_image(cl_mem handle, struct image_view *view)
 {
     struct dxcl_memobj *mem = dxcl_image_record(handle);
 
-    return mem && mem->desc.type != CL_MEM_OBJECT_BUFFER && mem->backing.emulated ? mem : NULL;
+    if (!mem || mem->desc.type == CL_MEM_OBJECT_BUFFER || !mem->backing.emulated)
+        return false;
+    view->handle = handle;
+    view->backing = mem->backing;
+    view->is_3d = mem->desc.type == CL_MEM_OBJECT_IMAGE3D;
+    view->size[0] = mem->desc.width;
+    view->size[1] = mem->desc.height;
+    view->size[2] = view->is_3d ? mem->desc.depth : 1;
+    return true;
 }
 
 /* A non-empty region inside the image. Anything else goes to the driver, whose image has the
  * same size and so gives the error a native image gives. */
-static bool fits(const struct dxcl_memobj *mem, const size_t *origin, const size_t *region)
+static bool fits(const struct image_view *img, const size_t *origin, const size_t *region)
 {
-    const size_t size[3] = {mem->desc.width, mem->desc.height,
-                            mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};
-
     if (!origin || !region)
         return false;
     for (int i = 0; i < 3; i++)
-        if (!region[i] || origin[i] >= size[i] || region[i] > size[i] - origin[i])
+        if (!region[i] || origin[i] >= img->size[i] || region[i] > img->size[i] - origin[i])
             return false;
     return true;
 }
@@ -50,22 +66,6 @@ static size_t box_bytes(const struct dxcl_pixel_box *box, const size_t *region)
     return box->slice_pitch * region[2];
 }
 
-static bool is_3d(const struct dxcl_memobj *mem)
-{
-    return mem->desc.type == CL_MEM_OBJECT_IMAGE3D;
-}
-
-static cl_int hand_out(cl_event done, cl_command_type type, cl_event *event)
-{
-    if (!event) {
-        if (done)
-            dxcl_driver()->clReleaseEvent(done);
-        return CL_SUCCESS;
-    }
-    *event = done;
-    return type ? dxcl_event_register(done, type) : CL_SUCCESS;
-}
-
 /* Commands enqueued one after the other: the first waits for the program's wait list, each
  * next one for the previous; the last one's event is the program's. Nothing blocks the host. */
 struct chain {
@@ -74,9 +74,25 @@ struct chain {
     const cl_event *wait_list;
     cl_event last;
     cl_int err;
+    bool uses_host; /* a queued command reads or writes the program's memory */
 };
 
+static struct chain chain_start(cl_command_queue queue, cl_uint num_events,
+                                const cl_event *wait_list)
+{
+    return (struct chain){queue, num_events, wait_list, NULL, CL_SUCCESS, false};
+}
+
 #define CHAIN_WAIT(c) ((c)->last ? 1 : (c)->num_events), ((c)->last ? &(c)->last : (c)->wait_list)
+
+/* Whether the chain may enqueue its next command: no step failed, and the fault point "chain"
+ * does not fail this one (docs/reliability.md). */
+static bool chain_next(struct chain *c)
+{
+    if (c->err == CL_SUCCESS && dxcl_fault_hit(DXCL_FAULT_CHAIN))
+        c->err = CL_OUT_OF_RESOURCES;
+    return c->err == CL_SUCCESS;
+}
 
 static void chain_step(struct chain *c, cl_int err, cl_event next)
 {
@@ -94,32 +110,69 @@ static void chain_step(struct chain *c, cl_int err, cl_event next)
     c->last = next;
 }
 
-/* Ends the chain: blocks only when the program asked for a blocking command. */
+/* A chain that fails hands out no event, so the program takes it that nothing of the command
+ * runs and may free its memory at once. Commands already queued still run: when one of them
+ * reads or writes the program's memory, wait for the chain so far (each command waits for the
+ * one before it) before returning the error. */
+static void chain_abandon(struct chain *c)
+{
+    if (!c->last)
+        return;
+    if (c->uses_host)
+        dxcl_driver()->clWaitForEvents(1, &c->last);
+    dxcl_driver()->clReleaseEvent(c->last);
+    c->last = NULL;
+}
+
+/* Ends the chain: blocks only when the program asked for a blocking command (or the chain
+ * failed after using the program's memory). */
 static cl_int chain_finish(struct chain *c, bool blocking, cl_command_type type, cl_event *event)
 {
     if (c->err == CL_SUCCESS && blocking && dxcl_driver()->clWaitForEvents(1, &c->last))
         c->err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    if (c->err == CL_SUCCESS && event)
+        c->err = dxcl_event_register(c->last, type);
     if (c->err != CL_SUCCESS) {
-        if (c->last)
-            dxcl_driver()->clReleaseEvent(c->last);
+        chain_abandon(c);
         return c->err;
     }
-    return hand_out(c->last, type, event);
+    if (event)
+        *event = c->last;
+    else
+        dxcl_driver()->clReleaseEvent(c->last);
+    return CL_SUCCESS;
 }
 
-/* A device buffer for the backing pixels of a region, tightly packed. Released by the caller
- * after enqueueing: the driver keeps it until the commands using it are done. */
-static cl_mem backing_buffer(struct chain *c, const struct dxcl_memobj *mem, const size_t *region)
+/* A device buffer of `bytes`. Released by the caller after enqueueing: the driver keeps it
+ * until the commands using it are done. */
+static cl_mem temp_buffer(struct chain *c, size_t bytes)
 {
     cl_context context = NULL;
-    size_t bytes = dxcl_element_size(&mem->backing.driver) * region[0] * region[1] * region[2];
     cl_mem buffer = NULL;
 
-    c->err = dxcl_driver()->clGetCommandQueueInfo(c->queue, CL_QUEUE_CONTEXT, sizeof(context),
-                                                  &context, NULL);
+    if (c->err == CL_SUCCESS)
+        c->err = dxcl_driver()->clGetCommandQueueInfo(c->queue, CL_QUEUE_CONTEXT, sizeof(context),
+                                                      &context, NULL);
     if (c->err == CL_SUCCESS)
         buffer = dxcl_driver()->clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &c->err);
     return buffer;
+}
+
+static size_t region_pixels(const size_t *region)
+{
+    return region[0] * region[1] * region[2];
+}
+
+/* The backing pixels of a region, tightly packed. */
+static cl_mem backing_buffer(struct chain *c, const struct image_view *img, const size_t *region)
+{
+    return temp_buffer(c, dxcl_element_size(&img->backing.driver) * region_pixels(region));
+}
+
+/* The spec-layout pixels of a region, tightly packed. */
+static cl_mem spec_buffer(struct chain *c, const struct image_view *img, const size_t *region)
+{
+    return temp_buffer(c, dxcl_element_size(&img->backing.spec) * region_pixels(region));
 }
 
 /* The spec-layout side of a channel move: a buffer region, tightly packed. */
@@ -146,6 +199,8 @@ static void move_run(struct chain *c, cl_mem backing, size_t backing_offset, siz
     cl_event done = NULL;
     cl_int err;
 
+    if (!chain_next(c))
+        return;
     if (spec->side == SPEC_BUFFER_FROM_BACKING)
         err =
             drv->clEnqueueCopyBufferRect(c->queue, backing, spec->buffer, b_origin, s_origin, rect,
@@ -160,13 +215,13 @@ static void move_run(struct chain *c, cl_mem backing, size_t backing_offset, siz
 /* Moves the spec's channels between the backing buffer of a region and the spec side: per
  * slice, one rectangle copy per run of spec channels that lie in order in the backing pixel
  * (one run for R, RG and A). */
-static void move_channels(struct chain *c, const struct dxcl_memobj *mem, cl_mem backing,
+static void move_channels(struct chain *c, const struct image_view *img, cl_mem backing,
                           const struct spec_place *spec, const size_t *region)
 {
-    const struct dxcl_layout *layout = &mem->backing.layout;
+    const struct dxcl_layout *layout = &img->backing.layout;
     size_t csize = layout->channel_size;
-    size_t bpx = dxcl_element_size(&mem->backing.driver);
-    size_t spx = dxcl_element_size(&mem->backing.spec);
+    size_t bpx = dxcl_element_size(&img->backing.driver);
+    size_t spx = dxcl_element_size(&img->backing.spec);
     int where[4]; /* per spec channel: its backing channel */
 
     for (unsigned b = 0; b < layout->backing_channels; b++)
@@ -185,15 +240,15 @@ static void move_channels(struct chain *c, const struct dxcl_memobj *mem, cl_mem
 }
 
 /* Backing pixels of the region into a new backing buffer (the chain's first command). */
-static cl_mem image_to_backing(struct chain *c, const struct dxcl_memobj *mem, const size_t *origin,
+static cl_mem image_to_backing(struct chain *c, const struct image_view *img, const size_t *origin,
                                const size_t *region)
 {
-    cl_mem buffer = backing_buffer(c, mem, region);
+    cl_mem buffer = backing_buffer(c, img, region);
     cl_event done = NULL;
 
-    if (buffer)
+    if (buffer && chain_next(c))
         chain_step(c,
-                   dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, mem->handle, buffer, origin,
+                   dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, img->handle, buffer, origin,
                                                              region, 0, CHAIN_WAIT(c), &done),
                    done);
     return buffer;
@@ -201,22 +256,21 @@ static cl_mem image_to_backing(struct chain *c, const struct dxcl_memobj *mem, c
 
 /* A backing buffer prefilled with what the channels the spec lacks read as (0, or 1 for
  * alpha), for the spec's channels to be moved in. */
-static cl_mem prefilled_backing(struct chain *c, const struct dxcl_memobj *mem,
-                                const size_t *region)
+static cl_mem prefilled_backing(struct chain *c, const struct image_view *img, const size_t *region)
 {
     unsigned char zero[16] = {0}, pixel[16];
     struct dxcl_pixel_box src = {zero, sizeof(zero), sizeof(zero)};
     struct dxcl_pixel_box dst = {pixel, sizeof(pixel), sizeof(pixel)};
-    size_t bpx = dxcl_element_size(&mem->backing.driver);
-    cl_mem buffer = backing_buffer(c, mem, region);
+    size_t bpx = dxcl_element_size(&img->backing.driver);
+    cl_mem buffer = backing_buffer(c, img, region);
     cl_event done = NULL;
 
-    dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, 1, 1, 1);
-    if (buffer)
+    dxcl_pixels_to_backing(&img->backing.layout, &src, &dst, 1, 1, 1);
+    if (buffer && chain_next(c))
         chain_step(c,
                    dxcl_driver()->clEnqueueFillBuffer(c->queue, buffer, pixel, bpx, 0,
-                                                      bpx * region[0] * region[1] * region[2],
-                                                      CHAIN_WAIT(c), &done),
+                                                      bpx * region_pixels(region), CHAIN_WAIT(c),
+                                                      &done),
                    done);
     return buffer;
 }
@@ -230,53 +284,39 @@ static void release_temps(cl_mem a, cl_mem b)
         dxcl_driver()->clReleaseMemObject(b);
 }
 
-static void backing_to_image(struct chain *c, const struct dxcl_memobj *mem, cl_mem buffer,
+static void backing_to_image(struct chain *c, const struct image_view *img, cl_mem buffer,
                              const size_t *origin, const size_t *region)
 {
     cl_event done = NULL;
 
-    if (c->err == CL_SUCCESS)
+    if (chain_next(c))
         chain_step(c,
-                   dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, mem->handle, 0,
+                   dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, img->handle, 0,
                                                              origin, region, CHAIN_WAIT(c), &done),
                    done);
 }
 
 static struct spec_place spec_place_of(enum spec_side side, cl_mem buffer, size_t offset,
-                                       const struct dxcl_memobj *mem, const size_t *region)
+                                       const struct image_view *img, const size_t *region)
 {
-    struct dxcl_pixel_box box = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
+    struct dxcl_pixel_box box = box_of(NULL, dxcl_element_size(&img->backing.spec), region, 0, 0);
 
     return (struct spec_place){side, buffer, offset, box.row_pitch, box.slice_pitch};
 }
 
-/* A device buffer for the spec-layout pixels of a region, tightly packed. */
-static cl_mem spec_buffer(struct chain *c, const struct dxcl_memobj *mem, const size_t *region)
-{
-    cl_context context = NULL;
-    size_t bytes = dxcl_element_size(&mem->backing.spec) * region[0] * region[1] * region[2];
-    cl_mem buffer = NULL;
-
-    if (c->err == CL_SUCCESS)
-        c->err = dxcl_driver()->clGetCommandQueueInfo(c->queue, CL_QUEUE_CONTEXT, sizeof(context),
-                                                      &context, NULL);
-    if (c->err == CL_SUCCESS)
-        buffer = dxcl_driver()->clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &c->err);
-    return buffer;
-}
-
-/* Host memory with the program's pitches <-> a tight spec buffer (one rectangle command). */
-static void host_rect(struct chain *c, const struct dxcl_memobj *mem, cl_mem buffer, bool read,
+/* Host memory with the program's pitches <-> a tight spec buffer (one rectangle command). From
+ * here on a failure of the chain waits for it (chain_abandon). */
+static void host_rect(struct chain *c, const struct image_view *img, cl_mem buffer, bool read,
                       void *host, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
-    size_t spx = dxcl_element_size(&mem->backing.spec);
+    size_t spx = dxcl_element_size(&img->backing.spec);
     struct dxcl_pixel_box box = box_of(host, spx, region, row_pitch, slice_pitch);
     const size_t zero[3] = {0, 0, 0}, rect[3] = {spx * region[0], region[1], region[2]};
     size_t row = spx * region[0], slice = row * region[1];
     cl_event done = NULL;
     cl_int err;
 
-    if (c->err != CL_SUCCESS)
+    if (!chain_next(c))
         return;
     if (read)
         err = dxcl_driver()->clEnqueueReadBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
@@ -286,6 +326,8 @@ static void host_rect(struct chain *c, const struct dxcl_memobj *mem, cl_mem buf
         err = dxcl_driver()->clEnqueueWriteBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
                                                       row, slice, box.row_pitch, box.slice_pitch,
                                                       host, CHAIN_WAIT(c), &done);
+    /* Queued, even if its event is missing and the marker for it fails. */
+    c->uses_host |= err == CL_SUCCESS;
     chain_step(c, err, done);
 }
 
@@ -294,21 +336,21 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(
     const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct dxcl_memobj *mem = emulated_image(image);
-    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct image_view img;
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
 
-    if (!mem || !ptr || !fits(mem, origin, region))
+    if (!emulated_image(image, &img) || !ptr || !fits(&img, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueReadImage,
                                     (command_queue, image, blocking_read, origin, region, row_pitch,
                                      slice_pitch, ptr, num_events_in_wait_list, event_wait_list,
                                      event));
-    if ((backing = image_to_backing(&c, mem, origin, region)) &&
-        (tight = spec_buffer(&c, mem, region))) {
-        spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, tight, 0, mem, region);
-        move_channels(&c, mem, backing, &spec, region);
-        host_rect(&c, mem, tight, true, ptr, region, row_pitch, is_3d(mem) ? slice_pitch : 0);
+    if ((backing = image_to_backing(&c, &img, origin, region)) &&
+        (tight = spec_buffer(&c, &img, region))) {
+        spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, tight, 0, &img, region);
+        move_channels(&c, &img, backing, &spec, region);
+        host_rect(&c, &img, tight, true, ptr, region, row_pitch, img.is_3d ? slice_pitch : 0);
     }
     release_temps(backing, tight);
     return chain_finish(&c, blocking_read, CL_COMMAND_READ_IMAGE, event);
@@ -319,22 +361,23 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueWriteImage)(
     const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct dxcl_memobj *mem = emulated_image(image);
-    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct image_view img;
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
 
-    if (!mem || !ptr || !fits(mem, origin, region))
+    if (!emulated_image(image, &img) || !ptr || !fits(&img, origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueWriteImage,
                                     (command_queue, image, blocking_write, origin, region,
                                      input_row_pitch, input_slice_pitch, ptr,
                                      num_events_in_wait_list, event_wait_list, event));
-    if ((tight = spec_buffer(&c, mem, region)) && (backing = prefilled_backing(&c, mem, region))) {
-        host_rect(&c, mem, tight, false, (void *)ptr, region, input_row_pitch,
-                  is_3d(mem) ? input_slice_pitch : 0);
-        spec = spec_place_of(SPEC_BUFFER_TO_BACKING, tight, 0, mem, region);
-        move_channels(&c, mem, backing, &spec, region);
-        backing_to_image(&c, mem, backing, origin, region);
+    if ((tight = spec_buffer(&c, &img, region)) &&
+        (backing = prefilled_backing(&c, &img, region))) {
+        host_rect(&c, &img, tight, false, (void *)ptr, region, input_row_pitch,
+                  img.is_3d ? input_slice_pitch : 0);
+        spec = spec_place_of(SPEC_BUFFER_TO_BACKING, tight, 0, &img, region);
+        move_channels(&c, &img, backing, &spec, region);
+        backing_to_image(&c, &img, backing, origin, region);
     }
     release_temps(backing, tight);
     return chain_finish(&c, blocking_write, CL_COMMAND_WRITE_IMAGE, event);
@@ -377,11 +420,11 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(
     const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
     cl_event *event)
 {
-    struct dxcl_memobj *mem = emulated_image(image);
+    struct image_view img;
     unsigned char color[16];
 
-    if (mem && fill_color) {
-        fill_value(mem->backing.spec.image_channel_order, mem->backing.spec.image_channel_data_type,
+    if (emulated_image(image, &img) && fill_color) {
+        fill_value(img.backing.spec.image_channel_order, img.backing.spec.image_channel_data_type,
                    fill_color, color);
         fill_color = color;
     }
@@ -395,18 +438,18 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImageToBuffer)(
     const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
 {
-    struct dxcl_memobj *mem = emulated_image(src_image);
-    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct image_view img;
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
     cl_mem backing;
 
-    if (!mem || !fits(mem, src_origin, region))
+    if (!emulated_image(src_image, &img) || !fits(&img, src_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
                                      dst_offset, num_events_in_wait_list, event_wait_list, event));
-    spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, dst_buffer, dst_offset, mem, region);
-    if ((backing = image_to_backing(&c, mem, src_origin, region))) {
-        move_channels(&c, mem, backing, &spec, region);
+    spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, dst_buffer, dst_offset, &img, region);
+    if ((backing = image_to_backing(&c, &img, src_origin, region))) {
+        move_channels(&c, &img, backing, &spec, region);
         dxcl_driver()->clReleaseMemObject(backing);
     }
     return chain_finish(&c, false, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
@@ -417,29 +460,32 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyBufferToImage)(
     const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event)
 {
-    struct dxcl_memobj *mem = emulated_image(dst_image);
-    struct chain c = {command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
+    struct image_view img;
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
     cl_mem backing;
 
-    if (!mem || !fits(mem, dst_origin, region))
+    if (!emulated_image(dst_image, &img) || !fits(&img, dst_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
                                     (command_queue, src_buffer, dst_image, src_offset, dst_origin,
                                      region, num_events_in_wait_list, event_wait_list, event));
-    spec = spec_place_of(SPEC_BUFFER_TO_BACKING, src_buffer, src_offset, mem, region);
-    if ((backing = prefilled_backing(&c, mem, region))) {
-        move_channels(&c, mem, backing, &spec, region);
-        backing_to_image(&c, mem, backing, dst_origin, region);
+    spec = spec_place_of(SPEC_BUFFER_TO_BACKING, src_buffer, src_offset, &img, region);
+    if ((backing = prefilled_backing(&c, &img, region))) {
+        move_channels(&c, &img, backing, &spec, region);
+        backing_to_image(&c, &img, backing, dst_origin, region);
         dxcl_driver()->clReleaseMemObject(backing);
     }
     return chain_finish(&c, false, CL_COMMAND_COPY_BUFFER_TO_IMAGE, event);
 }
 
 /* A map of an emulated image: the program maps a device buffer holding the region in the
- * spec's layout; the unmap moves it back into the image when the map could write. */
+ * spec's layout; the unmap moves it back into the image when the map could write. The map
+ * keeps what the unmap needs (a copy of the image's view) and a driver reference on the image,
+ * as a driver's own map keeps its image: the program may release the image while it is
+ * mapped, and its record then goes, but the unmap still works. */
 struct shadow_map {
-    struct dxcl_memobj *mem;
-    cl_mem tight; /* the spec-layout buffer mapped */
+    struct image_view image; /* its handle holds a driver reference until the unmap */
+    cl_mem tight;            /* the spec-layout buffer mapped */
     size_t origin[3], region[3];
     cl_map_flags flags;
 };
@@ -453,61 +499,98 @@ static void *fail_map(cl_int err, cl_int *errcode_ret)
     return NULL;
 }
 
-static void *map_shadow(cl_command_queue queue, struct dxcl_memobj *mem, cl_bool blocking,
+/* The region in the spec's layout into the map's buffer, unless the map discards it. */
+static void fill_shadow(struct chain *c, struct shadow_map *map)
+{
+    struct spec_place place;
+    cl_mem backing;
+
+    if (!(map->tight = spec_buffer(c, &map->image, map->region)) ||
+        (map->flags & CL_MAP_WRITE_INVALIDATE_REGION))
+        return;
+    if ((backing = image_to_backing(c, &map->image, map->origin, map->region))) {
+        place = spec_place_of(SPEC_BUFFER_FROM_BACKING, map->tight, 0, &map->image, map->region);
+        move_channels(c, &map->image, backing, &place, map->region);
+        release_temps(backing, NULL);
+    }
+}
+
+static void *map_tight(struct chain *c, struct shadow_map *map, size_t bytes)
+{
+    cl_event done = NULL;
+    cl_int err = CL_SUCCESS;
+    void *ptr;
+
+    if (!chain_next(c))
+        return NULL;
+    ptr = dxcl_driver()->clEnqueueMapBuffer(c->queue, map->tight, CL_FALSE, map->flags, 0, bytes,
+                                            CHAIN_WAIT(c), &done, &err);
+    chain_step(c, ptr ? CL_SUCCESS : err, done);
+    return ptr;
+}
+
+/* Records the map under its pointer, with a driver reference on the image. */
+static bool keep_shadow(struct chain *c, struct shadow_map *map, void *ptr)
+{
+    bool stored;
+
+    if (c->err != CL_SUCCESS)
+        return false;
+    if ((c->err = dxcl_driver()->clRetainMemObject(map->image.handle)) != CL_SUCCESS)
+        return false;
+    dxcl_lock_exclusive();
+    stored = dxcl_table_put(&shadow_maps, ptr, map);
+    dxcl_unlock_exclusive();
+    if (!stored) {
+        dxcl_driver()->clReleaseMemObject(map->image.handle);
+        c->err = CL_OUT_OF_HOST_MEMORY;
+    }
+    return stored;
+}
+
+/* Undoes a map that failed after some of its steps. */
+static void drop_shadow(cl_command_queue queue, struct shadow_map *map, void *ptr, bool kept)
+{
+    if (kept) {
+        dxcl_lock_exclusive();
+        dxcl_table_remove(&shadow_maps, ptr);
+        dxcl_unlock_exclusive();
+        dxcl_driver()->clReleaseMemObject(map->image.handle);
+    }
+    if (ptr)
+        dxcl_driver()->clEnqueueUnmapMemObject(queue, map->tight, ptr, 0, NULL, NULL);
+    release_temps(map->tight, NULL);
+    free(map);
+}
+
+static void *map_shadow(cl_command_queue queue, const struct image_view *img, cl_bool blocking,
                         cl_map_flags flags, const size_t *origin, const size_t *region,
                         size_t *row_pitch, size_t *slice_pitch, cl_uint num_events,
                         const cl_event *wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct chain c = {queue, num_events, wait_list, NULL, CL_SUCCESS};
+    struct chain c = chain_start(queue, num_events, wait_list);
     struct shadow_map *map = calloc(1, sizeof(*map));
-    struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&mem->backing.spec), region, 0, 0);
-    cl_mem backing = NULL;
-    cl_event done = NULL;
-    void *ptr = NULL;
-    bool stored = false;
+    struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&img->backing.spec), region, 0, 0);
+    void *ptr;
+    bool kept;
     cl_int err;
 
     if (!map)
         return fail_map(CL_OUT_OF_HOST_MEMORY, errcode_ret);
-    map->mem = mem;
+    map->image = *img;
     map->flags = flags;
     memcpy(map->origin, origin, sizeof(map->origin));
     memcpy(map->region, region, sizeof(map->region));
-    if ((map->tight = spec_buffer(&c, mem, region)) && !(flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
-        (backing = image_to_backing(&c, mem, origin, region))) {
-        struct spec_place place =
-            spec_place_of(SPEC_BUFFER_FROM_BACKING, map->tight, 0, mem, region);
-        move_channels(&c, mem, backing, &place, region);
-    }
-    release_temps(backing, NULL);
-    if (c.err == CL_SUCCESS) {
-        ptr = dxcl_driver()->clEnqueueMapBuffer(queue, map->tight, CL_FALSE, flags, 0,
-                                                box_bytes(&spec, region), CHAIN_WAIT(&c), &done,
-                                                &err);
-        chain_step(&c, ptr ? CL_SUCCESS : err, done);
-    }
-    if (c.err == CL_SUCCESS) {
-        dxcl_lock_exclusive();
-        stored = dxcl_table_put(&shadow_maps, ptr, map);
-        dxcl_unlock_exclusive();
-        if (!stored)
-            c.err = CL_OUT_OF_HOST_MEMORY;
-    }
+    fill_shadow(&c, map);
+    ptr = map_tight(&c, map, box_bytes(&spec, region));
+    kept = keep_shadow(&c, map, ptr);
     if ((err = chain_finish(&c, blocking, CL_COMMAND_MAP_IMAGE, event)) != CL_SUCCESS) {
-        if (stored) {
-            dxcl_lock_exclusive();
-            dxcl_table_remove(&shadow_maps, ptr);
-            dxcl_unlock_exclusive();
-        }
-        if (ptr)
-            dxcl_driver()->clEnqueueUnmapMemObject(queue, map->tight, ptr, 0, NULL, NULL);
-        release_temps(map->tight, NULL);
-        free(map);
+        drop_shadow(queue, map, ptr, kept);
         return fail_map(err, errcode_ret);
     }
     *row_pitch = spec.row_pitch;
     if (slice_pitch)
-        *slice_pitch = is_3d(mem) ? spec.slice_pitch : 0;
+        *slice_pitch = img->is_3d ? spec.slice_pitch : 0;
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
     return ptr;
@@ -520,10 +603,10 @@ void *dxcl_emulated_map_image(cl_command_queue command_queue, cl_mem image, cl_b
                               cl_event *event, cl_int *errcode_ret)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    struct dxcl_memobj *mem = emulated_image(image);
+    struct image_view img;
 
-    if (mem && fits(mem, origin, region) && image_row_pitch)
-        return map_shadow(command_queue, mem, blocking_map, map_flags, origin, region,
+    if (emulated_image(image, &img) && fits(&img, origin, region) && image_row_pitch)
+        return map_shadow(command_queue, &img, blocking_map, map_flags, origin, region,
                           image_row_pitch, image_slice_pitch, num_events_in_wait_list,
                           event_wait_list, event, errcode_ret);
     if (!drv->clEnqueueMapImage)
@@ -533,39 +616,49 @@ void *dxcl_emulated_map_image(cl_command_queue command_queue, cl_mem image, cl_b
                                   event_wait_list, event, errcode_ret);
 }
 
-cl_int dxcl_emulated_unmap(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr,
-                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                           cl_event *event)
+/* The map of `memobj` at `mapped_ptr`, out of the table; NULL when there is none. */
+static struct shadow_map *take_shadow(cl_mem memobj, void *mapped_ptr)
 {
     struct shadow_map *map;
-    struct chain c;
-    cl_mem backing = NULL;
-    cl_event done = NULL;
 
     dxcl_lock_exclusive();
     map = dxcl_table_get(&shadow_maps, mapped_ptr);
-    if (map && map->mem->handle == memobj)
+    if (map && map->image.handle == memobj)
         dxcl_table_remove(&shadow_maps, mapped_ptr);
     else
         map = NULL;
     dxcl_unlock_exclusive();
+    return map;
+}
+
+cl_int dxcl_emulated_unmap(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr,
+                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                           cl_event *event)
+{
+    struct shadow_map *map = take_shadow(memobj, mapped_ptr);
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct spec_place place;
+    cl_mem backing = NULL;
+    cl_event done = NULL;
+
     if (!map)
         return DXCL_DRIVER_CALL_INT(
             clEnqueueUnmapMemObject,
             (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
-    c = (struct chain){command_queue, num_events_in_wait_list, event_wait_list, NULL, CL_SUCCESS};
-    chain_step(&c,
-               dxcl_driver()->clEnqueueUnmapMemObject(command_queue, map->tight, mapped_ptr,
-                                                      CHAIN_WAIT(&c), &done),
-               done);
-    if (c.err == CL_SUCCESS && (map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
-        (backing = prefilled_backing(&c, map->mem, map->region))) {
-        struct spec_place place =
-            spec_place_of(SPEC_BUFFER_TO_BACKING, map->tight, 0, map->mem, map->region);
-        move_channels(&c, map->mem, backing, &place, map->region);
-        backing_to_image(&c, map->mem, backing, map->origin, map->region);
+    if (chain_next(&c))
+        chain_step(&c,
+                   dxcl_driver()->clEnqueueUnmapMemObject(command_queue, map->tight, mapped_ptr,
+                                                          CHAIN_WAIT(&c), &done),
+                   done);
+    if ((map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+        (backing = prefilled_backing(&c, &map->image, map->region))) {
+        place = spec_place_of(SPEC_BUFFER_TO_BACKING, map->tight, 0, &map->image, map->region);
+        move_channels(&c, &map->image, backing, &place, map->region);
+        backing_to_image(&c, &map->image, backing, map->origin, map->region);
     }
+    /* The driver keeps what the queued commands use: the buffers and the image. */
     release_temps(backing, map->tight);
+    dxcl_driver()->clReleaseMemObject(map->image.handle);
     free(map);
     return chain_finish(&c, false, CL_COMMAND_UNMAP_MEM_OBJECT, event);
 }

@@ -103,19 +103,6 @@ static const struct dxcl_extension *exposed_extension(const char *name)
     return NULL;
 }
 
-static bool driver_platform(cl_platform_id platform)
-{
-    cl_platform_id ids[16];
-    cl_uint count = 0;
-
-    if (DXCL_DRIVER_CALL_INT(clGetPlatformIDs, (16, ids, &count)) != CL_SUCCESS)
-        return false;
-    for (cl_uint i = 0; i < count && i < 16; i++)
-        if (ids[i] == platform)
-            return true;
-    return false;
-}
-
 DXCL_EXPORT cl_int CL_API_CALL dxclGetExtensionPath(cl_platform_id platform, const char *extension,
                                                     cl_uint *path, size_t served_by_size,
                                                     char *served_by)
@@ -129,7 +116,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetExtensionPath(cl_platform_id platform, con
     if (!ext)
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetExtensionPath: dxcl has no %s",
                          extension ? extension : "(null)");
-    if (!driver_platform(platform))
+    if (!dxcl_driver_has_platform(platform))
         return DXCL_FAIL(CL_INVALID_PLATFORM, "dxclGetExtensionPath: %p is not a platform",
                          (void *)platform);
     chosen = dxcl_path_of(platform, ext, &by);
