@@ -10,7 +10,8 @@
  * watches the object, 0 otherwise. */
 cl_uint dxcl_callbacks_references(const void *handle);
 /* Calls poll(arg) from the waiter thread, round after round (from 1 ms to at most a second
- * apart, sooner after a release; with no dxcl lock held), until it returns true. False when the waiter cannot run (out of memory). */
+ * apart, sooner after a release; with no dxcl lock held), until it returns true. False when the
+ * waiter cannot run (out of memory). */
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
 
 #endif

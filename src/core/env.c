@@ -11,3 +11,11 @@ DWORD dxcl_getenv(const char *name, char *value, DWORD size)
     len = GetEnvironmentVariableA(full, value, size);
     return len < size ? len : 0;
 }
+
+DWORD dxcl_getenv_size(const char *name)
+{
+    char full[64];
+
+    snprintf(full, sizeof(full), "%s%s", DXCL_ENV_PREFIX, name);
+    return GetEnvironmentVariableA(full, NULL, 0);
+}

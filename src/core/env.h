@@ -18,5 +18,7 @@
 /* The value of DXCL_ENV_PREFIX + name in `value` (at most size bytes): its length, or 0 when it
  * is unset, empty or too long. */
 DWORD dxcl_getenv(const char *name, char *value, DWORD size);
+/* The size a value of DXCL_ENV_PREFIX + name needs, its terminating 0 included; 0 when unset. */
+DWORD dxcl_getenv_size(const char *name);
 
 #endif

@@ -4,19 +4,46 @@
 
 #include <stdlib.h>
 
-#define DXCL_MAX_EXTENSIONS 32
-
-/* Written only by constructors while the DLL loads; the exposed list is derived once. */
-static const struct dxcl_extension *registered[DXCL_MAX_EXTENSIONS];
+/* Written only by constructors while the DLL loads (one thread); the exposed list is derived
+ * once. A registration that finds no memory is counted and logged at the first use: the log
+ * opens after the constructors run. */
+static const struct dxcl_extension **registered;
 static size_t num_registered;
-static const struct dxcl_extension *extensions[DXCL_MAX_EXTENSIONS];
+static const struct dxcl_extension **extensions;
 static size_t num_extensions;
+static size_t lost_registrations;
 static INIT_ONCE exposed_once = INIT_ONCE_STATIC_INIT;
+
+/* Appends `entry` to a growing array of pointers. */
+static bool append(const void ***array, size_t *count, const void *entry)
+{
+    const void **grown = realloc(*array, (*count + 1) * sizeof(**array));
+
+    if (!grown) {
+        lost_registrations++;
+        return false;
+    }
+    grown[(*count)++] = entry;
+    *array = grown;
+    return true;
+}
 
 void dxcl_register_extension(const struct dxcl_extension *extension)
 {
-    if (num_registered < DXCL_MAX_EXTENSIONS)
-        registered[num_registered++] = extension;
+    append((const void ***)&registered, &num_registered, extension);
+}
+
+/* The value of DXCL_FAMILIES, malloc'ed, or NULL when unset. */
+static char *families_setting(void)
+{
+    DWORD size = dxcl_getenv_size("FAMILIES");
+    char *list = size ? malloc(size) : NULL;
+
+    if (list && !dxcl_getenv("FAMILIES", list, size)) {
+        free(list);
+        list = NULL;
+    }
+    return list;
 }
 
 static bool named_in(const char *list, const char *name)
@@ -31,16 +58,20 @@ static bool named_in(const char *list, const char *name)
 
 static BOOL CALLBACK choose_exposed(INIT_ONCE *once, void *param, void **context)
 {
-    char list[1024];
-    bool all = !dxcl_getenv("FAMILIES", list, sizeof(list));
+    char *list = families_setting();
 
     (void)once, (void)param, (void)context;
-    for (size_t i = 0; i < num_registered; i++)
-        if (all || named_in(list, registered[i]->name))
+    if (lost_registrations)
+        DXCL_LOG("registry: %zu registrations lost (out of memory at load)", lost_registrations);
+    if (num_registered && !(extensions = calloc(num_registered, sizeof(*extensions))))
+        DXCL_LOG("registry: no memory for the exposed extensions: none exposed");
+    for (size_t i = 0; extensions && i < num_registered; i++)
+        if (!list || named_in(list, registered[i]->name))
             extensions[num_extensions++] = registered[i];
-    if (!all)
+    if (list)
         DXCL_LOG("FAMILIES=%s: exposing %zu of %zu extensions", list, num_extensions,
                  num_registered);
+    free(list);
     return TRUE;
 }
 
@@ -102,15 +133,12 @@ char *dxcl_extend_extension_string(const char *driver_list)
 
 #include "core/backend.h"
 
-#define DXCL_MAX_BACKENDS 8
-
-static const struct dxcl_backend *backends[DXCL_MAX_BACKENDS];
+static const struct dxcl_backend **backends;
 static size_t num_backends;
 
 void dxcl_register_backend(const struct dxcl_backend *backend)
 {
-    if (num_backends < DXCL_MAX_BACKENDS)
-        backends[num_backends++] = backend;
+    append((const void ***)&backends, &num_backends, backend);
 }
 
 size_t dxcl_backend_count(void)

@@ -35,9 +35,8 @@ static void record_kernel(cl_kernel kernel, cl_kernel source)
     if (!record)
         goto untracked;
     record->mirror.app_refs = 1;
-    if (DXCL_DRIVER_CALL_INT(clGetKernelInfo,
-                             (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
-                              &record->num_args, NULL)) != CL_SUCCESS)
+    if (DXCL_DRIVER_CALL_INT(clGetKernelInfo, (kernel, CL_KERNEL_NUM_ARGS, sizeof(record->num_args),
+                                               &record->num_args, NULL)) != CL_SUCCESS)
         record->num_args = 0;
     if (record->num_args && !(record->args = dxcl_calloc(record->num_args, sizeof(cl_mem))))
         goto untracked;
@@ -76,8 +75,8 @@ cl_int CL_API_CALL DXCL_IMPL(clCreateKernelsInProgram)(cl_program program, cl_ui
                                                        cl_uint *num_kernels_ret)
 {
     cl_uint made = 0;
-    cl_int err = DXCL_DRIVER_CALL_INT(clCreateKernelsInProgram,
-                                      (program, num_kernels, kernels_out, &made));
+    cl_int err =
+        DXCL_DRIVER_CALL_INT(clCreateKernelsInProgram, (program, num_kernels, kernels_out, &made));
 
     if (num_kernels_ret)
         *num_kernels_ret = made;
@@ -161,11 +160,11 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueNDRangeKernel)(
 
     if (err != CL_SUCCESS)
         return err;
-    return dxcl_guard_end(&g, DXCL_DRIVER_CALL_INT(clEnqueueNDRangeKernel,
-                                                   (command_queue, kernel, work_dim,
-                                                    global_work_offset, global_work_size,
-                                                    local_work_size, num_events_in_wait_list,
-                                                    event_wait_list, event)));
+    return dxcl_guard_end(
+        &g,
+        DXCL_DRIVER_CALL_INT(clEnqueueNDRangeKernel,
+                             (command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                              local_work_size, num_events_in_wait_list, event_wait_list, event)));
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clEnqueueTask)(cl_command_queue command_queue, cl_kernel kernel,
@@ -177,9 +176,9 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueTask)(cl_command_queue command_queue, cl_k
 
     if (err != CL_SUCCESS)
         return err;
-    return dxcl_guard_end(&g, DXCL_DRIVER_CALL_INT(clEnqueueTask,
-                                                   (command_queue, kernel, num_events_in_wait_list,
-                                                    event_wait_list, event)));
+    return dxcl_guard_end(
+        &g, DXCL_DRIVER_CALL_INT(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list,
+                                                 event_wait_list, event)));
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clRetainKernel)(cl_kernel kernel)

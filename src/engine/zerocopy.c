@@ -23,19 +23,16 @@ static bool zero_copy_allowed(void)
 static bool host_unified(cl_context context)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_device_id devices[16];
-    size_t size;
-    cl_bool unified = CL_FALSE;
+    size_t count;
+    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
+    cl_bool unified = count > 0;
 
-    if (drv->clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(devices), devices, &size) !=
-        CL_SUCCESS)
-        return false;
-    for (size_t i = 0; i < size / sizeof(cl_device_id); i++)
+    for (size_t i = 0; i < count && unified; i++)
         if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
-                                 &unified, NULL) != CL_SUCCESS ||
-            !unified)
-            return false;
-    return size > 0;
+                                 &unified, NULL) != CL_SUCCESS)
+            unified = CL_FALSE;
+    free(devices);
+    return unified;
 }
 
 static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
