@@ -64,7 +64,7 @@ static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
 {
     struct dxcl_dxgi_surface **link, *found = NULL;
 
-    AcquireSRWLockExclusive(&pool_lock);
+    dxcl_take(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     for (link = (struct dxcl_dxgi_surface **)&ctx->backend_data; *link;
          link = &(*link)->next_pooled) {
         if (same_staging(*link, want)) {
@@ -73,7 +73,7 @@ static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
             break;
         }
     }
-    ReleaseSRWLockExclusive(&pool_lock);
+    dxcl_leave(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     if (!found)
         return false;
     want->staging = found->staging;
@@ -95,9 +95,9 @@ unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx)
 {
     unsigned count;
 
-    AcquireSRWLockShared(&pool_lock);
+    dxcl_take(&pool_lock, DXCL_LOCK_POOL, false, __func__);
     count = pool_count(ctx);
-    ReleaseSRWLockShared(&pool_lock);
+    dxcl_leave(&pool_lock, DXCL_LOCK_POOL, false, __func__);
     return count;
 }
 
@@ -105,13 +105,13 @@ static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     unsigned count;
 
-    AcquireSRWLockExclusive(&pool_lock);
+    dxcl_take(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     count = pool_count(ctx);
     if (count < DXCL_DXGI_POOL_MAX) {
         s->next_pooled = ctx->backend_data;
         ctx->backend_data = s;
     }
-    ReleaseSRWLockExclusive(&pool_lock);
+    dxcl_leave(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     return count < DXCL_DXGI_POOL_MAX;
 }
 
