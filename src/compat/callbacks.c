@@ -329,6 +329,15 @@ bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg)
     return true;
 }
 
+void dxcl_waiter_wake(void)
+{
+    if (!waiter_running)
+        return;
+    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    wake_waiter();
+    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+}
+
 /* First call for a capability: ask the driver; CL_INVALID_OPERATION for an object it
  * otherwise knows (checked by `valid`) means it cannot deliver that callback. */
 static bool use_driver(enum capability *capability, cl_int driver_result, bool valid)

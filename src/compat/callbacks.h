@@ -13,5 +13,7 @@ cl_uint dxcl_callbacks_references(const void *handle);
  * apart, sooner after a release; with no dxcl lock held), until it returns true. False when the
  * waiter cannot run (out of memory). */
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
+/* New work for the pollers: the next round comes at once. */
+void dxcl_waiter_wake(void);
 
 #endif

@@ -64,6 +64,10 @@ struct dxcl_backend {
      * calls OpenCL, so taking it inside dxcl_device_lock would invert the order. */
     void *(*enter_device)(struct dxcl_context *ctx);
     void (*leave_device)(void *protection);
+    /* The API's objects may be released on any thread (D3D10, D3D11: the device is
+     * free-threaded); a teardown that waited for the driver may then finish on the callback
+     * waiter. D3D9's may not: its teardowns finish inside the program's next call. */
+    bool free_threaded_release;
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
     /* Optional: true, with its address, when the surface's host copy (the mapping copy_to_host

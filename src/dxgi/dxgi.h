@@ -170,6 +170,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .unmap_host = prefix##_unmap_host,                                                         \
         .enter_device = prefix##_enter_device,                                                     \
         .leave_device = prefix##_leave_device,                                                     \
+        .free_threaded_release = true,                                                             \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \

@@ -283,15 +283,11 @@ static void finish(struct dxcl_memobj *mem)
     free(mem);
 }
 
-/* An object released while acquired still has its surface in host memory: giving it back takes
- * the Direct3D immediate context (or a D3D9 surface's lock), which only the program's own
- * threads may use, or another thread inside the program's multithread protection. The rest of
- * a teardown is Release calls on free-threaded D3D10/D3D11 objects (a parked object that is
- * not acquired is a zero-copy one, which only D3D10/D3D11 have), which the callback waiter may
- * make. */
+/* A teardown that waited for the driver finishes on the callback waiter when the API's objects
+ * may be released on any thread; otherwise inside the program's next call into dxcl. */
 static bool needs_program_thread(const struct dxcl_memobj *mem)
 {
-    return mem->state == DXCL_ACQUIRED && !mem->lazy_pending;
+    return !mem->surface->backend->free_threaded_release;
 }
 
 static volatile LONG waiter_polls; /* the waiter polls the parked list */
@@ -299,47 +295,34 @@ static bool poll_parked(void *arg);
 
 static void park(struct dxcl_memobj *mem)
 {
+    bool waiter_may_finish = !needs_program_thread(mem); /* read before the waiter may free it */
+
     DXCL_LOG("memobj %p: the driver still uses it; its teardown waits", (void *)mem->handle);
     dxcl_lock_exclusive();
     mem->next_parked = parked;
     parked = mem;
     InterlockedIncrement(&parked_count);
     dxcl_unlock_exclusive();
-    if ((!needs_program_thread(mem) || mem->surface->backend->enter_device) &&
-        !InterlockedExchange(&waiter_polls, 1) && !dxcl_waiter_poll(poll_parked, NULL))
+    if (!waiter_may_finish)
+        return;
+    if (InterlockedExchange(&waiter_polls, 1))
+        dxcl_waiter_wake(); /* the waiter polls already: look at this one now */
+    else if (!dxcl_waiter_poll(poll_parked, NULL))
         InterlockedExchange(&waiter_polls, 0); /* program threads finish it */
 }
 
-/* On a program thread. A zero-copy object released while acquired gives its surface back at
- * once: its staging memory stays where the driver uses it while Direct3D has it unmapped (what
- * zero-copy relies on between acquires), so the rest can wait for the driver anywhere. */
+/* On a program thread. An object released while acquired gives its surface back to Direct3D
+ * at once: the surface keeps its resource and staging copy referenced until the driver is
+ * done, and their memory stays where the driver reads it while Direct3D has it unmapped (what
+ * zero-copy relies on between acquires anyway); so the rest waits for the driver without the
+ * immediate context. */
 static void teardown(struct dxcl_memobj *mem)
 {
-    if (mem->host_copy.data)
-        give_surface_back(mem);
+    give_surface_back(mem);
     if (driver_busy(mem))
         park(mem);
     else
         finish(mem);
-}
-
-/* On the waiter: an object whose surface is in host memory goes only inside the program's
- * multithread protection. */
-static bool finish_on_waiter(struct dxcl_memobj *mem)
-{
-    const struct dxcl_backend *backend = mem->surface->backend;
-    void *protection = NULL;
-
-    if (needs_program_thread(mem) &&
-        !(backend->enter_device && (protection = backend->enter_device(mem->context))))
-        return false;
-    if (!driver_busy(mem)) {
-        finish(mem);
-        mem = NULL;
-    }
-    if (protection)
-        backend->leave_device(protection);
-    return !mem;
 }
 
 void dxcl_memobj_put(struct dxcl_memobj *mem)
@@ -362,9 +345,11 @@ static bool finish_parked(bool on_waiter)
     dxcl_unlock_exclusive();
     for (; list; list = next) {
         next = list->next_parked;
-        if (on_waiter ? finish_on_waiter(list) : !driver_busy(list) && (finish(list), true))
+        if ((!on_waiter || !needs_program_thread(list)) && !driver_busy(list)) {
+            finish(list);
             continue;
-        waiter_work |= !needs_program_thread(list) || list->surface->backend->enter_device;
+        }
+        waiter_work |= !needs_program_thread(list);
         list->next_parked = kept;
         kept = list;
     }
@@ -392,7 +377,7 @@ static bool waiter_work_parked(void)
 
     dxcl_lock_exclusive();
     for (struct dxcl_memobj *mem = parked; mem && !found; mem = mem->next_parked)
-        found = !needs_program_thread(mem) || mem->surface->backend->enter_device;
+        found = !needs_program_thread(mem);
     dxcl_unlock_exclusive();
     return found;
 }
