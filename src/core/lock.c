@@ -1,7 +1,6 @@
 /* The lock rules' checker (core/lock.h): a per-thread count of each lock, kept in TLS. */
 #include "core/lock.h"
 #include "core/env.h"
-#include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,16 +77,14 @@ void dxcl_lock_check_outside(const char *call, const char *where)
     }
 }
 
-void dxcl_lock_check_init(void)
+const char *dxcl_lock_check_init(void)
 {
     char value[8];
 
     if (!dxcl_getenv("LOCK_CHECK", value, sizeof(value)) || value[0] == '0')
-        return;
-    if ((depth_slot = TlsAlloc()) == TLS_OUT_OF_INDEXES) {
-        DXCL_LOG("lock check: no TLS slot; not checking");
-        return;
-    }
+        return NULL;
+    if ((depth_slot = TlsAlloc()) == TLS_OUT_OF_INDEXES)
+        return "lock check: no TLS slot; not checking";
     dxcl_lock_checking = 1;
-    DXCL_LOG("lock check: on");
+    return "lock check: on";
 }

@@ -43,8 +43,9 @@ extern LONG dxcl_lock_checking;
 void dxcl_lock_check(enum dxcl_lock_id lock, int change, const char *where);
 /* Checks that the calling thread may call out of dxcl (the driver, Direct3D) now. */
 void dxcl_lock_check_outside(const char *call, const char *where);
-/* Reads DXCL_LOCK_CHECK once at load. */
-void dxcl_lock_check_init(void);
+/* Reads DXCL_LOCK_CHECK once at load; returns a line for the log, or NULL. (The log takes a lock
+ * itself, so the checker does not log.) */
+const char *dxcl_lock_check_init(void);
 
 static inline void dxcl_lock_check_call(const char *call, const char *where)
 {

@@ -11,7 +11,9 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
         DisableThreadLibraryCalls(instance);
         dxcl_log_init();
         dxcl_fault_init();
-        dxcl_lock_check_init();
+        const char *lock_check = dxcl_lock_check_init();
+        if (lock_check)
+            DXCL_LOG("%s", lock_check);
     } else if (reason == DLL_PROCESS_DETACH) {
         dxcl_log_shutdown();
     }
