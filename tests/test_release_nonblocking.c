@@ -372,7 +372,7 @@ static void run_case(cl_platform_id platform, cl_device_id device, bool release_
              release_in_flight ? "release in flight" : "no release",
              other_thread_drops ? "another thread" : "the enqueuing thread",
              protection ? "on" : "off");
-    printf("release_nonblocking: %s\n", name);
+    test_progress("release_nonblocking: %s", name);
     fflush(stdout);
     open_scene(&s);
     watch.scene = &s;
@@ -500,14 +500,17 @@ static void release_racing(cl_platform_id platform, cl_device_id device)
     CHECK(blocked == 0, "%s: clReleaseMemObject took over %d ms in %u rounds", s.name, BLOCK_MS,
           blocked);
     s.mem = NULL;
+    test_progress("release_nonblocking: %s: releasing the scene", s.name);
     clReleaseKernel(slow);
     CHECK_ERR(clReleaseKernel(s.kernel), CL_SUCCESS);
     CHECK_ERR(clReleaseCommandQueue(s.queue), CL_SUCCESS);
     CHECK_ERR(clReleaseContext(s.context), CL_SUCCESS);
     IUnknown_Release((IUnknown *)s.buffer); /* the program's references */
     IUnknown_Release((IUnknown *)s.d3d);
+    test_progress("release_nonblocking: %s: waiting for dxcl's references to go", s.name);
     check_references_dropped(&s);
     close_scene(&s);
+    test_progress("release_nonblocking: %s: done", s.name);
 }
 
 /* Every case in a child process: a crash or hang in one must not hide the others' results. */

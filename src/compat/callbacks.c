@@ -13,6 +13,7 @@
  * reset by progress, a new registration or a release.
  * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
 #include "compat/callbacks.h"
+#include "core/context.h"
 #include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
@@ -48,13 +49,18 @@ struct destructor_callback {
 };
 
 /* A cl_mem or cl_context with destructor callbacks dxcl delivers. Its driver count is the
- * program's references, the driver's own (queued commands, queues, sub-buffers, programs...)
- * and dxcl's one: when it is 1, the program released the object and the driver is done. */
+ * program's references, what the driver counts of its own (sub-buffers, programs; queued
+ * commands and queues on some drivers, PoCL, not on others, NVIDIA) and dxcl's one. The object
+ * is gone once that count is dxcl's alone, no queue of it (a context) is left, and markers put
+ * behind everything queued on its context's queues at that moment have completed. */
 struct watched_object {
     struct watched_object *next; /* in the dying list */
     void *handle;                /* a driver reference of dxcl */
     bool is_context;
-    bool dying;                            /* the program released it at least once */
+    bool dying;       /* the program released it at least once */
+    bool fenced;      /* fences are queued */
+    cl_event *fences; /* fence_count markers */
+    size_t fence_count;
     struct destructor_callback *callbacks; /* newest first: the order they run in */
 };
 
@@ -181,18 +187,81 @@ static void destroy_watched(struct watched_object *object)
     free(object);
 }
 
-/* Destroys the dying objects only dxcl still holds in the driver; keeps the others. */
+/* The context of a watched object: itself, or the one a cl_mem was made in. */
+static cl_context context_of(const struct watched_object *object)
+{
+    cl_context context = NULL;
+
+    if (object->is_context)
+        return (cl_context)object->handle;
+    dxcl_driver()->clGetMemObjectInfo((cl_mem)object->handle, CL_MEM_CONTEXT, sizeof(context),
+                                      &context, NULL);
+    return context;
+}
+
+/* Markers behind everything queued so far on the queues of the object's context. */
+static void fence(struct watched_object *object)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t count;
+    struct dxcl_queue **queues = dxcl_context_queues(context_of(object), &count);
+
+    object->fenced = true;
+    object->fences = count ? calloc(count, sizeof(cl_event)) : NULL;
+    for (size_t i = 0; i < count; i++) {
+        cl_command_queue queue = dxcl_queue_handle(queues[i]);
+        cl_event marker;
+        if (object->fences &&
+            drv->clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker) == CL_SUCCESS) {
+            drv->clFlush(queue);
+            object->fences[object->fence_count++] = marker;
+        }
+        dxcl_queue_put(queues[i]);
+    }
+    free(queues);
+}
+
+static bool fences_done(const struct watched_object *object)
+{
+    for (size_t i = 0; i < object->fence_count; i++)
+        if (event_status(object->fences[i]) > CL_COMPLETE)
+            return false;
+    return true;
+}
+
+static void release_fences(struct watched_object *object)
+{
+    for (size_t i = 0; i < object->fence_count; i++)
+        dxcl_driver()->clReleaseEvent(object->fences[i]);
+    free(object->fences);
+}
+
+/* The program and the driver let go of the object, as far as the driver tells. */
+static bool released_by_all(const struct watched_object *object)
+{
+    return driver_refcount(object) <= 1 &&
+           (!object->is_context || !dxcl_context_queue_count((cl_context)object->handle));
+}
+
+/* Destroys the dying objects that are gone (struct watched_object); keeps the others. */
 static bool run_destructors(struct watched_object **list)
 {
     struct watched_object **link = list, *object;
     bool progress = false;
 
     while ((object = *link)) {
-        if (driver_refcount(object) > 1) {
+        if (!released_by_all(object) || (object->fenced && !fences_done(object))) {
+            link = &object->next;
+            continue;
+        }
+        if (!object->fenced) {
+            fence(object); /* done in a later round */
+            progress = true;
             link = &object->next;
             continue;
         }
         *link = object->next;
+        release_fences(object);
         destroy_watched(object);
         progress = true;
     }

@@ -36,6 +36,15 @@ void dxcl_queue_created(cl_command_queue queue, cl_context context);
 /* The record of the context of `queue` (found through the queue's record, so also after the
  * program released the context), with a record reference; NULL when dxcl keeps none. */
 struct dxcl_context *dxcl_queue_context(cl_command_queue queue);
+/* The queues of `context` the program holds, each held (dxcl_queue_put) so that it stays
+ * valid in the driver while dxcl uses it; NULL (and *count 0) when there is none. The caller
+ * frees the array. */
+struct dxcl_queue;
+struct dxcl_queue **dxcl_context_queues(cl_context context, size_t *count);
+cl_command_queue dxcl_queue_handle(const struct dxcl_queue *queue);
+void dxcl_queue_put(struct dxcl_queue *queue);
+/* How many queues of `context` the program holds. */
+size_t dxcl_context_queue_count(cl_context context);
 /* The queue runs its commands in order: a command needs no barrier to follow the one before. */
 bool dxcl_queue_in_order(cl_command_queue queue);
 /* Takes/drops a record reference; the last one (the program's references are gone: the record
