@@ -129,9 +129,8 @@ static void cl_check(struct interop_env *env, struct shared *s, const char *when
                                      NULL, NULL),
                   CL_SUCCESS);
     else
-        CHECK_ERR(
-            clEnqueueReadBuffer(env->queue, s->mem, CL_TRUE, 0, s->bytes, got, 0, NULL, NULL),
-            CL_SUCCESS);
+        CHECK_ERR(clEnqueueReadBuffer(env->queue, s->mem, CL_TRUE, 0, s->bytes, got, 0, NULL, NULL),
+                  CL_SUCCESS);
     test_same_bytes(got, s->model, s->bytes, what);
     free(got);
 }
