@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[DXCL_FAULT_COUNT] = {"lock",    "upload", "download",
-                                                    "staging", "alloc",  "chain"};
+static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload", "download", "staging",
+                                                    "alloc", "chain",  "move"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */
@@ -34,7 +34,7 @@ bool dxcl_fault_fire(enum dxcl_fault_point point)
     if (left != 1)
         return false;
     InterlockedIncrement(&fired[point]);
-    DXCL_LOG("fault injection: %s fails here", names[point]);
+    DXCL_LOG("fault injection: %s fires here", names[point]);
     return true;
 }
 

@@ -1,6 +1,7 @@
 /* Fault injection for the reliability tests: DXCL_FAULT makes the N-th pass through a fault
  * point fail, so that the error paths of acquire, release and object creation run on the real
- * stack. Off by default; when off a fault point costs one load and a branch. */
+ * stack (or, for `move`, makes Direct3D's answer the rare one dxcl must survive). Off by
+ * default; when off a fault point costs one load and a branch. */
 #ifndef DXCL_FAULT_H
 #define DXCL_FAULT_H
 
@@ -15,13 +16,14 @@ enum dxcl_fault_point {
     DXCL_FAULT_STAGING,  /* creating the staging copy of a D3D10/D3D11 resource */
     DXCL_FAULT_ALLOC,    /* dxcl's host allocations on the create, acquire and release paths */
     DXCL_FAULT_CHAIN,    /* a command of an emulated format's host command chain */
+    DXCL_FAULT_MOVE,     /* a D3D10/D3D11 staging map returns another address (not a failure) */
     DXCL_FAULT_COUNT
 };
 
 extern volatile LONG dxcl_fault_armed;
 bool dxcl_fault_fire(enum dxcl_fault_point point);
 
-/* True when this pass through `point` must fail (and logs it). */
+/* True when this pass through `point` must fail, or take the rare branch (and logs it). */
 static inline bool dxcl_fault_hit(enum dxcl_fault_point point)
 {
     return dxcl_fault_armed && dxcl_fault_fire(point);

@@ -79,10 +79,14 @@ struct dxcl_memobj {
     cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */
     /* Zero-copy (engine/zerocopy.h): the surface's host copy is the driver object's storage
      * (data NULL: the copy engine copies); host_mapped while the driver object is mapped for
-     * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. */
+     * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. moved: an
+     * acquire found the surface's mapping elsewhere than host_copy, which stays the driver's
+     * storage for the object's life; the object copies from then on (set by the call that
+     * holds the object: an acquire, or its first command under lazy_lock). */
     struct dxcl_mapping host_copy;
     void *host_mapped;
     cl_command_queue queue;
+    volatile LONG moved;
     struct dxcl_memobj *next_parked; /* engine/lifetime.c: waiting for the driver to finish */
 };
 
@@ -97,6 +101,13 @@ static inline void dxcl_memobj_hold(struct dxcl_memobj *mem)
 static inline bool dxcl_memobj_unhold(struct dxcl_memobj *mem)
 {
     return InterlockedDecrement(&mem->holds) == 0;
+}
+
+/* Bytes move between Direct3D and the driver by map and unmap of the staging memory itself
+ * (zero-copy), not by copies. */
+static inline bool dxcl_memobj_zero_copy(const struct dxcl_memobj *mem)
+{
+    return mem->host_copy.data && !mem->moved;
 }
 
 /* The record of `handle`, NULL when it is not a shared object. */

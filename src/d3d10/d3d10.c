@@ -91,6 +91,7 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
+    dxcl_dxgi_mapped(surface);
     return CL_SUCCESS;
 }
 
@@ -103,6 +104,7 @@ static cl_int d3d10_map_host(struct dxcl_surface *surface)
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
+    dxcl_dxgi_mapped(surface);
     return CL_SUCCESS;
 }
 
@@ -110,8 +112,10 @@ static void d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
-    ID3D10Multithread *mt = enter_device(device);
+    ID3D10Multithread *mt;
 
+    dxcl_dxgi_unmapping(surface);
+    mt = enter_device(device);
     unmap(s);
     if (write_back)
         ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)surface->resource,

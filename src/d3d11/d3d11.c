@@ -93,6 +93,8 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
          surface->subresource);
     err = map_staging(immediate, surface, &surface->mapping);
     leave_device(immediate, mt);
+    if (err == CL_SUCCESS)
+        dxcl_dxgi_mapped(surface);
     return err;
 }
 
@@ -103,6 +105,8 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     cl_int err = map_staging(immediate, surface, &surface->mapping);
 
     leave_device(immediate, mt);
+    if (err == CL_SUCCESS)
+        dxcl_dxgi_mapped(surface);
     return err;
 }
 
@@ -110,8 +114,10 @@ static void d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt;
-    ID3D11DeviceContext *immediate = enter_device(surface, &mt);
+    ID3D11DeviceContext *immediate;
 
+    dxcl_dxgi_unmapping(surface);
+    immediate = enter_device(surface, &mt);
     ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);
     if (write_back)
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,

@@ -2,6 +2,7 @@
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/fault.h"
+#include "formats/pixels.h"
 
 #include <dxgi.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
         return false;
     want->staging = found->staging;
     want->stable = found->stable;
+    want->moved = found->moved;
     free(found);
     return true;
 }
@@ -120,8 +122,58 @@ static bool same_mapping(const struct dxcl_mapping *a, const struct dxcl_mapping
     return a->data == b->data && a->row_pitch == b->row_pitch && a->slice_pitch == b->slice_pitch;
 }
 
+/* The bytes a mapping of the staging resource spans: its last row holds only its pixels. */
+static size_t mapped_extent(const struct dxcl_dxgi_surface *s, const struct dxcl_mapping *mapping)
+{
+    cl_image_format format;
+    size_t slices;
+
+    if (s->kind == DXCL_DXGI_BUFFER)
+        return s->byte_width;
+    if (!dxcl_format_from_dxgi(s->format, &format))
+        return 0;
+    slices = s->kind == DXCL_DXGI_TEXTURE3D ? s->depth : 1;
+    return (slices - 1) * mapping->slice_pitch + (s->height - 1) * mapping->row_pitch +
+           s->width * dxcl_element_size(&format);
+}
+
+void dxcl_dxgi_mapped(struct dxcl_surface *surface)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    struct dxcl_mapping *mapping = &surface->mapping;
+    size_t extent;
+    void *copy;
+
+    if (dxcl_fault_hit(DXCL_FAULT_MOVE) && (extent = mapped_extent(s, mapping)) &&
+        (copy = malloc(extent))) {
+        memcpy(copy, mapping->data, extent);
+        s->moved_by_fault = mapping->data;
+        mapping->data = copy;
+    }
+    if (s->stable.data && !same_mapping(&s->stable, mapping)) {
+        DXCL_LOG("staging copy %p mapped at %p, not %p: it moves, and is no object's storage again",
+                 (void *)s->staging, mapping->data, s->stable.data);
+        s->stable = (struct dxcl_mapping){0};
+        s->moved = true;
+    }
+}
+
+void dxcl_dxgi_unmapping(struct dxcl_surface *surface)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    struct dxcl_mapping *mapping = &surface->mapping;
+
+    if (!s->moved_by_fault)
+        return;
+    memcpy(s->moved_by_fault, mapping->data, mapped_extent(s, mapping));
+    free(mapping->data);
+    mapping->data = s->moved_by_fault;
+    s->moved_by_fault = NULL;
+}
+
 /* Locks twice, copying the resource in each time as an acquire does; a pooled staging
- * resource remembers the answer, so objects created every frame do not pay the check again. */
+ * resource remembers the answer, so objects created every frame do not pay the check again.
+ * One that moved, then or since, is never used as storage. */
 bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping)
 {
     const struct dxcl_backend *backend = surface->backend;
@@ -129,6 +181,8 @@ bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mappin
     struct dxcl_mapping first;
     bool stable = false;
 
+    if (s->moved)
+        return false;
     if (s->stable.data) {
         *mapping = s->stable;
         return true;
@@ -143,6 +197,7 @@ bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mappin
     backend->unmap_host(surface, false);
     if (stable)
         *mapping = s->stable = first;
+    s->moved = !stable;
     return stable;
 }
 

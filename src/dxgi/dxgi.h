@@ -61,7 +61,19 @@ struct dxcl_dxgi_surface {
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;
+    /* Its mapping was once seen elsewhere (between the two maps of the check, or later at an
+     * acquire): Direct3D moves it, so no object uses it as storage again, pooled or not. */
+    bool moved;
+    /* The fault point `move` (core/fault.h): the staging resource's real mapping while dxcl
+     * hands out a temporary copy of it, as a Direct3D that maps through other memory would. */
+    void *moved_by_fault;
 };
+/* Every map and unmap of a staging resource passes here (the D3D10 and D3D11 backends): after
+ * a map, a mapping seen elsewhere than `stable` marks the staging resource `moved`; the fault
+ * point `move` swaps in a temporary copy, which goes back into the real mapping before the
+ * unmap. */
+void dxcl_dxgi_mapped(struct dxcl_surface *surface);
+void dxcl_dxgi_unmapping(struct dxcl_surface *surface);
 /* Staging resources outlive their surfaces in a small per-context pool, so that programs that
  * create and destroy a shared object every frame do not create a staging resource every
  * frame; the pool is emptied when the context's record goes (close_device). */

@@ -80,11 +80,8 @@ cl_int dxcl_enqueue_upload(cl_command_queue queue, struct dxcl_memobj *mem, cons
     size_t origin[3] = {0, 0, 0}, region[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
     cl_int err;
 
-    if (mem->host_copy.data) {
-        if ((err = dxcl_zero_copy_check(mem, name)) != CL_SUCCESS)
-            return err;
+    if (dxcl_memobj_zero_copy(mem) && dxcl_zero_copy_in_place(mem, name))
         return dxcl_zero_copy_to_device(queue, mem, num_events, wait_list, event);
-    }
     surface_view(mem, &view);
     if (!is_image(mem))
         return drv->clEnqueueWriteBuffer(queue, mem->handle, CL_FALSE, 0, mem->desc.size, view.data,
@@ -112,7 +109,7 @@ cl_int dxcl_enqueue_download(cl_command_queue queue, struct dxcl_memobj *mem, cl
     struct dxcl_pixel_box box;
     cl_int err;
 
-    if (mem->host_copy.data)
+    if (dxcl_memobj_zero_copy(mem))
         return dxcl_zero_copy_to_host(queue, mem, after, event);
     surface_view(mem, &view);
     if (!is_image(mem))

@@ -29,9 +29,10 @@ static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
         return DXCL_FAIL(mem->desc.backend->errors.not_acquired, "%s: %s object %p is not acquired",
                          g->caller, mem->desc.backend->name, (void *)use->mem);
     if (mem)
-        g->objects[g->count++] = (struct dxcl_guarded_object){
-            mem, use->use,
-            whole && use->use == DXCL_USE_OVERWRITE && !mem->host_copy.data && mem->lazy_pending};
+        g->objects[g->count++] =
+            (struct dxcl_guarded_object){mem, use->use,
+                                         whole && use->use == DXCL_USE_OVERWRITE &&
+                                             !dxcl_memobj_zero_copy(mem) && mem->lazy_pending};
     return CL_SUCCESS;
 }
 

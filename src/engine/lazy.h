@@ -23,7 +23,8 @@ cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const ch
  * zero-copy: when nothing touched it before, its surface is only mapped (for the release to
  * download into), and nothing is read from Direct3D or uploaded. Decided after the driver's
  * answer, so that a command it rejects leaves the object as it was. A zero-copy object's
- * storage is the surface itself, so a command overwriting it is a touch like any other. */
+ * storage is the surface itself, so a command overwriting it is a touch like any other (until
+ * its staging memory moves: then it copies, engine/zerocopy.h). */
 cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
 
 #endif

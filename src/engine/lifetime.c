@@ -183,46 +183,6 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
 static struct dxcl_memobj *parked; /* guarded by dxcl_lock */
 static volatile LONG parked_count;
 
-/* dxcl's own queue on the object's context (on the device dxcl last used it on), or NULL. */
-static cl_command_queue own_queue(struct dxcl_memobj *mem)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    struct dxcl_context *ctx = mem->context;
-    cl_command_queue queue = ctx->own_queue, made;
-    cl_device_id device;
-    cl_int err;
-
-    if (queue)
-        return queue;
-    if (drv->clGetCommandQueueInfo(mem->queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL) !=
-            CL_SUCCESS ||
-        !(made = drv->clCreateCommandQueue(ctx->handle, device, 0, &err)))
-        return NULL;
-    if ((queue = InterlockedCompareExchangePointer((void **)&ctx->own_queue, made, NULL))) {
-        drv->clReleaseCommandQueue(made); /* another teardown made one first */
-        return queue;
-    }
-    return made;
-}
-
-/* A zero-copy object rests mapped for Direct3D between a release and the next acquire, and a
- * mapping holds the object in the driver (PoCL counts it). The unmap goes to dxcl's own queue:
- * with nothing queued before it, waiting for it waits for nothing of the program's. */
-static void hand_back_mapping(struct dxcl_memobj *mem)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_command_queue queue;
-    cl_event done;
-
-    if (!mem->host_mapped || !(queue = own_queue(mem)) ||
-        drv->clEnqueueUnmapMemObject(queue, mem->handle, mem->host_mapped, 0, NULL, &done) !=
-            CL_SUCCESS)
-        return;
-    drv->clWaitForEvents(1, &done);
-    drv->clReleaseEvent(done);
-    mem->host_mapped = NULL;
-}
-
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
 static bool driver_busy(struct dxcl_memobj *mem)
 {
@@ -240,7 +200,9 @@ static bool driver_busy(struct dxcl_memobj *mem)
     }
     if (!mem->host_copy.data)
         return false;
-    hand_back_mapping(mem);
+    /* A zero-copy object rests mapped for Direct3D between a release and the next acquire, and a
+     * mapping holds the object in the driver (PoCL counts it). */
+    dxcl_zero_copy_hand_back(mem);
     /* dxcl's own references are the last ones once no queued command holds the object: the
      * engine's, and the callback waiter's while it watches for the program's destructor
      * callbacks (which run once the engine's is gone). */

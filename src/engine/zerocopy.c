@@ -72,21 +72,31 @@ bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *me
     const char *reason = no_zero_copy_reason(ctx, mem);
 
     if (!reason && !stable_mapping(&probe, host))
-        reason = "the staging mapping moves between maps";
+        reason = "the staging mapping moves (seen between two maps)";
     if (reason)
         DXCL_LOG("%s resource %p: copies (%s)", mem->desc.backend->name, (void *)mem->desc.resource,
                  reason);
     return !reason;
 }
 
-cl_int dxcl_zero_copy_check(const struct dxcl_memobj *mem, const char *caller)
+bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller)
 {
     const struct dxcl_mapping *now = &mem->surface->mapping;
 
     if (now->data == mem->host_copy.data && now->row_pitch == mem->host_copy.row_pitch)
-        return CL_SUCCESS;
-    return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the staging copy of %p moved (%p, was %p)", caller,
-                     (void *)mem->handle, now->data, mem->host_copy.data);
+        return true;
+    /* The driver keeps the old memory as the object's storage (a cl_mem cannot be re-bound);
+     * from now on Direct3D's memory and the driver's are two, and bytes move between them by
+     * copies, as for any copied object. The driver's resting mapping of the old memory goes
+     * first, so that no hand-over touches it again. */
+    DXCL_LOG("%s: the staging copy of %p moved (%p, was %p): zero-copy ends, the object copies "
+             "from now on",
+             caller, (void *)mem->handle, now->data, mem->host_copy.data);
+    InterlockedExchange(&mem->moved, 1);
+    if (mem->host_mapped && !dxcl_zero_copy_hand_back(mem))
+        DXCL_LOG("%s: %p stays mapped by the driver (the unmap could not be queued)", caller,
+                 (void *)mem->handle);
+    return false;
 }
 
 static void *map_object(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_flags flags,
@@ -155,6 +165,46 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     mem->host_mapped = mapped;
     remember_queue(mem, queue);
     return CL_SUCCESS;
+}
+
+/* dxcl's own queue on the object's context (on the device dxcl last used it on), or NULL. */
+static cl_command_queue own_queue(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_context *ctx = mem->context;
+    cl_command_queue queue = ctx->own_queue, made;
+    cl_device_id device;
+    cl_int err;
+
+    if (queue)
+        return queue;
+    if (drv->clGetCommandQueueInfo(mem->queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL) !=
+            CL_SUCCESS ||
+        !(made = drv->clCreateCommandQueue(ctx->handle, device, 0, &err)))
+        return NULL;
+    if ((queue = InterlockedCompareExchangePointer((void **)&ctx->own_queue, made, NULL))) {
+        drv->clReleaseCommandQueue(made); /* another thread made one first */
+        return queue;
+    }
+    return made;
+}
+
+bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_command_queue queue;
+    cl_event done;
+
+    if (!mem->host_mapped)
+        return true;
+    if (!(queue = own_queue(mem)) ||
+        drv->clEnqueueUnmapMemObject(queue, mem->handle, mem->host_mapped, 0, NULL, &done) !=
+            CL_SUCCESS)
+        return false;
+    drv->clWaitForEvents(1, &done);
+    drv->clReleaseEvent(done);
+    mem->host_mapped = NULL;
+    return true;
 }
 
 static void unmap_and_wait(struct dxcl_memobj *mem)

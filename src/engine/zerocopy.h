@@ -14,9 +14,11 @@
  * object can use its surface's host copy as storage. Logs the choice either way. */
 bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                           struct dxcl_mapping *host);
-/* After the surface was locked for an acquire: CL_SUCCESS when the mapping is where the driver
- * object's storage is (the mapping never moved). */
-cl_int dxcl_zero_copy_check(const struct dxcl_memobj *mem, const char *caller);
+/* After the surface was brought in for an acquire or a first touch of a zero-copy object: true
+ * when the mapping is still where the driver object's storage is. When Direct3D mapped it
+ * elsewhere, zero-copy ends for the object, for good (a log line): its resting mapping is
+ * handed back to the driver, mem->moved is set, and the caller copies as for any object. */
+bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller);
 /* Acquire: hands the memory to the driver after the wait list (the event is the unmap). */
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event);
@@ -25,5 +27,10 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
                               cl_event *event);
 /* A failed release: gives back to the driver what dxcl_zero_copy_to_host took. */
 void dxcl_zero_copy_undo(struct dxcl_memobj *mem);
+/* An object resting mapped for Direct3D (between a release and the next acquire, or for good
+ * when zero-copy ended) gives the mapping back to the driver: an unmap on dxcl's own queue of
+ * the context, where nothing of the program's is queued before it, waited for. False when it
+ * could not be queued (the object stays mapped). */
+bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem);
 
 #endif

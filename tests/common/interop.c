@@ -676,7 +676,7 @@ void interop_check_image(const struct interop_env *env, cl_mem mem,
 ULONG interop_pooled_staging(cl_context context)
 {
     dxclGetPooledStagingCount_fn pooled =
-        (dxclGetPooledStagingCount_fn)(void (*)(void))GetProcAddress(GetModuleHandleA("OpenCL.dll"),
+        (dxclGetPooledStagingCount_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
                                                                      "dxclGetPooledStagingCount");
     cl_uint count = 0;
 
