@@ -255,8 +255,7 @@ static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_
     struct dxcl_backing backing;
     struct dxcl_layout layout;
     bool native = driver_lists(drv, context, &spec) && !pocl_broken(context, &spec);
-    cl_int err =
-        dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
+    cl_int err = dxcl_choose_backing(context, &spec, &backing);
     const char *o = dxcl_channel_order_name(order), *t = dxcl_channel_type_name(type);
 
     CHECK_ERR(err, CL_SUCCESS);
@@ -310,8 +309,7 @@ static void test_choose_backing(void)
     spec.image_channel_order = CL_RG;
     spec.image_channel_data_type = CL_UNORM_INT8;
     if (!driver_lists(drv, context, &spec)) {
-        err =
-            dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
+        err = dxcl_choose_backing(context, &spec, &backing);
         CHECK_ERR(err, CL_SUCCESS);
         CHECK(err == CL_SUCCESS && backing.emulated &&
                   backing.driver.image_channel_order == CL_RGBA &&
@@ -338,14 +336,81 @@ static void test_choose_backing(void)
     /* Nothing holds a packed RG, and driver errors come back unchanged. */
     spec.image_channel_order = CL_RG;
     spec.image_channel_data_type = CL_UNORM_SHORT_565;
-    CHECK_ERR(
-        dxcl_choose_backing(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
-        CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    CHECK_ERR(dxcl_choose_backing(context, &spec, &backing), CL_IMAGE_FORMAT_NOT_SUPPORTED);
     spec.image_channel_order = CL_RGBA;
     spec.image_channel_data_type = CL_UNORM_INT8;
-    CHECK_ERR(dxcl_choose_backing(NULL, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
-              CL_INVALID_CONTEXT);
+    CHECK_ERR(dxcl_choose_backing(NULL, &spec, &backing), CL_INVALID_CONTEXT);
     drv->clReleaseContext(context);
+}
+
+/* The choice itself on made-up lists (the order of the DXCL_CHOICE_LISTS lists does not
+ * matter to it): the candidate in the most lists wins, the earlier (spec, RGBA, BGRA) on a
+ * tie, so a driver whose lists differ by access flag still gives every image of one spec format
+ * one backing. */
+static void choice_case(const char *what, const cl_image_format *spec, const cl_image_format *in,
+                        const int *lists_of, size_t n_in, bool want_found,
+                        cl_channel_order want_order)
+{
+    static cl_image_format storage[DXCL_CHOICE_LISTS][8];
+    struct dxcl_format_list lists[DXCL_CHOICE_LISTS];
+    struct dxcl_backing backing;
+    bool found;
+
+    for (size_t l = 0; l < DXCL_CHOICE_LISTS; l++) {
+        lists[l].formats = storage[l];
+        lists[l].count = 0;
+        for (size_t i = 0; i < n_in; i++)
+            if (lists_of[i] & (1 << l))
+                storage[l][lists[l].count++] = in[i];
+    }
+    found = dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, spec, &backing);
+    CHECK(found == want_found, "%s: found %d, want %d", what, found, want_found);
+    if (!found || !want_found)
+        return;
+    CHECK(backing.driver.image_channel_order == want_order &&
+              backing.driver.image_channel_data_type == spec->image_channel_data_type &&
+              backing.emulated == (want_order != spec->image_channel_order),
+          "%s: backed by %s/%s (emulated %d), want %s", what,
+          dxcl_channel_order_name(backing.driver.image_channel_order),
+          dxcl_channel_type_name(backing.driver.image_channel_data_type), backing.emulated,
+          dxcl_channel_order_name(want_order));
+}
+
+static void test_choice_from_lists(void)
+{
+    enum { ALL = 0x3f, RO_ONLY = 0x2 | 0x10, TWO_D = 0x7 };
+    const cl_image_format r8 = {CL_R, CL_UNORM_INT8}, rgba8 = {CL_RGBA, CL_UNORM_INT8},
+                          bgra8 = {CL_BGRA, CL_UNORM_INT8};
+    const cl_image_format rgba_sn8 = {CL_RGBA, CL_SNORM_INT8}, rg_sn8 = {CL_RG, CL_SNORM_INT8},
+                          r_sn8 = {CL_R, CL_SNORM_INT8}, bgra_sn8 = {CL_BGRA, CL_SNORM_INT8};
+
+    /* Listed everywhere: native. */
+    choice_case("R8 everywhere", &r8, (cl_image_format[]){r8, rgba8}, (int[]){ALL, ALL}, 2, true,
+                CL_R);
+    /* Listed for read-only images only (lists 1 and 4: RO 2D, RO 3D), RGBA everywhere: every
+     * image of R8 on RGBA, read-only ones too. */
+    choice_case("R8 read-only only", &r8, (cl_image_format[]){r8, rgba8}, (int[]){RO_ONLY, ALL}, 2,
+                true, CL_RGBA);
+    /* Nothing better: the spec format where the driver has it at all. */
+    choice_case("R8 read-only, nothing else", &r8, (cl_image_format[]){r8}, (int[]){RO_ONLY}, 1,
+                true, CL_R);
+    /* A tie between the spec format and RGBA: the spec format. */
+    choice_case("R8 and RGBA in 2D only", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){TWO_D, TWO_D}, 2, true, CL_R);
+    /* RGBA in fewer lists than BGRA: BGRA. */
+    choice_case("RGBA 2D, BGRA everywhere", &r8, (cl_image_format[]){rgba8, bgra8},
+                (int[]){TWO_D, ALL}, 2, true, CL_BGRA);
+    /* NVIDIA's lists (H100, driver 580.159.04: the same for each plain flag, 2D and 3D): no
+     * 8-bit SNORM in R, RG or RGBA, BGRA/SNORM_INT8 everywhere. */
+    choice_case("NVIDIA RGBA SNORM8", &rgba_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1,
+                true, CL_BGRA);
+    choice_case("NVIDIA RG SNORM8", &rg_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, true,
+                CL_BGRA);
+    choice_case("NVIDIA R SNORM8", &r_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, true,
+                CL_BGRA);
+    /* Nothing of the channel type: none. */
+    choice_case("R8 with only other types", &r8, (cl_image_format[]){rgba_sn8, {CL_RGBA, CL_FLOAT}},
+                (int[]){ALL, ALL}, 2, false, CL_R);
 }
 
 int main(void)
@@ -354,6 +419,7 @@ int main(void)
     test_dxgi_table();
     test_d3d9_table();
     test_names();
+    test_choice_from_lists();
     test_choose_backing();
     return test_finish("formats");
 }

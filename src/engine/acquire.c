@@ -11,6 +11,7 @@
 #include "engine/copy.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"
+#include "engine/timing.h"
 #include "engine/zerocopy.h"
 
 #include <stdlib.h>
@@ -225,17 +226,20 @@ static void release_events(cl_event *events, cl_uint count)
             dxcl_driver()->clReleaseEvent(events[i]);
 }
 
-/* The event the program gets: the final marker or barrier, reporting the spec's type. */
-static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event)
+/* The event the program gets: the final marker or barrier, reporting the spec's type, and on a
+ * profiling queue the times of the call's commands (`kept`, taken). */
+static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event,
+                             struct dxcl_event_commands *kept)
 {
     cl_int err;
 
     if (!event) {
         if (final)
             dxcl_driver()->clReleaseEvent(final);
+        dxcl_event_commands_drop(kept);
         return CL_SUCCESS;
     }
-    if ((err = dxcl_event_register(final, t->command)) != CL_SUCCESS) {
+    if ((err = dxcl_event_register(final, t->command, kept)) != CL_SUCCESS) {
         dxcl_driver()->clReleaseEvent(final);
         return err;
     }
@@ -261,7 +265,9 @@ static bool acquire_needs_barrier(struct transfer *t, cl_uint uploads, cl_uint n
 static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
                          cl_event *event)
 {
-    cl_event final = NULL;
+    bool timed = dxcl_timing_wanted(t->queue, event);
+    struct dxcl_event_commands *kept = NULL;
+    cl_event final = NULL, stamp = NULL;
     cl_int err;
     cl_uint i, uploads = 0;
 
@@ -279,11 +285,20 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
                                         &t->events[uploads]);
         uploads += err == CL_SUCCESS;
     }
+    /* Nothing to upload: a command with times stands in for the transfer (engine/timing.h). */
+    if (err == CL_SUCCESS && timed && !uploads)
+        dxcl_enqueue_stamp(t->context, t->queue, num_events, wait_list, &stamp);
     if (err == CL_SUCCESS && acquire_needs_barrier(t, uploads, num_events, event))
         err = uploads ? DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                              (t->queue, uploads, t->events, &final))
+              : stamp ? DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
+                                             (t->queue, 1, &stamp, &final))
                       : DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                              (t->queue, num_events, wait_list, &final));
+    if (err == CL_SUCCESS && timed)
+        kept = dxcl_event_commands_keep(NULL, uploads ? t->events : &stamp,
+                                        uploads ? uploads : stamp != NULL);
+    release_events(&stamp, 1);
     if (err != CL_SUCCESS) {
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
         wait_queued(t->events, uploads);
@@ -300,7 +315,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         mem->pending_write = deferred(t, i) ? NULL : t->events[uploads++];
     }
     t->moved = true;
-    return hand_out_event(t, final, event);
+    return hand_out_event(t, final, event, kept);
 }
 
 /* What a release brings back: what a command may have written, of objects whose surface is in
@@ -334,7 +349,9 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
                          cl_event *event)
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    cl_event after = NULL, final = NULL;
+    bool timed = dxcl_timing_wanted(t->queue, event);
+    struct dxcl_event_commands *kept = NULL;
+    cl_event after = NULL, final = NULL, stamp = NULL;
     cl_int status = CL_COMPLETE;
     cl_uint i, downloads = 0;
     cl_int err;
@@ -350,11 +367,20 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
                       : dxcl_enqueue_download(t->queue, t->mems[i], after, &t->events[downloads++]);
-    /* Without downloads the barrier is the last command, and its event the release's. */
-    if (err == CL_SUCCESS && downloads)
-        err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
-                                   (t->queue, downloads, t->events, &final));
-    if (err == CL_SUCCESS && !downloads)
+    /* Nothing to download: a command with times stands in for the transfer (engine/timing.h). */
+    if (err == CL_SUCCESS && timed && !downloads)
+        dxcl_enqueue_stamp(t->context, t->queue, 1, &after, &stamp);
+    if (err == CL_SUCCESS && (downloads || stamp))
+        err = DXCL_DRIVER_CALL_INT(
+            clEnqueueMarkerWithWaitList,
+            (t->queue, downloads ? downloads : 1, downloads ? t->events : &stamp, &final));
+    if (err == CL_SUCCESS && timed)
+        kept = dxcl_event_commands_keep(final ? after : NULL, downloads ? t->events : &stamp,
+                                        downloads ? downloads : stamp != NULL);
+    release_events(&stamp, 1);
+    /* Without downloads (or a stand-in) the barrier is the last command, and its event the
+     * release's. */
+    if (err == CL_SUCCESS && !final)
         final = after;
     else if (after)
         drv->clReleaseEvent(after);
@@ -393,20 +419,28 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
             InterlockedIncrement(&mem->skipped_uploads); /* no command touched it */
     }
     t->moved = true;
-    return hand_out_event(t, final, event);
+    return hand_out_event(t, final, event, kept);
 }
 
 /* num_objects == 0: nothing to move, but the call still orders the queue and gives an event. */
 static cl_int empty_transfer(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
                              cl_event *event)
 {
-    cl_event final = NULL;
-    cl_int err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
-                                      (t->queue, num_events, wait_list, event ? &final : NULL));
+    struct dxcl_event_commands *kept = NULL;
+    cl_event final = NULL, stamp = NULL;
+    cl_int err;
 
+    if (dxcl_timing_wanted(t->queue, event))
+        dxcl_enqueue_stamp(t->context, t->queue, num_events, wait_list, &stamp);
+    err = DXCL_DRIVER_CALL_INT(
+        clEnqueueMarkerWithWaitList,
+        (t->queue, stamp ? 1 : num_events, stamp ? &stamp : wait_list, event ? &final : NULL));
+    if (err == CL_SUCCESS && stamp)
+        kept = dxcl_event_commands_keep(NULL, &stamp, 1);
+    release_events(&stamp, 1);
     if (err != CL_SUCCESS || !event)
         return err;
-    return hand_out_event(t, final, event);
+    return hand_out_event(t, final, event, kept);
 }
 
 static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *mem_objects,

@@ -51,13 +51,12 @@ static cl_mem create_image(struct dxcl_context *ctx, cl_mem_flags flags,
                                         err);
 }
 
-static cl_int choose_backing(struct dxcl_context *ctx, cl_mem_flags flags, struct dxcl_memobj *mem)
+static cl_int choose_backing(struct dxcl_context *ctx, struct dxcl_memobj *mem)
 {
     const struct dxcl_shared_desc *desc = &mem->desc;
 
     if (desc->type == CL_MEM_OBJECT_BUFFER ||
-        dxcl_choose_backing(ctx->handle, flags, desc->type, &desc->format, &mem->backing) ==
-            CL_SUCCESS)
+        dxcl_choose_backing(ctx->handle, &desc->format, &mem->backing) == CL_SUCCESS)
         return CL_SUCCESS;
     return DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
                      "the driver has no image format that can hold %s/%s",
@@ -73,7 +72,7 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     cl_mem handle;
 
     flags = flags ? flags : CL_MEM_READ_WRITE;
-    if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
+    if ((*err = choose_backing(ctx, mem)) != CL_SUCCESS)
         return NULL;
     if (dxcl_zero_copy_probe(ctx, mem, &mem->host_copy)) {
         handle = buffer ? create_buffer(ctx, flags, mem, err) : create_image(ctx, flags, mem, err);

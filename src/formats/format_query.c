@@ -5,6 +5,7 @@
  * the flags and image type. */
 #include "formats/format_query.h"
 #include "formats/formats.h"
+#include "core/fault.h"
 #include "core/log.h"
 #include "core/registry.h"
 
@@ -37,41 +38,42 @@ static bool is_image_type(cl_mem_object_type type)
     }
 }
 
-static bool format_backed(const struct dxcl_format_family *family, struct dxcl_context *ctx,
-                          cl_mem_flags flags, cl_mem_object_type type, cl_uint plane,
-                          cl_uint api_format)
-{
-    cl_image_format format;
-    struct dxcl_backing backing;
-
-    if (!family->plane_format(api_format, plane, &format))
-        return false;
-    if (family->device_backs && !family->device_backs(ctx, api_format, type))
-        return false;
-    return dxcl_choose_backing(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, type, &format,
-                               &backing) == CL_SUCCESS;
-}
-
 static cl_int list_formats(const struct dxcl_format_family *family, struct dxcl_context *ctx,
                            cl_mem_flags flags, cl_mem_object_type type, cl_uint plane,
                            cl_uint num_entries, cl_uint *formats, cl_uint *num_formats)
 {
+    size_t count = family->creates_type(type) ? family->count() : 0;
+    cl_image_format *cl_formats = dxcl_calloc(count + 1, sizeof(*cl_formats));
+    bool *candidate = dxcl_calloc(count + 1, sizeof(*candidate));
+    bool *backable = dxcl_calloc(count + 1, sizeof(*backable));
     cl_uint found = 0;
+    cl_int err = cl_formats && candidate && backable ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 
-    if (family->creates_type(type)) {
-        for (size_t i = 0; i < family->count(); i++) {
-            cl_uint api_format = family->format_at(i);
-
-            if (!format_backed(family, ctx, flags, type, plane, api_format))
-                continue;
-            if (formats && found < num_entries)
-                formats[found] = api_format;
-            found++;
-        }
+    /* The family's formats of this plane that the device can make, then those the driver can
+     * back (0 in flags is READ_WRITE, as in clCreateImage). */
+    for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
+        cl_uint api_format = family->format_at(i);
+        candidate[i] = family->plane_format(api_format, plane, &cl_formats[i]) &&
+                       (!family->device_backs || family->device_backs(ctx, api_format, type));
     }
-    if (num_formats)
+    /* A driver that refuses these flags or this type backs nothing for them. */
+    if (err == CL_SUCCESS && count &&
+        dxcl_backable_formats(ctx->handle, flags ? flags : CL_MEM_READ_WRITE, type, cl_formats,
+                              count, backable) != CL_SUCCESS)
+        memset(backable, 0, count * sizeof(*backable));
+    for (size_t i = 0; i < count && err == CL_SUCCESS; i++) {
+        if (!candidate[i] || !backable[i])
+            continue;
+        if (formats && found < num_entries)
+            formats[found] = family->format_at(i);
+        found++;
+    }
+    if (err == CL_SUCCESS && num_formats)
         *num_formats = found;
-    return CL_SUCCESS;
+    free(cl_formats);
+    free(candidate);
+    free(backable);
+    return err;
 }
 
 cl_int dxcl_query_sharing_formats(const char *name, const struct dxcl_format_family *family,

@@ -219,11 +219,18 @@ static const struct {
     {"Portable Computing Language", CL_R, CL_SIGNED_INT32},
 };
 
-/* Drops the driver's broken formats from its list. */
-static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl_uint count)
+/* The name of the context's platform, for the broken-format rule (caller frees; NULL when it
+ * cannot be read, and then no format counts as broken). */
+static char *platform_name(cl_context context)
 {
     cl_platform_id platform = dxcl_platform_of_context(context);
-    char *name = platform ? dxcl_driver_platform_string(platform, CL_PLATFORM_NAME) : NULL;
+
+    return platform ? dxcl_driver_platform_string(platform, CL_PLATFORM_NAME) : NULL;
+}
+
+/* Drops the driver's broken formats (those of the platform named `name`) from its list. */
+static cl_uint drop_broken_formats(const char *name, cl_image_format *list, cl_uint count)
+{
     cl_uint kept = 0;
 
     for (cl_uint i = 0; i < count; i++) {
@@ -236,75 +243,122 @@ static cl_uint drop_broken_formats(cl_context context, cl_image_format *list, cl
         if (!broken)
             list[kept++] = list[i];
     }
-    free(name);
     return kept;
 }
 
-/* The driver's list for these flags and image type (caller frees), without the formats it
- * gets wrong when `drop_broken`. */
+/* The driver's list for these flags and image type (caller frees list->formats), without the
+ * formats it gets wrong when `broken_platform` names its platform. One call when the list fits
+ * a first guess, two when it is longer. */
 static cl_int driver_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                             bool drop_broken, cl_image_format **list, cl_uint *count)
+                             const char *broken_platform, struct dxcl_format_list *list)
 {
     const struct dxcl_driver *drv = dxcl_driver();
+    cl_uint capacity = 128, count = 0;
     cl_int err;
 
-    *count = 0;
+    list->formats = NULL;
+    list->count = 0;
     if (!drv->clGetSupportedImageFormats)
         return dxcl_driver_missing("clGetSupportedImageFormats");
-    err = drv->clGetSupportedImageFormats(context, flags, type, 0, NULL, count);
-    if (err != CL_SUCCESS)
-        return err;
-    /* One spare entry so that an empty list still gets a valid buffer. */
-    if (!(*list = calloc(*count + 1, sizeof(**list))))
-        return CL_OUT_OF_HOST_MEMORY;
-    err = drv->clGetSupportedImageFormats(context, flags, type, *count, *list, NULL);
-    if (err != CL_SUCCESS) {
-        free(*list);
-        return err;
+    for (;;) {
+        cl_image_format *formats = calloc(capacity, sizeof(*formats));
+        if (!formats)
+            return CL_OUT_OF_HOST_MEMORY;
+        err = drv->clGetSupportedImageFormats(context, flags, type, capacity, formats, &count);
+        if (err != CL_SUCCESS || count <= capacity) {
+            if (err != CL_SUCCESS) {
+                free(formats);
+                return err;
+            }
+            list->formats = formats;
+            list->count = count;
+            break;
+        }
+        free(formats);
+        capacity = count;
     }
-    if (drop_broken)
-        *count = drop_broken_formats(context, *list, *count);
+    if (broken_platform)
+        list->count = drop_broken_formats(broken_platform, list->formats, list->count);
     return CL_SUCCESS;
 }
 
-/* The backing for `spec` given the driver's (filtered) list; false when nothing can hold it. */
-static bool backing_from_list(const cl_image_format *list, cl_uint count,
-                              const cl_image_format *spec, struct dxcl_backing *backing)
+/* The lists that decide a backing: read-write, read-only and write-only, for 2D and 3D images
+ * (DXCL_CHOICE_LISTS of them; a list the driver refuses counts as empty). */
+static const cl_mem_flags choice_flags[] = {CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
+static const cl_mem_object_type choice_types[] = {CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D};
+
+static void free_lists(struct dxcl_format_list *lists, size_t count)
 {
-    static const cl_channel_order hosts[] = {CL_RGBA, CL_BGRA};
-
-    backing->spec = *spec;
-    if (format_listed(list, count, spec->image_channel_order, spec->image_channel_data_type) &&
-        dxcl_layout_for(spec, spec, &backing->layout)) {
-        backing->driver = *spec;
-        backing->emulated = false;
-        return true;
-    }
-    for (size_t i = 0; i < DXCL_ARRAY_SIZE(hosts); i++) {
-        cl_image_format host = {hosts[i], spec->image_channel_data_type};
-
-        if (format_listed(list, count, host.image_channel_order, host.image_channel_data_type) &&
-            dxcl_layout_for(spec, &host, &backing->layout)) {
-            backing->driver = host;
-            backing->emulated = true;
-            return true;
-        }
-    }
-    return false;
+    for (size_t i = 0; i < count; i++)
+        free(lists[i].formats);
 }
 
-cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                           const cl_image_format *spec, struct dxcl_backing *backing)
+static cl_int choice_lists(cl_context context, const char *broken_platform,
+                           struct dxcl_format_list lists[DXCL_CHOICE_LISTS])
 {
-    cl_image_format *list;
-    cl_uint count;
-    cl_int err = driver_formats(context, flags, type, true, &list, &count);
+    cl_int first_err = CL_SUCCESS;
+    size_t n = 0, read = 0;
+
+    for (size_t t = 0; t < DXCL_ARRAY_SIZE(choice_types); t++) {
+        for (size_t f = 0; f < DXCL_ARRAY_SIZE(choice_flags); f++, n++) {
+            cl_int err = driver_formats(context, choice_flags[f], choice_types[t], broken_platform,
+                                        &lists[n]);
+            if (err == CL_SUCCESS)
+                read++;
+            else if (first_err == CL_SUCCESS)
+                first_err = err;
+        }
+    }
+    if (read)
+        return CL_SUCCESS;
+    free_lists(lists, n);
+    return first_err;
+}
+
+bool dxcl_backing_from_lists(const struct dxcl_format_list *lists, size_t count,
+                             const cl_image_format *spec, struct dxcl_backing *backing)
+{
+    /* The spec format itself, then the same channel type in RGBA, then in BGRA. */
+    const cl_image_format candidates[] = {
+        *spec, {CL_RGBA, spec->image_channel_data_type}, {CL_BGRA, spec->image_channel_data_type}};
+    size_t best = DXCL_ARRAY_SIZE(candidates), best_score = 0;
+    struct dxcl_layout layout;
+
+    for (size_t c = 0; c < DXCL_ARRAY_SIZE(candidates); c++) {
+        size_t score = 0;
+        if (!dxcl_layout_for(spec, &candidates[c], &layout))
+            continue;
+        for (size_t i = 0; i < count; i++)
+            score +=
+                format_listed(lists[i].formats, lists[i].count, candidates[c].image_channel_order,
+                              candidates[c].image_channel_data_type);
+        if (score > best_score) {
+            best = c;
+            best_score = score;
+        }
+    }
+    if (!best_score)
+        return false;
+    backing->spec = *spec;
+    backing->driver = candidates[best];
+    dxcl_layout_for(spec, &backing->driver, &backing->layout);
+    backing->emulated = best != 0;
+    return true;
+}
+
+cl_int dxcl_choose_backing(cl_context context, const cl_image_format *spec,
+                           struct dxcl_backing *backing)
+{
+    struct dxcl_format_list lists[DXCL_CHOICE_LISTS];
+    char *name = platform_name(context);
+    cl_int err = choice_lists(context, name, lists);
     bool found;
 
+    free(name);
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
-    found = backing_from_list(list, count, spec, backing);
-    free(list);
+    found = dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, spec, backing);
+    free_lists(lists, DXCL_CHOICE_LISTS);
     if (!found)
         return DXCL_FAIL(CL_IMAGE_FORMAT_NOT_SUPPORTED,
                          "the driver has no image format that can hold %s/%s",
@@ -315,6 +369,30 @@ cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object
                  dxcl_channel_order_name(spec->image_channel_order),
                  dxcl_channel_type_name(spec->image_channel_data_type),
                  dxcl_channel_order_name(backing->driver.image_channel_order));
+    return CL_SUCCESS;
+}
+
+cl_int dxcl_backable_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                             const cl_image_format *specs, size_t count, bool *backable)
+{
+    struct dxcl_format_list lists[DXCL_CHOICE_LISTS], wanted;
+    char *name = platform_name(context);
+    cl_int err = driver_formats(context, flags, type, name, &wanted);
+
+    if (err == CL_SUCCESS && (err = choice_lists(context, name, lists)) != CL_SUCCESS)
+        free(wanted.formats);
+    free(name);
+    if (err != CL_SUCCESS)
+        return err;
+    for (size_t i = 0; i < count; i++) {
+        struct dxcl_backing backing;
+        backable[i] =
+            dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, &specs[i], &backing) &&
+            format_listed(wanted.formats, wanted.count, backing.driver.image_channel_order,
+                          backing.driver.image_channel_data_type);
+    }
+    free_lists(lists, DXCL_CHOICE_LISTS);
+    free(wanted.formats);
     return CL_SUCCESS;
 }
 
@@ -329,62 +407,52 @@ static void each_table_format(void (*fn)(const cl_image_format *format, void *ar
 }
 
 struct format_merge {
-    const cl_image_format *backable; /* the driver's list without its broken formats */
-    cl_uint backable_count;
-    cl_image_format *out; /* the driver's full list, then the table formats added */
-    cl_uint count;
+    cl_image_format table[DXCL_ARRAY_SIZE(dxgi_formats) + 3 * DXCL_ARRAY_SIZE(d3d9_formats)];
+    size_t count;
 };
 
 static void add_table_format(const cl_image_format *format, void *arg)
 {
     struct format_merge *merge = arg;
-    struct dxcl_backing backing;
 
-    if (format_listed(merge->out, merge->count, format->image_channel_order,
-                      format->image_channel_data_type) ||
-        !backing_from_list(merge->backable, merge->backable_count, format, &backing))
-        return;
-    merge->out[merge->count++] = *format;
+    merge->table[merge->count++] = *format;
 }
 
 cl_int dxcl_supported_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                               cl_uint num_entries, cl_image_format *formats, cl_uint *num_formats)
 {
-    struct format_merge merge = {0};
-    cl_image_format *full, *backable;
-    cl_uint full_count, backable_count;
+    struct format_merge merge = {.count = 0};
+    struct dxcl_format_list full;
+    bool backable[DXCL_ARRAY_SIZE(merge.table)] = {false};
+    cl_image_format *out = NULL;
+    cl_uint count;
     cl_int err;
 
     if (formats && !num_entries)
         return DXCL_FAIL(CL_INVALID_VALUE, "clGetSupportedImageFormats: num_entries is 0");
-    if ((err = driver_formats(context, flags, type, false, &full, &full_count)) != CL_SUCCESS)
+    /* The driver's own answer first: its list, or its error for these arguments. */
+    if ((err = driver_formats(context, flags, type, NULL, &full)) != CL_SUCCESS)
         return err;
-    if ((err = driver_formats(context, flags, type, true, &backable, &backable_count)) !=
-        CL_SUCCESS) {
-        free(full);
-        return err;
+    /* Only image types whose layout dxcl converts get emulated formats. */
+    if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D) {
+        each_table_format(add_table_format, &merge);
+        err = dxcl_backable_formats(context, flags, type, merge.table, merge.count, backable);
     }
-    merge.backable = backable;
-    merge.backable_count = backable_count;
-    merge.out =
-        calloc(full_count + DXCL_ARRAY_SIZE(dxgi_formats) + 3 * DXCL_ARRAY_SIZE(d3d9_formats),
-               sizeof(*merge.out));
-    if (merge.out) {
-        memcpy(merge.out, full, full_count * sizeof(*full));
-        merge.count = full_count;
-        /* Only image types whose layout dxcl converts get emulated formats. */
-        if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE3D)
-            each_table_format(add_table_format, &merge);
-        if (formats)
-            memcpy(formats, merge.out,
-                   (num_entries < merge.count ? num_entries : merge.count) * sizeof(*formats));
-        if (num_formats)
-            *num_formats = merge.count;
-    } else {
+    if (err == CL_SUCCESS && !(out = calloc(full.count + merge.count + 1, sizeof(*out))))
         err = CL_OUT_OF_HOST_MEMORY;
+    if (err == CL_SUCCESS) {
+        memcpy(out, full.formats, full.count * sizeof(*out));
+        count = full.count;
+        for (size_t i = 0; i < merge.count; i++)
+            if (backable[i] && !format_listed(out, count, merge.table[i].image_channel_order,
+                                              merge.table[i].image_channel_data_type))
+                out[count++] = merge.table[i];
+        if (formats)
+            memcpy(formats, out, (num_entries < count ? num_entries : count) * sizeof(*formats));
+        if (num_formats)
+            *num_formats = count;
     }
-    free(merge.out);
-    free(backable);
-    free(full);
+    free(out);
+    free(full.formats);
     return err;
 }

@@ -38,12 +38,34 @@ bool dxcl_format_from_d3d9_nv(D3DFORMAT d3d9, cl_image_format *format);
 size_t dxcl_d3d9_nv_format_count(void);
 D3DFORMAT dxcl_d3d9_nv_format_at(size_t index);
 
-/* Picks the backing for `spec`: the spec format itself when the driver supports it for this
- * context, image type and flags, otherwise the first supported format of the same channel
- * type that can hold its channels (RGBA, then BGRA). CL_IMAGE_FORMAT_NOT_SUPPORTED when
- * nothing can. */
-cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                           const cl_image_format *spec, struct dxcl_backing *backing);
+/* One list of the driver's clGetSupportedImageFormats. */
+struct dxcl_format_list {
+    cl_image_format *formats;
+    cl_uint count;
+};
+/* The lists a backing is chosen from: read-write, read-only and write-only, for 2D and for 3D
+ * images. */
+#define DXCL_CHOICE_LISTS 6
+
+/* The backing of `spec`, from the driver's lists: of the spec format itself, the same channel
+ * type in RGBA, and in BGRA (each where its layout can hold the spec's channels), the one that
+ * the most lists have, the earlier on a tie; false when no list has any. */
+bool dxcl_backing_from_lists(const struct dxcl_format_list *lists, size_t count,
+                             const cl_image_format *spec, struct dxcl_backing *backing);
+
+/* The backing of `spec` in this context: dxcl_backing_from_lists on the driver's
+ * DXCL_CHOICE_LISTS lists (without the formats it gets wrong). It depends on nothing else, not
+ * on the access flags or on 2D or 3D, so any two images of one spec format in a context have
+ * the same backing and clEnqueueCopyImage between them is the driver's copy.
+ * CL_IMAGE_FORMAT_NOT_SUPPORTED when nothing can hold it. */
+cl_int dxcl_choose_backing(cl_context context, const cl_image_format *spec,
+                           struct dxcl_backing *backing);
+
+/* For each of `specs`: whether it has a backing that the driver lists for these flags and image
+ * type (what clGetSupportedImageFormats and the sharing format queries list). The driver's
+ * error when it refuses the flags or type. */
+cl_int dxcl_backable_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                             const cl_image_format *specs, size_t count, bool *backable);
 
 /* clGetSupportedImageFormats: the driver's list plus every format of the spec tables that
  * dxcl can back for 2D and 3D images (the argument checks are the driver's). */

@@ -131,7 +131,7 @@ static cl_int chain_finish(struct chain *c, bool blocking, cl_command_type type,
     if (c->err == CL_SUCCESS && blocking && dxcl_driver()->clWaitForEvents(1, &c->last))
         c->err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     if (c->err == CL_SUCCESS && event)
-        c->err = dxcl_event_register(c->last, type);
+        c->err = dxcl_event_register(c->last, type, NULL);
     if (c->err != CL_SUCCESS) {
         chain_abandon(c);
         return c->err;

@@ -139,6 +139,131 @@ static void check_profiling(cl_event event, const char *what)
           (unsigned long long)t[1], (unsigned long long)t[2], (unsigned long long)t[3]);
 }
 
+static cl_ulong profiling_time(cl_event event, cl_profiling_info name)
+{
+    cl_ulong t = 0;
+
+    CHECK_ERR(clGetEventProfilingInfo(event, name, sizeof(t), &t, NULL), CL_SUCCESS);
+    return t;
+}
+
+static void check_not_available(cl_event event, const char *what)
+{
+    for (cl_profiling_info name = CL_PROFILING_COMMAND_QUEUED; name <= CL_PROFILING_COMMAND_END;
+         name++) {
+        cl_ulong t = 0;
+        cl_int err = clGetEventProfilingInfo(event, name, sizeof(t), &t, NULL);
+        CHECK(err == CL_PROFILING_INFO_NOT_AVAILABLE,
+              "%s: clGetEventProfilingInfo(0x%x) gave %d, want CL_PROFILING_INFO_NOT_AVAILABLE",
+              what, name, err);
+    }
+}
+
+/* The spec's rules for profiling times, as for the driver's own events, on every driver (a
+ * driver whose markers and barriers report no times included: the .quirks variants): no times
+ * on a queue without profiling or before the call completed; times for calls that move no
+ * data (every upload deferred, nothing to bring back, no objects); the same times at every
+ * read; an acquire that ends before the kernel waiting for it starts; the driver's errors for
+ * a bad name or size; CL_PROFILING_COMMAND_COMPLETE where the driver has it. */
+static void profiling_rules(const struct test_api *api)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_event acquired = NULL, released = NULL, ran = NULL, user, plain = NULL, empty[2] = {0};
+    cl_ulong t = 0, end, complete;
+    size_t size = 0;
+    cl_int err, plain_err;
+
+    /* A queue without CL_QUEUE_PROFILING_ENABLE. */
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    open_pair(&env, &p, 40);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, &acquired), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, &released), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &acquired), CL_SUCCESS);
+    check_not_available(acquired, "acquire event of a queue without profiling");
+    check_not_available(released, "release event of a queue without profiling");
+    clReleaseEvent(acquired);
+    clReleaseEvent(released);
+    close_pair(&env, &p);
+    interop_close(&env);
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, CL_QUEUE_PROFILING_ENABLE);
+    open_pair(&env, &p, 41);
+    user = clCreateUserEvent(env.context, &err);
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 1, &user, &acquired), CL_SUCCESS);
+    CHECK_ERR(clFlush(env.queue), CL_SUCCESS);
+    check_not_available(acquired, "acquire event before its wait list completed");
+    CHECK_ERR(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &acquired), CL_SUCCESS);
+    check_profiling(acquired, "acquire event after its wait list completed");
+    /* Nothing used the objects: the release brings nothing back. */
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, &released), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+    check_profiling(released, "release that brings nothing back");
+    end = profiling_time(acquired, CL_PROFILING_COMMAND_END);
+    CHECK(profiling_time(acquired, CL_PROFILING_COMMAND_END) == end &&
+              profiling_time(acquired, CL_PROFILING_COMMAND_QUEUED) <= end,
+          "acquire event: its times changed between reads");
+    CHECK(end <= profiling_time(released, CL_PROFILING_COMMAND_START),
+          "the release started before the acquire ended");
+    CHECK_ERR(clGetEventProfilingInfo(acquired, CL_PROFILING_COMMAND_QUEUED, 0, NULL, &size),
+              CL_SUCCESS);
+    CHECK(size == sizeof(cl_ulong), "size of a profiling time: %zu", size);
+    CHECK_ERR(clGetEventProfilingInfo(acquired, CL_PROFILING_COMMAND_END, 4, &t, NULL),
+              CL_INVALID_VALUE);
+    CHECK_ERR(
+        clGetEventProfilingInfo(acquired, CL_PROFILING_COMMAND_QUEUED - 1, sizeof(t), &t, NULL),
+        CL_INVALID_VALUE);
+    /* CL_PROFILING_COMMAND_COMPLETE (2.0): what the driver answers for its own marker. */
+    CHECK_ERR(clEnqueueMarkerWithWaitList(env.queue, 0, NULL, &plain), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &plain), CL_SUCCESS);
+    plain_err = clGetEventProfilingInfo(plain, CL_PROFILING_COMMAND_COMPLETE, sizeof(t), &t, NULL);
+    err = clGetEventProfilingInfo(acquired, CL_PROFILING_COMMAND_COMPLETE, sizeof(complete),
+                                  &complete, NULL);
+    CHECK(err == plain_err,
+          "CL_PROFILING_COMMAND_COMPLETE of the acquire event: %d, of a marker %d", err, plain_err);
+    CHECK(err != CL_SUCCESS || complete >= end, "acquire event: COMPLETE %llu before END %llu",
+          (unsigned long long)complete, (unsigned long long)end);
+    printf("CL_PROFILING_COMMAND_COMPLETE: %d\n", plain_err);
+    clReleaseEvent(plain);
+    clReleaseEvent(acquired);
+    clReleaseEvent(released);
+    clReleaseEvent(user);
+
+    /* No objects at all. */
+    CHECK_ERR(env.cl->acquire(env.queue, 0, NULL, 0, NULL, &empty[0]), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 0, NULL, 1, &empty[0], &empty[1]), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(2, empty), CL_SUCCESS);
+    check_profiling(empty[0], "acquire of no objects");
+    check_profiling(empty[1], "release of no objects");
+    clReleaseEvent(empty[0]);
+    clReleaseEvent(empty[1]);
+
+    /* The kernel that waits for the acquire starts after it ended; the release ends after the
+     * kernel did. */
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, &acquired), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 1, &acquired, &ran), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &ran, &released), CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+    check_profiling(acquired, "acquire event before a kernel");
+    check_profiling(released, "release event after a kernel");
+    CHECK(profiling_time(acquired, CL_PROFILING_COMMAND_END) <=
+              profiling_time(ran, CL_PROFILING_COMMAND_START),
+          "the kernel started before the acquire it waits for ended");
+    CHECK(profiling_time(ran, CL_PROFILING_COMMAND_END) <=
+              profiling_time(released, CL_PROFILING_COMMAND_END),
+          "the release ended before the kernel");
+    check_pair(&env, &p, "profiling: data");
+    clReleaseEvent(acquired);
+    clReleaseEvent(ran);
+    clReleaseEvent(released);
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
 /* Acquire and release events on a profiling queue. */
 static void events(const struct test_api *api)
 {
@@ -329,6 +454,7 @@ static void user_sync(const struct test_api *api, int value, cl_command_queue_pr
 void suite_sync(const struct test_api *api)
 {
     events(api);
+    profiling_rules(api);
     user_event(api);
     two_queues(api);
     user_sync(api, CL_FALSE, 0);

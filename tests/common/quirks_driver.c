@@ -1,0 +1,198 @@
+/* quirks_cl.dll: the system driver with NVIDIA's answers (quirks_driver.h). Every export is
+ * generated from src/core/cl_api.h as a call of the system driver's function; the two calls
+ * whose answers change are renamed while the list expands and written out below. */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
+#include "quirks_driver.h"
+
+#include <windows.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <CL/cl.h>
+#include <CL/cl_gl.h>
+#include <CL/cl_ext.h>
+
+static HMODULE real;
+
+static BOOL CALLBACK load_real(INIT_ONCE *once, void *param, void **context)
+{
+    char path[MAX_PATH];
+    UINT len = GetSystemDirectoryA(path, sizeof(path));
+
+    (void)once, (void)param, (void)context;
+    if (len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path)) {
+        strcat(path, "\\OpenCL.dll");
+        real = LoadLibraryA(path);
+    }
+    return TRUE;
+}
+
+static FARPROC real_function(const char *name)
+{
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+
+    InitOnceExecuteOnce(&once, load_real, NULL, NULL);
+    return real ? GetProcAddress(real, name) : NULL;
+}
+
+#define QUIRKS_CAT_(a, b) a##b
+#define QUIRKS_CAT(a, b) QUIRKS_CAT_(a, b)
+
+/* OpenCL 1.x functions are exported; the 2.0+ ones (which Wine's 1.2 driver lacks) are not, so
+ * that dxcl sees a 1.2 driver, as without this stand-in. */
+#define QUIRKS_STORAGE_10 __declspec(dllexport)
+#define QUIRKS_STORAGE_11 __declspec(dllexport)
+#define QUIRKS_STORAGE_12 __declspec(dllexport)
+#define QUIRKS_STORAGE_20 static __attribute__((unused))
+#define QUIRKS_STORAGE_21 static __attribute__((unused))
+#define QUIRKS_STORAGE_22 static __attribute__((unused))
+#define QUIRKS_STORAGE_30 static __attribute__((unused))
+#define QUIRKS_NAME_10(name) name
+#define QUIRKS_NAME_11(name) name
+#define QUIRKS_NAME_12(name) name
+#define QUIRKS_NAME_20(name) unexported_##name
+#define QUIRKS_NAME_21(name) unexported_##name
+#define QUIRKS_NAME_22(name) unexported_##name
+#define QUIRKS_NAME_30(name) unexported_##name
+
+/* Per kind of cl_api.h: the result when the system driver lacks the function (as dxcl's own
+ * stubs answer; an OBJ function's errcode_ret is left alone, as no 1.x one is missing in Wine's
+ * driver but for GL sharing), and the call of the driver's. */
+#define QUIRKS_FAIL_INT(ret) return CL_INVALID_OPERATION
+#define QUIRKS_FAIL_OBJ(ret) return (ret)0
+#define QUIRKS_FAIL_PTR(ret) return (ret)0
+#define QUIRKS_FAIL_NONE(ret) return
+#define QUIRKS_CALL_INT(call) return call
+#define QUIRKS_CALL_OBJ(call) return call
+#define QUIRKS_CALL_PTR(call) return call
+#define QUIRKS_CALL_NONE(call) call
+
+/* The two calls written out below: their generated forwarders get other names. */
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clGetEventProfilingInfo(cl_event event, cl_profiling_info param, size_t value_size,
+                                    void *value, size_t *size_ret);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
+                                       cl_mem_object_type type, cl_uint num_entries,
+                                       cl_image_format *formats, cl_uint *num_formats);
+#define clGetEventProfilingInfo forward_clGetEventProfilingInfo
+#define clGetSupportedImageFormats forward_clGetSupportedImageFormats
+
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    QUIRKS_CAT(QUIRKS_STORAGE_, version)                                                           \
+    ret CL_API_CALL QUIRKS_CAT(QUIRKS_NAME_, version)(name) params                                 \
+    {                                                                                              \
+        static ret(CL_API_CALL *fn) params;                                                        \
+        if (!fn)                                                                                   \
+            fn = (ret(CL_API_CALL *) params)(void (*)(void))real_function(#name);                  \
+        if (!fn)                                                                                   \
+            QUIRKS_CAT(QUIRKS_FAIL_, kind)(ret);                                                   \
+        QUIRKS_CAT(QUIRKS_CALL_, kind)(fn args);                                                   \
+    }
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+#undef clGetEventProfilingInfo
+#undef clGetSupportedImageFormats
+
+static bool profiling_queue(cl_event event)
+{
+    cl_command_queue queue = NULL;
+    cl_command_queue_properties properties = 0;
+
+    return clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) ==
+               CL_SUCCESS &&
+           queue &&
+           clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(properties), &properties,
+                                 NULL) == CL_SUCCESS &&
+           (properties & CL_QUEUE_PROFILING_ENABLE);
+}
+
+static cl_int zero_time(size_t value_size, void *value, size_t *size_ret)
+{
+    if (value && value_size < sizeof(cl_ulong))
+        return CL_INVALID_VALUE;
+    if (value)
+        memset(value, 0, sizeof(cl_ulong));
+    if (size_ret)
+        *size_ret = sizeof(cl_ulong);
+    return CL_SUCCESS;
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t value_size,
+                            void *value, size_t *size_ret)
+{
+    cl_int err = forward_clGetEventProfilingInfo(event, param_name, value_size, value, size_ret);
+    cl_command_type type = 0;
+    cl_int status = CL_COMPLETE;
+    bool known =
+        param_name >= CL_PROFILING_COMMAND_QUEUED && param_name <= CL_PROFILING_COMMAND_COMPLETE;
+
+    /* Not complete yet, on a profiling queue: NVIDIA answers 0. */
+    if (err == CL_PROFILING_INFO_NOT_AVAILABLE && known &&
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL) ==
+            CL_SUCCESS &&
+        status != CL_COMPLETE && profiling_queue(event))
+        return zero_time(value_size, value, size_ret);
+    /* Markers and barriers: NVIDIA answers 0 for every time. */
+    if (err == CL_SUCCESS && value &&
+        clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL) == CL_SUCCESS &&
+        (type == CL_COMMAND_MARKER || type == CL_COMMAND_BARRIER))
+        memset(value, 0, sizeof(cl_ulong));
+    return err;
+}
+
+static bool dropped(cl_mem_flags flags, const cl_image_format *format)
+{
+    cl_channel_order order = format->image_channel_order;
+
+    if (format->image_channel_data_type == CL_SNORM_INT8 &&
+        (order == CL_R || order == CL_RG || order == CL_RGBA))
+        return true;
+    return order == QUIRKS_READ_ONLY_ORDER &&
+           format->image_channel_data_type == QUIRKS_READ_ONLY_TYPE && flags != CL_MEM_READ_ONLY;
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                               cl_uint num_entries, cl_image_format *formats, cl_uint *num_formats)
+{
+    cl_image_format *all;
+    cl_uint count = 0, kept = 0;
+    cl_int err;
+
+    if (flags != CL_MEM_READ_WRITE && flags != CL_MEM_READ_ONLY && flags != CL_MEM_WRITE_ONLY &&
+        flags != CL_MEM_KERNEL_READ_AND_WRITE)
+        return CL_INVALID_VALUE;
+    if (formats && !num_entries)
+        return CL_INVALID_VALUE;
+    if (flags == CL_MEM_KERNEL_READ_AND_WRITE) { /* NVIDIA has no read-write images */
+        if (num_formats)
+            *num_formats = 0;
+        return context ? CL_SUCCESS : CL_INVALID_CONTEXT;
+    }
+    if ((err = forward_clGetSupportedImageFormats(context, flags, type, 0, NULL, &count)) !=
+        CL_SUCCESS)
+        return err;
+    if (!(all = calloc(count + 1, sizeof(*all))))
+        return CL_OUT_OF_HOST_MEMORY;
+    if (count)
+        err = forward_clGetSupportedImageFormats(context, flags, type, count, all, NULL);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < count; i++) {
+        if (dropped(flags, &all[i]))
+            continue;
+        if (formats && kept < num_entries)
+            formats[kept] = all[i];
+        kept++;
+    }
+    free(all);
+    if (err == CL_SUCCESS && num_formats)
+        *num_formats = kept;
+    return err;
+}

@@ -1,0 +1,25 @@
+/* quirks_cl.dll (tests/common/quirks_driver.c): the system's OpenCL driver (Wine's opencl.dll,
+ * PoCL behind it) with the answers of NVIDIA's OpenCL driver where they differ from PoCL's in
+ * what dxcl relies on. Every call is forwarded; only these answers change:
+ *
+ * - Profiling (NVIDIA 580.159.04 on an H100, measured): markers and barriers report 0 for every
+ *   CL_PROFILING_COMMAND_* time (this stand-in does so for every marker and barrier; NVIDIA
+ *   reports times for a marker without a wait list), and an event of a profiling queue that is
+ *   not complete yet gives CL_SUCCESS and 0 instead of CL_PROFILING_INFO_NOT_AVAILABLE.
+ * - clGetSupportedImageFormats (NVIDIA, measured): flags other than exactly one of
+ *   CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY and CL_MEM_KERNEL_READ_AND_WRITE
+ *   (0 included) give CL_INVALID_VALUE; CL_MEM_KERNEL_READ_AND_WRITE lists nothing; CL_R, CL_RG
+ *   and CL_RGBA of CL_SNORM_INT8 are never listed, though images of them can be created.
+ * - Beyond NVIDIA, a list that differs by access flag as the spec allows: CL_R/CL_UNORM_INT8 is
+ *   listed for CL_MEM_READ_ONLY only.
+ *
+ * dxcl loads it with DXCL_DRIVER (the CTest variants <test>.quirks). It exports the OpenCL 1.x
+ * functions of src/core/cl_api.h, the API of Wine's 1.2 opencl.dll. */
+#ifndef DXCL_QUIRKS_DRIVER_H
+#define DXCL_QUIRKS_DRIVER_H
+
+/* The format listed for CL_MEM_READ_ONLY only. */
+#define QUIRKS_READ_ONLY_ORDER CL_R
+#define QUIRKS_READ_ONLY_TYPE CL_UNORM_INT8
+
+#endif
