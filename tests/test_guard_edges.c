@@ -94,6 +94,19 @@ static void check_rejected(struct rejected *r, rejected_command command, const c
     CHECK_ERR(api->cl->acquire(r->env->queue, 1, &r->mem, 0, NULL, NULL), CL_SUCCESS);
     cl_int err = command(r, &want);
     CHECK(err == want, "%s: the driver's answer %d, want %d", what, err, want);
+    /* A command after the refused one still sees the resource's contents. */
+    memset(got, 0, sizeof(got));
+    if (r->image) {
+        const size_t origin[3] = {0, 0, 0}, region[3] = {WIDTH, HEIGHT, 1};
+        CHECK_ERR(clEnqueueReadImage(r->env->queue, r->mem, CL_TRUE, origin, region, 0, 0, got, 0,
+                                     NULL, NULL),
+                  CL_SUCCESS);
+    } else {
+        CHECK_ERR(
+            clEnqueueReadBuffer(r->env->queue, r->mem, CL_TRUE, 0, sizeof(got), got, 0, NULL, NULL),
+            CL_SUCCESS);
+    }
+    test_same_bytes(got, r->contents, sizeof(got), "the read after the refused command");
     CHECK_ERR(api->cl->release(r->env->queue, 1, &r->mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(r->env->queue), CL_SUCCESS);
     REQUIRE(api->read_subresource(r->resource, 0, got), "%s: Direct3D read", what);

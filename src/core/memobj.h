@@ -75,6 +75,10 @@ struct dxcl_memobj {
      * upload were skipped. */
     volatile LONG lazy_pending;
     SRWLOCK lazy_lock;
+    /* A zero-copy object whose storage went to the driver for a whole overwrite the driver then
+     * refused: it holds none of the resource's contents; the next touch reads them in. Under
+     * lazy_lock. */
+    bool stale;
     volatile LONG skipped_uploads;
     cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */
     /* Zero-copy (engine/zerocopy.h): the surface's host copy is the driver object's storage

@@ -311,6 +311,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
         struct dxcl_memobj *mem = t->mems[i];
         mem->written = 0;
         mem->lazy_pending = deferred(t, i);
+        mem->stale = false;
         mem->lazy_queue = NULL;
         mem->pending_write = deferred(t, i) ? NULL : t->events[uploads++];
     }

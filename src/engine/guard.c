@@ -28,11 +28,14 @@ static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
     if (!acquired)
         return DXCL_FAIL(mem->desc.backend->errors.not_acquired, "%s: %s object %p is not acquired",
                          g->caller, mem->desc.backend->name, (void *)use->mem);
-    if (mem)
-        g->objects[g->count++] =
-            (struct dxcl_guarded_object){mem, use->use,
-                                         whole && use->use == DXCL_USE_OVERWRITE &&
-                                             !dxcl_memobj_zero_copy(mem) && mem->lazy_pending};
+    if (mem) {
+        bool untouched_whole = whole && use->use == DXCL_USE_OVERWRITE && mem->lazy_pending;
+        g->objects[g->count++] = (struct dxcl_guarded_object){
+            .mem = mem,
+            .use = use->use,
+            .overwrite_later = untouched_whole && !dxcl_memobj_zero_copy(mem),
+            .overwrite_in_place = untouched_whole && dxcl_memobj_zero_copy(mem)};
+    }
     return CL_SUCCESS;
 }
 
@@ -49,9 +52,13 @@ cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
                          count);
     for (size_t i = 0; i < count && err == CL_SUCCESS; i++)
         err = hold_object(g, &uses[i]);
-    for (size_t i = 0; i < g->count && err == CL_SUCCESS && queue; i++)
-        if (!g->objects[i].overwrite_later)
-            err = dxcl_lazy_touch(queue, g->objects[i].mem, caller);
+    for (size_t i = 0; i < g->count && err == CL_SUCCESS && queue; i++) {
+        struct dxcl_guarded_object *object = &g->objects[i];
+        if (object->overwrite_in_place)
+            err = dxcl_lazy_overwrite_in_place(queue, object->mem, caller, &object->prepared);
+        else if (!object->overwrite_later)
+            err = dxcl_lazy_touch(queue, object->mem, caller);
+    }
     if (err != CL_SUCCESS)
         dxcl_guard_end(g, err);
     return err;
@@ -66,6 +73,8 @@ cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result)
         if (result == CL_SUCCESS && object->overwrite_later &&
             dxcl_lazy_overwritten(g->queue, object->mem, g->caller) != CL_SUCCESS)
             DXCL_LOG("%s: %p keeps its Direct3D contents", g->caller, (void *)object->mem->handle);
+        if (result != CL_SUCCESS && object->prepared)
+            dxcl_lazy_rejected(object->mem);
         dxcl_memobj_put(object->mem);
     }
     if (g->objects != g->inline_objects)

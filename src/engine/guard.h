@@ -4,7 +4,9 @@
  * KHR D3D texts), and the first command after an acquire brings in the Direct3D contents
  * (engine/lazy.h). After: a command the driver accepted and that may write an object marks it
  * for the release to bring back, and a whole overwrite of a copied object maps its surface
- * instead of reading it. What a command the driver rejected did is nothing. */
+ * instead of reading it. A command the driver rejected changes nothing the program can see:
+ * a zero-copy object it was to overwrite (whose storage had to go to the driver first) reads
+ * the resource in at its next touch. */
 #ifndef DXCL_GUARD_H
 #define DXCL_GUARD_H
 
@@ -26,7 +28,9 @@ struct dxcl_use_of {
 struct dxcl_guarded_object {
     struct dxcl_memobj *mem;
     enum dxcl_use use;
-    bool overwrite_later; /* a whole overwrite of an untouched copied object */
+    bool overwrite_later;    /* a whole overwrite of an untouched copied object */
+    bool overwrite_in_place; /* a whole overwrite of an untouched zero-copy object */
+    bool prepared;           /* its storage went to the driver without the resource's data */
 };
 
 struct dxcl_guarded {

@@ -1,6 +1,7 @@
 /* Lazy uploads (engine/lazy.h). */
 #include "engine/lazy.h"
 #include "engine/copy.h"
+#include "engine/zerocopy.h"
 #include "core/env.h"
 #include "core/fault.h"
 #include "core/driver.h"
@@ -97,34 +98,72 @@ static cl_int order_after_upload(cl_command_queue queue, struct dxcl_memobj *mem
     return CL_SUCCESS;
 }
 
-/* Runs `step` under the program's protection and the object's lazy lock, in that order
- * (core/lock.h). */
-static cl_int locked(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
-                     cl_int (*step)(cl_command_queue, struct dxcl_memobj *, const char *))
+/* The program's protection, then the object's lazy lock, in that order (core/lock.h). */
+static void *enter(struct dxcl_memobj *mem)
 {
     const struct dxcl_backend *backend = mem->surface->backend;
     void *protection = backend->enter_device ? backend->enter_device(mem->context) : NULL;
-    cl_int err;
 
     dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-    err = step(queue, mem, caller);
+    return protection;
+}
+
+static void leave(struct dxcl_memobj *mem, void *protection)
+{
     dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     if (protection)
-        backend->leave_device(protection);
+        mem->surface->backend->leave_device(protection);
+}
+
+/* Runs `step` inside enter() and leave(). */
+static cl_int locked(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
+                     cl_int (*step)(cl_command_queue, struct dxcl_memobj *, const char *))
+{
+    void *protection = enter(mem);
+    cl_int err = step(queue, mem, caller);
+
+    leave(mem, protection);
     return err;
+}
+
+/* A stale zero-copy object (dxcl_lazy_rejected): its storage comes back to the host (waiting for
+ * the queue), the resource is read into it, and it goes to the driver again. */
+static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+{
+    cl_event upload;
+    cl_int err = dxcl_zero_copy_reclaim(queue, mem);
+
+    if (err == CL_SUCCESS) {
+        surface_out(mem);
+        err = surface_in(mem, true);
+    }
+    if (err == CL_SUCCESS)
+        err = queue_upload(queue, mem, caller, &upload);
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the contents of %p could not be read in (%d)",
+                         caller, (void *)mem->handle, err);
+    if (mem->pending_write)
+        dxcl_driver()->clReleaseEvent(mem->pending_write);
+    mem->pending_write = upload;
+    mem->lazy_queue = queue;
+    mem->stale = false;
+    DXCL_LOG("%s: %p read in again after a refused overwrite", caller, (void *)mem->handle);
+    return CL_SUCCESS;
 }
 
 static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     if (mem->lazy_pending)
         return bring_in(queue, mem, caller);
+    if (mem->stale)
+        return reload(queue, mem, caller);
     /* Another thread's first touch won: this command still comes after its upload. */
     return order_after_upload(queue, mem, caller);
 }
 
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
-    if (!mem->lazy_pending && (!mem->lazy_queue || mem->lazy_queue == queue))
+    if (!mem->lazy_pending && !mem->stale && (!mem->lazy_queue || mem->lazy_queue == queue))
         return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
     return locked(queue, mem, caller, touch);
 }
@@ -151,4 +190,49 @@ cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, co
     if (!mem->lazy_pending)
         return CL_SUCCESS;
     return locked(queue, mem, caller, overwritten);
+}
+
+/* The zero-copy hand-over without the resource's contents: the command overwrites them. */
+static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *mem,
+                                  const char *caller)
+{
+    cl_event upload;
+    cl_int err;
+
+    if ((err = surface_in(mem, false)) != CL_SUCCESS)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
+                         caller, mem->desc.backend->name, (void *)mem->handle);
+    if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
+        surface_out(mem);
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the storage of %p could not be handed over (%d)",
+                         caller, (void *)mem->handle, err);
+    }
+    mem->pending_write = upload;
+    mem->lazy_queue = queue;
+    mem->lazy_pending = 0;
+    InterlockedIncrement(&mem->skipped_uploads);
+    DXCL_LOG("%s: %p overwritten: the Direct3D read is skipped", caller, (void *)mem->handle);
+    return CL_SUCCESS;
+}
+
+cl_int dxcl_lazy_overwrite_in_place(cl_command_queue queue, struct dxcl_memobj *mem,
+                                    const char *caller, bool *prepared)
+{
+    void *protection = enter(mem);
+    cl_int err;
+
+    *prepared = mem->lazy_pending;
+    /* Another thread's command may have touched it first: then this one is an ordinary touch. */
+    err = *prepared ? hand_over_untouched(queue, mem, caller) : touch(queue, mem, caller);
+    *prepared &= err == CL_SUCCESS;
+    leave(mem, protection);
+    return err;
+}
+
+void dxcl_lazy_rejected(struct dxcl_memobj *mem)
+{
+    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    mem->stale = true;
+    InterlockedDecrement(&mem->skipped_uploads); /* it will be read after all */
+    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
 }

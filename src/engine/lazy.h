@@ -27,4 +27,15 @@ cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const ch
  * its staging memory moves: then it copies, engine/zerocopy.h). */
 cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
 
+/* Before a command that overwrites all of a zero-copy object no command touched since the
+ * acquire: its storage (the staging memory) goes to the driver without the resource's contents
+ * (mapped, not read), as the command needs. *prepared says whether it did (another thread's
+ * touch may have come first). Tentative: see dxcl_lazy_rejected. */
+cl_int dxcl_lazy_overwrite_in_place(cl_command_queue queue, struct dxcl_memobj *mem,
+                                    const char *caller, bool *prepared);
+/* The driver refused the command dxcl_lazy_overwrite_in_place prepared the object for: its
+ * storage holds none of the resource's contents, so the next command that touches it reads
+ * them in first, which waits for the commands queued before it (a rare error path). */
+void dxcl_lazy_rejected(struct dxcl_memobj *mem);
+
 #endif
