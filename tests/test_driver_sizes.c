@@ -1,7 +1,7 @@
 /* dxcl reads lists and strings from its driver at their full size (issue 18: fixed buffers of
  * 8 or 16 platforms, 16 or 64 devices and 4,096-byte extension strings cut them off, and a
  * platform or device beyond a cap silently took the wrong path). dxcl runs in front of
- * fake_cl.dll (tests/common/fake_driver.h), a made-up driver with 20 platforms, up to 70
+ * fake_cl.exe (a DLL: tests/common/fake_driver.h), a made-up driver with 20 platforms, up to 70
  * devices per platform and 5,000-byte extension strings. Each cap the issue found fails a
  * check of its own here:
  *   - every platform gets its own path decision: cl_khr_d3d11_sharing native on the 17 that
@@ -48,7 +48,7 @@ static void use_fake_driver(ID3D11Device *d3d)
 
     GetModuleFileNameA(NULL, path, sizeof(path));
     REQUIRE((slash = strrchr(path, '\\')), "the program's folder in %s", path);
-    strcpy(slash + 1, "fake_cl.dll");
+    strcpy(slash + 1, "fake_cl.exe");
     REQUIRE(GetFileAttributesA(path) != INVALID_FILE_ATTRIBUTES, "%s exists", path);
     SetEnvironmentVariableA("DXCL_DRIVER", path);
 }
@@ -209,11 +209,11 @@ static void check_build_callback(cl_context context)
 {
     static const char *source = "__kernel void k(void) {}";
     fake_finish_builds_fn finish = (fake_finish_builds_fn)(void (*)(void))GetProcAddress(
-        GetModuleHandleA("fake_cl.dll"), "fake_finish_builds");
+        GetModuleHandleA("fake_cl.exe"), "fake_finish_builds");
     cl_int err;
     cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
 
-    REQUIRE(finish != NULL, "fake_cl.dll is loaded and exports fake_finish_builds");
+    REQUIRE(finish != NULL, "fake_cl.exe is loaded and exports fake_finish_builds");
     REQUIRE(program && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
     CHECK_ERR(clBuildProgram(program, 0, NULL, "", on_built, NULL), CL_SUCCESS);
     CHECK(built == 0,
@@ -235,7 +235,7 @@ int main(void)
     use_fake_driver(d3d);
     REQUIRE(clGetPlatformIDs(FAKE_PLATFORMS, platforms, &count) == CL_SUCCESS &&
                 count == FAKE_PLATFORMS,
-            "dxcl in front of fake_cl.dll lists %u platforms, want %d", count, FAKE_PLATFORMS);
+            "dxcl in front of fake_cl.exe lists %u platforms, want %d", count, FAKE_PLATFORMS);
     check_paths();
     check_routed_queries(d3d);
     check_engine_queries(d3d);

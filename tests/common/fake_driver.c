@@ -1,4 +1,4 @@
-/* fake_cl.dll: the made-up OpenCL driver of fake_driver.h. Only what dxcl and
+/* fake_cl.exe: the made-up OpenCL driver of fake_driver.h. Only what dxcl and
  * test_driver_sizes call is here; dxcl treats every other entry point as missing. Handles
  * are the addresses of records in static arrays (platforms, devices) or of malloc'ed ones
  * (contexts, images, programs). */

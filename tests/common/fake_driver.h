@@ -1,4 +1,4 @@
-/* fake_cl.dll (tests/common/fake_driver.c): an OpenCL driver made up for test_driver_sizes.
+/* fake_cl.exe (tests/common/fake_driver.c): an OpenCL driver made up for test_driver_sizes.
  * It has more platforms, more devices and longer strings than any driver of the test stack,
  * so that every list and string dxcl reads from its driver is longer than a small fixed
  * buffer would hold. It runs no kernels and stores no data: it answers queries, keeps
