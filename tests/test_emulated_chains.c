@@ -175,8 +175,11 @@ static void CL_CALLBACK on_destroyed(cl_mem mem, void *user_data)
 }
 
 /* Maps a new image for writing, writes through the mapping, releases the image, makes other
- * images of the format, unmaps; returns the unmap's error. */
-static cl_int map_release_unmap(const cl_image_format *format, const char *what)
+ * images of the format, unmaps; returns the unmap's error. An image of an emulated format is
+ * dxcl's to keep while mapped; a native one is the driver's, which may delete it at the
+ * release (the spec counts commands, not mappings: PoCL keeps it, NVIDIA does not), and then
+ * there is nothing left to unmap. */
+static cl_int map_release_unmap(const cl_image_format *format, bool is_emulated, const char *what)
 {
     const size_t element = format == &rg8 ? 2 : 4, row = W * element;
     unsigned char data[W * H * 4];
@@ -205,6 +208,14 @@ static cl_int map_release_unmap(const cl_image_format *format, const char *what)
     for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
         others[i] = image_2d(format);
     Sleep(200);
+    if (destroyed && !is_emulated) {
+        printf("emulated_chains: %s: the driver deleted the released image while it was mapped "
+               "(the spec allows it): nothing to unmap\n",
+               what);
+        for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+            CHECK_ERR(clReleaseMemObject(others[i]), CL_SUCCESS);
+        return CL_SUCCESS;
+    }
     CHECK(destroyed == 0, "%s: the image was destroyed while mapped", what);
 
     err = clEnqueueUnmapMemObject(queue, image, ptr, 0, NULL, &event);
@@ -228,8 +239,8 @@ static int child_released_map(void)
     cl_int native, rg;
 
     open_context();
-    native = map_release_unmap(&rgba8, "native CL_RGBA");
-    rg = map_release_unmap(&rg8, emulated ? "emulated CL_RG" : "native CL_RG");
+    native = map_release_unmap(&rgba8, false, "native CL_RGBA");
+    rg = map_release_unmap(&rg8, emulated, emulated ? "emulated CL_RG" : "native CL_RG");
     CHECK(rg == native, "the unmap of a released mapped CL_RG image gives %d, a native image %d",
           rg, native);
     close_context();

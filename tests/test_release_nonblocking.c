@@ -335,6 +335,8 @@ static void check_references_dropped(struct scene *s)
         buffer_refs = test_refcount(s->buffer);
     } while ((device_refs != s->device_refs - 1 || buffer_refs != s->buffer_refs - 1) &&
              GetTickCount() - start < REFERENCES_MS);
+    test_progress("release_nonblocking: %s: Direct3D references: device %lu, buffer %lu", s->name,
+                  (unsigned long)device_refs, (unsigned long)buffer_refs);
     CHECK(buffer_refs == s->buffer_refs - 1,
           "%s: the buffer has %lu references %u ms after the commands finished, want %lu "
           "(dxcl's are not dropped)",
@@ -346,12 +348,14 @@ static void check_references_dropped(struct scene *s)
 
 static void close_scene(struct scene *s)
 {
+    test_progress("release_nonblocking: %s: closing", s->name);
     CHECK_ERR(clReleaseEvent(s->user), CL_SUCCESS);
     if (s->kernel_done)
         CHECK_ERR(clReleaseEvent(s->kernel_done), CL_SUCCESS);
     if (s->released)
         CHECK_ERR(clReleaseEvent(s->released), CL_SUCCESS);
     ID3D10Multithread_Release(s->multithread);
+    test_progress("release_nonblocking: %s: the program's last Direct3D references", s->name);
     CHECK(IUnknown_Release((IUnknown *)s->buffer) == 0, "%s: the buffer's last reference", s->name);
     CHECK(IUnknown_Release((IUnknown *)s->d3d) == 0, "%s: the device's last reference", s->name);
 }
