@@ -349,6 +349,9 @@ static void check_references_dropped(struct scene *s)
 static void close_scene(struct scene *s)
 {
     test_progress("release_nonblocking: %s: closing", s->name);
+    /* A user event still unset when its last reference goes may hold up the driver's release
+     * (NVIDIA's waits for it): the scene's own is set first, whatever the case did with it. */
+    clSetUserEventStatus(s->user, CL_COMPLETE);
     CHECK_ERR(clReleaseEvent(s->user), CL_SUCCESS);
     if (s->kernel_done)
         CHECK_ERR(clReleaseEvent(s->kernel_done), CL_SUCCESS);
