@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[DXCL_FAULT_COUNT] = {"lock",    "upload", "download",
-                                                    "staging", "alloc",  "chain"};
+static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload", "download", "staging",
+                                                    "alloc", "chain",  "convert"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */

@@ -15,6 +15,7 @@ enum dxcl_fault_point {
     DXCL_FAULT_STAGING,  /* creating the staging copy of a D3D10/D3D11 resource */
     DXCL_FAULT_ALLOC,    /* dxcl's host allocations on the create, acquire and release paths */
     DXCL_FAULT_CHAIN,    /* a command of an emulated format's host command chain */
+    DXCL_FAULT_CONVERT,  /* the device conversion of an emulated format: its build, a command */
     DXCL_FAULT_COUNT
 };
 
