@@ -467,7 +467,8 @@ static void compare(const char *figure, struct bench_variant v[2], int frames, d
         bench_times(name, &v[i], &m[i]);
     }
     snprintf(name, sizeof(name), "%s: %s / %s", figure, v[0].name, v[1].name);
-    bench_ratio(name, m[0].total / m[1].total, target);
+    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), target);
+    bench_medians_free(m, 2);
 }
 
 static void figure_steady(struct setup *s, const char *figure, double target)

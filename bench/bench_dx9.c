@@ -161,7 +161,8 @@ void bench_dx9_nv12(void)
         bench_times(name, &v[i], &m[i]);
     }
     snprintf(name, sizeof(name), "%s: sharing / hand-written", figure);
-    bench_ratio(name, m[0].total / m[1].total, 0.80);
+    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), 0.80);
+    bench_medians_free(m, 2);
     got = malloc(bytes);
     REQUIRE(got != NULL, "out of memory");
     for (int i = 0; i < 2; i++) {

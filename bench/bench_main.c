@@ -43,8 +43,9 @@ int main(int argc, char **argv)
     REQUIRE(bench_frames >= 3, "usage: bench.exe [frames >= 3] [output dir]");
     note_platform();
     note_dxcl();
-    bench_note("%d frames per figure (P2: %d batches), variants interleaved, medians", bench_frames,
-               4 * bench_frames);
+    bench_note("%d frames per figure (P2: %d batches), variants interleaved, medians and p10-p90 "
+               "of the frames",
+               bench_frames, 4 * bench_frames);
     bench_d3d1x();
     bench_dx9_nv12();
     bench_many();

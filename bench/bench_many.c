@@ -59,10 +59,11 @@ void bench_many(void)
         snprintf(name, sizeof(name), "P3 D3D11 %u objects 64x64 RGBA8: acquire+release", sizes[i]);
         bench_times(name, &variants[i], &medians[i]);
         snprintf(name, sizeof(name), "P3 D3D11 %u objects: per object", sizes[i]);
-        bench_value(name, 1000.0 * medians[i].total / sizes[i], "us");
+        bench_value(name, bench_scaled(&medians[i], 1000.0 / sizes[i]), "us");
     }
     bench_ratio("P3 D3D11 per-object(1024) / per-object(1)",
-                (medians[SIZES - 1].total / sizes[SIZES - 1]) / medians[0].total, 1.20);
+                bench_frame_ratio(&medians[SIZES - 1], &medians[0], 1.0 / sizes[SIZES - 1]), 1.20);
+    bench_medians_free(medians, SIZES);
     for (int i = 0; i < MAX_OBJECTS; i++) {
         clReleaseMemObject(mems[i]);
         if (i == 0 || i == MAX_OBJECTS - 1)

@@ -70,10 +70,11 @@ static void compare_routes(const char *figure, void (*frame)(void *, struct benc
     bench_interleave(v, 2, 4 * bench_frames, m);
     for (int i = 0; i < 2; i++) {
         snprintf(name, sizeof(name), "%s: %s, per call", figure, names[i]);
-        bench_value(name, 1000.0 * m[i].total / per_frame, unit);
+        bench_value(name, bench_scaled(&m[i], 1000.0 / per_frame), unit);
     }
     snprintf(name, sizeof(name), "%s: dxcl / driver", figure);
-    bench_ratio(name, m[0].total / m[1].total, 1.02);
+    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), 1.02);
+    bench_medians_free(m, 2);
 }
 
 void bench_plain(void)

@@ -51,10 +51,20 @@ static int compare_doubles(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median_of(double *v, int n)
+/* The q-quantile of n sorted values, interpolated between the two nearest. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+
+    return i + 1 < n ? sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]) : sorted[n - 1];
+}
+
+/* The median and p10..p90 of n values (sorted in place). */
+static struct bench_spread spread_of(double *v, int n)
 {
     qsort(v, n, sizeof(*v), compare_doubles);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return (struct bench_spread){quantile(v, n, 0.5), quantile(v, n, 0.1), quantile(v, n, 0.9)};
 }
 
 void bench_interleave(const struct bench_variant *variants, int count, int frames,
@@ -81,12 +91,48 @@ void bench_interleave(const struct bench_variant *variants, int count, int frame
         }
     }
     for (int v = 0; v < count; v++) {
-        out[v].total = median_of(&SAMPLE(v, BENCH_MAX_PHASES, 0), frames);
+        out[v].frames = malloc(frames * sizeof(double));
+        REQUIRE(out[v].frames != NULL, "out of memory");
+        out[v].count = frames;
+        memcpy(out[v].frames, &SAMPLE(v, BENCH_MAX_PHASES, 0), frames * sizeof(double));
+        out[v].spread = spread_of(&SAMPLE(v, BENCH_MAX_PHASES, 0), frames);
+        out[v].total = out[v].spread.median;
         for (int p = 0; p < out[v].phases; p++)
-            out[v].phase[p] = median_of(&SAMPLE(v, p, 0), frames);
+            out[v].phase[p] = spread_of(&SAMPLE(v, p, 0), frames).median;
     }
 #undef SAMPLE
     free(samples);
+}
+
+void bench_medians_free(struct bench_median *medians, int count)
+{
+    for (int v = 0; v < count; v++) {
+        free(medians[v].frames);
+        medians[v].frames = NULL;
+    }
+}
+
+struct bench_spread bench_frame_ratio(const struct bench_median *a, const struct bench_median *b,
+                                      double scale)
+{
+    int n = a->count < b->count ? a->count : b->count;
+    double *ratios = malloc((n ? n : 1) * sizeof(double));
+    struct bench_spread spread;
+
+    REQUIRE(ratios != NULL && n > 0, "frame ratio of %d frames", n);
+    for (int f = 0; f < n; f++)
+        ratios[f] = scale * a->frames[f] / b->frames[f];
+    spread = spread_of(ratios, n);
+    free(ratios);
+    /* The figure stays the ratio of the medians; the frames give its spread. */
+    spread.median = scale * a->total / b->total;
+    return spread;
+}
+
+struct bench_spread bench_scaled(const struct bench_median *m, double scale)
+{
+    return (struct bench_spread){scale * m->spread.median, scale * m->spread.lo,
+                                 scale * m->spread.hi};
 }
 
 /* ---- Result rows ---- */
@@ -96,7 +142,7 @@ enum row_kind { ROW_RATIO, ROW_TIMES, ROW_VALUE, ROW_NOTE };
 struct row {
     enum row_kind kind;
     char name[128];
-    double value, target;
+    double value, lo, hi, target; /* lo, hi: p10 and p90 of the frames */
     const char *unit;
     int phases;
     char phase_names[BENCH_MAX_PHASES][24];
@@ -124,13 +170,16 @@ static void format_row(const struct row *row, char *line, size_t size)
     switch (row->kind) {
     case ROW_RATIO:
         if (row->target <= 0) /* a figure to report, with no target */
-            snprintf(line, size, "%-58s %8.3f", row->name, row->value);
+            snprintf(line, size, "%-58s %8.3f  p10-p90 %.3f..%.3f", row->name, row->value, row->lo,
+                     row->hi);
         else
-            snprintf(line, size, "%-58s %8.3f   target <= %.2f  %s", row->name, row->value,
-                     row->target, row->value <= row->target ? "met" : "NOT MET");
+            snprintf(line, size, "%-58s %8.3f  p10-p90 %.3f..%.3f   target <= %.2f  %s", row->name,
+                     row->value, row->lo, row->hi, row->target,
+                     row->value <= row->target ? "met" : "NOT MET");
         return;
     case ROW_TIMES:
-        n = snprintf(line, size, "%-58s %8.3f ms", row->name, row->value);
+        n = snprintf(line, size, "%-58s %8.3f ms  p10-p90 %.3f..%.3f", row->name, row->value,
+                     row->lo, row->hi);
         for (int p = 0; p < row->phases && n > 0 && (size_t)n < size; p++)
             n += snprintf(line + n, size - n, "%s%s %.3f", p ? ", " : "   (", row->phase_names[p],
                           row->phase[p]);
@@ -138,7 +187,8 @@ static void format_row(const struct row *row, char *line, size_t size)
             snprintf(line + n, size - n, ")");
         return;
     case ROW_VALUE:
-        snprintf(line, size, "%-58s %8.3f %s", row->name, row->value, row->unit);
+        snprintf(line, size, "%-58s %8.3f %s  p10-p90 %.3f..%.3f", row->name, row->value, row->unit,
+                 row->lo, row->hi);
         return;
     case ROW_NOTE:
         snprintf(line, size, "%s", row->name);
@@ -155,11 +205,13 @@ static void print_row(const struct row *row)
     fflush(stdout);
 }
 
-void bench_ratio(const char *name, double value, double target)
+void bench_ratio(const char *name, struct bench_spread ratio, double target)
 {
     struct row *row = new_row(ROW_RATIO, name);
 
-    row->value = value;
+    row->value = ratio.median;
+    row->lo = ratio.lo;
+    row->hi = ratio.hi;
     row->target = target;
     print_row(row);
 }
@@ -170,6 +222,8 @@ void bench_times(const char *name, const struct bench_variant *variant,
     struct row *row = new_row(ROW_TIMES, name);
 
     row->value = median->total;
+    row->lo = median->spread.lo;
+    row->hi = median->spread.hi;
     row->phases = median->phases;
     for (int p = 0; p < median->phases; p++) {
         snprintf(row->phase_names[p], sizeof(row->phase_names[p]), "%s",
@@ -179,11 +233,13 @@ void bench_times(const char *name, const struct bench_variant *variant,
     print_row(row);
 }
 
-void bench_value(const char *name, double value, const char *unit)
+void bench_value(const char *name, struct bench_spread value, const char *unit)
 {
     struct row *row = new_row(ROW_VALUE, name);
 
-    row->value = value;
+    row->value = value.median;
+    row->lo = value.lo;
+    row->hi = value.hi;
     row->unit = unit;
     print_row(row);
 }
@@ -240,7 +296,8 @@ static int plot_ratio(HDC dc, const struct row *row, int y)
 {
     const double scale = BAR_W / 2.0; /* the axis runs from 0 to 2 */
     int w = (int)(row->value * scale), target_x = LABEL_W + (int)(row->target * scale);
-    char label[64];
+    int lo = (int)(row->lo * scale), hi = (int)(row->hi * scale);
+    char label[96];
 
     bool has_target = row->target > 0;
 
@@ -248,13 +305,20 @@ static int plot_ratio(HDC dc, const struct row *row, int y)
          !has_target                 ? RGB(120, 120, 120)
          : row->value <= row->target ? RGB(52, 168, 83)
                                      : RGB(234, 67, 53));
+    /* The spread of the frames (p10..p90): a whisker across the bar's end. */
+    lo = lo < BAR_W ? lo : BAR_W;
+    hi = hi < BAR_W ? hi : BAR_W;
+    fill(dc, LABEL_W + lo, y + ROW_H / 2 - 1, hi - lo + 1, 2, RGB(0, 0, 0));
+    fill(dc, LABEL_W + lo, y + 6, 1, ROW_H - 12, RGB(0, 0, 0));
+    fill(dc, LABEL_W + hi, y + 6, 1, ROW_H - 12, RGB(0, 0, 0));
     if (has_target)
         fill(dc, target_x - 1, y, 3, ROW_H, RGB(0, 0, 0));
     text(dc, 10, y + 3, row->name);
     if (has_target)
-        snprintf(label, sizeof(label), "%.3f (target %.2f)", row->value, row->target);
+        snprintf(label, sizeof(label), "%.3f (p10-p90 %.3f..%.3f, target %.2f)", row->value,
+                 row->lo, row->hi, row->target);
     else
-        snprintf(label, sizeof(label), "%.3f", row->value);
+        snprintf(label, sizeof(label), "%.3f (p10-p90 %.3f..%.3f)", row->value, row->lo, row->hi);
     text(dc, LABEL_W + BAR_W + 10, y + 3, label);
     return y + ROW_H;
 }
@@ -273,7 +337,7 @@ static int plot_times(HDC dc, const struct row *row, int y, double max_ms)
     if (!row->phases)
         fill(dc, x, y + 3, (int)(row->value * scale), ROW_H - 6, RGB(128, 128, 128));
     text(dc, 10, y + 3, row->name);
-    n = snprintf(label, sizeof(label), "%.2f ms", row->value);
+    n = snprintf(label, sizeof(label), "%.2f ms (%.2f..%.2f)", row->value, row->lo, row->hi);
     for (int p = 0; p < row->phases && n > 0 && (size_t)n < sizeof(label); p++)
         n += snprintf(label + n, sizeof(label) - n, "%s%s %.2f", p ? ", " : ": ",
                       row->phase_names[p], row->phase[p]);
@@ -307,14 +371,15 @@ static void draw(HDC dc)
         }
     y += 10;
     text(dc, 10, y,
-         "Ratios (bar) vs targets (black line); axis 0..2, green: met, red: not met, grey: no "
-         "target");
+         "Ratios (bar, whisker: p10..p90 of the frames) vs targets (black line); axis 0..2, "
+         "green: met, red: not met, grey: no target");
     y += HEADER_H;
     for (int i = 0; i < row_count; i++)
         if (rows[i].kind == ROW_RATIO)
             y = plot_ratio(dc, &rows[i], y);
     y += 10;
-    text(dc, 10, y, "Median times per frame (ms), split into phases (blue, yellow, green)");
+    text(dc, 10, y,
+         "Median times per frame (ms, p10..p90), split into phases (blue, yellow, green)");
     y += HEADER_H;
     for (int i = 0; i < row_count; i++)
         if (rows[i].kind == ROW_TIMES)

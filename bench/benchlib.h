@@ -1,6 +1,7 @@
 /* The benchmark harness of `make bench` (bench/): variants of one frame run interleaved in one
- * process, medians per variant and per phase, result rows printed with their targets and
- * written to results.txt, and a bar chart (perf.png, drawn with GDI, written through WIC).
+ * process, medians per variant and per phase with the spread of the frames (p10..p90), result
+ * rows printed with their targets and written to results.txt, and a bar chart (perf.png, drawn
+ * with GDI, written through WIC).
  * Times are reported, never asserted: the bench fails only when a result is wrong. */
 #ifndef DXCL_BENCHLIB_H
 #define DXCL_BENCHLIB_H
@@ -26,17 +27,35 @@ struct bench_variant {
     const char *phase_names[BENCH_MAX_PHASES + 1];
 };
 
-/* Median frame time and median time of each phase of a variant (ms). */
+/* A figure and its spread over the measured frames: the median, and the 10th and 90th
+ * percentiles (lo, hi) of the per-frame values. */
+struct bench_spread {
+    double median, lo, hi;
+};
+
+/* Median frame time (with its spread) and median time of each phase of a variant (ms), and
+ * every measured frame's time in frame order (for per-frame ratios between variants). */
 struct bench_median {
     double total;
+    struct bench_spread spread; /* spread.median == total */
     double phase[BENCH_MAX_PHASES];
     int phases;
+    double *frames; /* `count` frame times, frame f of every variant measured side by side */
+    int count;
 };
 
 /* Runs `count` variants in turn, frame after frame (2 warm-up frames each, then `frames`
- * measured), and fills out[count] with the medians. */
+ * measured), and fills out[count] with the medians; bench_medians_free frees them. */
 void bench_interleave(const struct bench_variant *variants, int count, int frames,
                       struct bench_median *out);
+void bench_medians_free(struct bench_median *medians, int count);
+
+/* scale * a / b: the ratio of the medians, and the spread of the ratios of frames measured side
+ * by side (frame f of a against frame f of b). */
+struct bench_spread bench_frame_ratio(const struct bench_median *a, const struct bench_median *b,
+                                      double scale);
+/* A variant's frame time and spread times `scale` (a per-call or per-object figure). */
+struct bench_spread bench_scaled(const struct bench_median *m, double scale);
 
 double bench_now_ms(void);
 
@@ -45,13 +64,14 @@ extern int bench_frames;
 
 /* ---- Results ---- */
 
-/* A ratio with its target (value <= target is met). */
-void bench_ratio(const char *name, double value, double target);
-/* A time (ms) of a variant with the medians of its phases (printed and plotted). */
+/* A ratio with its spread and target (median <= target is met; target 0: none). */
+void bench_ratio(const char *name, struct bench_spread ratio, double target);
+/* A time (ms) of a variant with its spread and the medians of its phases (printed and
+ * plotted). */
 void bench_times(const char *name, const struct bench_variant *variant,
                  const struct bench_median *median);
-/* A time without phases (ms, or us when the name says so). */
-void bench_value(const char *name, double value, const char *unit);
+/* A time with its spread, without phases (in `unit`). */
+void bench_value(const char *name, struct bench_spread value, const char *unit);
 /* A line of context (driver, version): printed and written to results.txt. */
 void bench_note(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
 

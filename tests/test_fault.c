@@ -150,7 +150,8 @@ static const struct test_format *emulated_format(struct interop_env *env)
 }
 
 /* A host allocation fails: creating an object, and the first acquire of an emulated format
- * (its conversion buffer) and of more objects than fit the call's inline arrays. Each gives
+ * (its conversion record: the host's buffer, or the device conversion's buffers and kernels)
+ * and of more objects than fit the call's inline arrays. Each gives
  * CL_OUT_OF_HOST_MEMORY, leaves nothing created or acquired, and a retry works. On a driver
  * with every table format there is no conversion buffer: the acquire of a native R8G8 object
  * must allocate nothing (the armed fault stays unfired). */
@@ -237,6 +238,63 @@ static void alloc_faults(struct interop_env *env)
     }
     CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
     test_texture_free(api, &tex);
+}
+
+/* The conversion of an emulated format on the device (docs/design.md, "Formats the driver
+ * lacks") fails on its nth pass in a fresh context: 1 is the build of the conversion program,
+ * 2-4 the upload's commands, 5-7 the download's. Each falls back to the host: the acquire and
+ * release succeed and move the exact bytes both ways. */
+static void convert_fault(const struct test_format *format, cl_uint nth)
+{
+    const struct test_texture_desc desc = {8, 8, 1, 1, 1, format->dxgi, TEST_USAGE_DEFAULT, 1};
+    const size_t bytes = 8 * 8 * format->channels * format->channel_size;
+    size_t origin[3] = {0}, region[3] = {8, 8, 1};
+    unsigned char fresh[8 * 8 * 16], got[8 * 8 * 16];
+    struct interop_env env;
+    struct test_texture tex;
+    char what[64];
+    cl_int err;
+    cl_mem mem;
+
+    snprintf(what, sizeof(what), "convert:%u on %s", nth, format->name);
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    REQUIRE(test_texture_create(env.api, env.d3d, &tex, &desc, false, 100 + nth), "texture");
+    mem = env.cl->create_texture2d(env.context, CL_MEM_READ_WRITE, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "create: %d", err);
+    arm("convert", nth);
+    CHECK_ERR(env.cl->acquire(env.queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadImage(env.queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+              CL_SUCCESS);
+    test_same_bytes(got, tex.data[0], bytes, what);
+    test_fill_bytes(fresh, bytes, 110 + nth);
+    CHECK_ERR(
+        clEnqueueWriteImage(env.queue, mem, CL_TRUE, origin, region, 0, 0, fresh, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    injected++;
+    disarm_check("convert");
+    CHECK(env.api->read_subresource(tex.resource, 0, got), "read back");
+    test_same_bytes(got, fresh, bytes, what);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(env.api, &tex);
+    interop_close(&env);
+}
+
+static void convert_faults(void)
+{
+    struct interop_env env;
+    const struct test_format *format;
+
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    format = emulated_format(&env);
+    interop_close(&env);
+    if (!format) {
+        printf("fault: the driver has every table format: nothing converts\n");
+        return;
+    }
+    for (cl_uint nth = 1; nth <= 7; nth++)
+        convert_fault(format, nth);
 }
 
 /* DX9: LockRect of the surface fails on acquire. */
@@ -405,6 +463,8 @@ int main(int argc, char **argv)
     staging_fault(&env);
     interop_close(&env);
     dx9_lock_fault();
+    if (!getenv("DXCL_CONVERT") || strcmp(getenv("DXCL_CONVERT"), "host"))
+        convert_faults();
     environment_fault();
     CHECK(run_child("lazy", "DXCL_LAZY", "1"), "the lazy-upload fault child failed");
     injected += 3;

@@ -121,6 +121,8 @@ static void free_record(struct dxcl_context *ctx)
         IUnknown_Release((IUnknown *)ctx->device);
     if (ctx->own_queue)
         dxcl_driver()->clReleaseCommandQueue(ctx->own_queue);
+    if (ctx->convert_program)
+        dxcl_driver()->clReleaseProgram(ctx->convert_program);
     free(ctx->properties);
     free(ctx);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload", "download", "staging",
-                                                    "alloc", "chain",  "move"};
+                                                    "alloc", "chain",  "move",     "convert"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */

@@ -65,7 +65,12 @@ struct dxcl_memobj {
      * release downloads and writes back only such objects (the Direct3D data of others is
      * unchanged). */
     volatile LONG written;
-    void *convert_buffer; /* emulated formats: the backing-layout copy while acquired */
+    void *convert_buffer; /* emulated formats converted on the host: the backing-layout copy */
+    /* Emulated formats converted on the device (formats/device_convert.h): buffers and kernels,
+     * made on first use; downloaded_on_device when the last download left nothing for the
+     * host to convert. */
+    struct dxcl_device_convert *device_convert;
+    bool downloaded_on_device;
     /* The acquire's upload (or the first touch's), until release; changed under lazy_lock
      * once the object is acquired. */
     cl_event pending_write;

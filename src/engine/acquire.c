@@ -2,7 +2,8 @@
  * the driver object, in queue order after the wait list; the staging stays mapped until
  * release. Release: every earlier command and the wait list finish, a read brings the data
  * back into the mapping, and the backend copies it into the resource before the call
- * returns. One host copy per direction (two for formats the driver lacks: the conversion). */
+ * returns. One host copy per direction; formats the driver lacks convert on the device
+ * (formats/device_convert.h). */
 #include "engine/acquire.h"
 #include "core/driver.h"
 #include "core/event.h"

@@ -3,6 +3,7 @@
 #include "core/driver.h"
 #include "core/fault.h"
 #include "engine/zerocopy.h"
+#include "formats/device_convert.h"
 #include "formats/pixels.h"
 
 cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
@@ -88,6 +89,8 @@ cl_int dxcl_enqueue_upload(cl_command_queue queue, struct dxcl_memobj *mem, cons
                                          num_events, wait_list, event);
     if (mem->backing.emulated) {
         struct dxcl_pixel_box src = {view.data, view.row_pitch, view.slice_pitch}, dst;
+        if (dxcl_device_upload(queue, mem, &src, num_events, wait_list, event, &err))
+            return err;
         if ((err = convert_buffer(mem, &dst)) != CL_SUCCESS)
             return err;
         dxcl_pixels_to_backing(&mem->backing.layout, &src, &dst, region[0], region[1], region[2]);
@@ -116,6 +119,9 @@ cl_int dxcl_enqueue_download(cl_command_queue queue, struct dxcl_memobj *mem, cl
         return drv->clEnqueueReadBuffer(queue, mem->handle, CL_FALSE, 0, mem->desc.size, view.data,
                                         1, &after, event);
     if (mem->backing.emulated) {
+        box = (struct dxcl_pixel_box){view.data, view.row_pitch, view.slice_pitch};
+        if (dxcl_device_download(queue, mem, &box, after, event, &err))
+            return err;
         if ((err = convert_buffer(mem, &box)) != CL_SUCCESS)
             return err;
         view.data = box.data;
@@ -132,11 +138,18 @@ void dxcl_download_done(struct dxcl_memobj *mem)
     struct dxcl_mapping view;
     struct dxcl_pixel_box src, dst;
 
-    if (!is_image(mem) || !mem->backing.emulated)
+    if (!is_image(mem) || !mem->backing.emulated || mem->downloaded_on_device)
         return;
     surface_view(mem, &view);
     convert_buffer(mem, &src); /* allocated by dxcl_enqueue_download */
     dst = (struct dxcl_pixel_box){view.data, view.row_pitch, view.slice_pitch};
     dxcl_pixels_from_backing(&mem->backing.layout, &src, &dst, mem->desc.width, mem->desc.height,
                              depth_of(mem));
+}
+
+void dxcl_conversion_free(struct dxcl_memobj *mem)
+{
+    free(mem->convert_buffer);
+    mem->convert_buffer = NULL;
+    dxcl_device_convert_free(mem);
 }

@@ -26,5 +26,8 @@ cl_int dxcl_enqueue_download(cl_command_queue queue, struct dxcl_memobj *mem, cl
 /* After a download completed: an emulated format's pixels go into the surface in the spec's
  * layout. */
 void dxcl_download_done(struct dxcl_memobj *mem);
+/* What an emulated format's conversions kept (host buffer, device buffers and kernels) goes:
+ * the object's teardown. */
+void dxcl_conversion_free(struct dxcl_memobj *mem);
 
 #endif

@@ -240,7 +240,7 @@ static void finish(struct dxcl_memobj *mem)
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
     dxcl_driver()->clReleaseMemObject(mem->handle);
-    free(mem->convert_buffer);
+    dxcl_conversion_free(mem);
     free(mem);
 }
 
