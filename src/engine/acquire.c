@@ -30,8 +30,8 @@ struct transfer {
     cl_uint count;
     struct dxcl_memobj **mems;
     struct dxcl_memobj *inline_mems[MAX_TRANSFER];
-    cl_event *events; /* one per object */
-    cl_event inline_events[MAX_TRANSFER];
+    cl_event *events; /* one per object, and a release's stamp (engine/timing.h) */
+    cl_event inline_events[MAX_TRANSFER + 1];
     bool *deferred; /* one per object: its Direct3D read and upload wait (engine/lazy.h) */
     bool inline_deferred[MAX_TRANSFER];
     bool claimed; /* the objects are this call's (ACQUIRING or RELEASING) */
@@ -164,9 +164,10 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     t->mems = t->inline_mems;
     t->events = t->inline_events;
     t->deferred = t->inline_deferred;
-    if (num_objects > MAX_TRANSFER && (!(t->mems = dxcl_calloc(num_objects, sizeof(*t->mems))) ||
-                                       !(t->events = dxcl_calloc(num_objects, sizeof(cl_event))) ||
-                                       !(t->deferred = dxcl_calloc(num_objects, sizeof(bool)))))
+    if (num_objects > MAX_TRANSFER &&
+        (!(t->mems = dxcl_calloc(num_objects, sizeof(*t->mems))) ||
+         !(t->events = dxcl_calloc(num_objects + 1, sizeof(cl_event))) ||
+         !(t->deferred = dxcl_calloc(num_objects, sizeof(bool)))))
         return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory for %u objects", t->name,
                          num_objects);
     return claim(t, mem_objects);
@@ -353,9 +354,9 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     const struct dxcl_driver *drv = dxcl_driver();
     bool timed = dxcl_timing_wanted(t->queue, event);
     struct dxcl_event_commands *kept = NULL;
-    cl_event after = NULL, final = NULL, stamp = NULL;
+    cl_event after = NULL, final = NULL;
     cl_int status = CL_COMPLETE;
-    cl_uint i, downloads = 0;
+    cl_uint i, downloads = 0, stamped = 0;
     cl_int err;
 
     take_first_touches(t);
@@ -363,23 +364,24 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
      * objects that a command may have written come back. */
     err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList,
                                (t->queue, num_events, wait_list, &after));
-    memset(t->events, 0, t->count * sizeof(cl_event));
+    memset(t->events, 0, (t->count + 1) * sizeof(cl_event));
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
         if (brought_back(t, i))
             err = dxcl_fault_hit(DXCL_FAULT_DOWNLOAD)
                       ? CL_OUT_OF_RESOURCES
                       : dxcl_enqueue_download(t->queue, t->mems[i], after, &t->events[downloads++]);
-    /* Nothing to download: a command with times stands in for the transfer (engine/timing.h). */
-    if (err == CL_SUCCESS && timed && !downloads)
-        dxcl_enqueue_stamp(t->context, t->queue, 1, &after, &stamp);
-    if (err == CL_SUCCESS && (downloads || stamp))
-        err = DXCL_DRIVER_CALL_INT(
-            clEnqueueMarkerWithWaitList,
-            (t->queue, downloads ? downloads : 1, downloads ? t->events : &stamp, &final));
+    /* A command with times after the downloads (engine/timing.h): it stands in where nothing
+     * moves, and gives the end where a download reports none (a map that moves nothing may be a
+     * marker, which some drivers time as 0). */
     if (err == CL_SUCCESS && timed)
-        kept = dxcl_event_commands_keep(final ? after : NULL, downloads ? t->events : &stamp,
-                                        downloads ? downloads : stamp != NULL);
-    release_events(&stamp, 1);
+        stamped =
+            dxcl_enqueue_stamp(t->context, t->queue, downloads ? downloads : 1,
+                               downloads ? t->events : &after, &t->events[downloads]) == CL_SUCCESS;
+    if (err == CL_SUCCESS && downloads + stamped)
+        err = DXCL_DRIVER_CALL_INT(clEnqueueMarkerWithWaitList,
+                                   (t->queue, downloads + stamped, t->events, &final));
+    if (err == CL_SUCCESS && timed)
+        kept = dxcl_event_commands_keep(final ? after : NULL, t->events, downloads + stamped);
     /* Without downloads (or a stand-in) the barrier is the last command, and its event the
      * release's. */
     if (err == CL_SUCCESS && !final)
@@ -387,8 +389,8 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     else if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {
-        wait_queued(t->events, downloads);
-        release_events(t->events, t->count);
+        wait_queued(t->events, downloads + stamped);
+        release_events(t->events, t->count + 1);
         for (i = 0; i < t->count; i++)
             dxcl_zero_copy_undo(t->mems[i]);
         give_back_first_touches(t);
@@ -399,7 +401,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     if (drv->clWaitForEvents(1, &final) != CL_SUCCESS)
         drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
                             NULL);
-    release_events(t->events, t->count);
+    release_events(t->events, t->count + 1);
     for (i = 0; i < t->count && status == CL_COMPLETE; i++)
         if (brought_back(t, i))
             dxcl_download_done(t->mems[i]);
