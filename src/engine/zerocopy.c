@@ -7,23 +7,16 @@
 #include <stdlib.h>
 
 /* DXCL_ZERO_COPY=0 turns zero-copy off (for comparison, and as an escape hatch). */
-/* DXCL_ZERO_COPY: unset or 1, where every device shares host memory; 0, never; all, also on
- * devices that do not (the driver copies between the staging memory and its own at each
- * hand-over: for measurements, docs/perf.md). */
-enum zero_copy_setting { ZERO_COPY_UNKNOWN, ZERO_COPY_SHARED, ZERO_COPY_OFF, ZERO_COPY_ALL };
-
-static enum zero_copy_setting zero_copy_setting(void)
+static bool zero_copy_allowed(void)
 {
-    static LONG state = ZERO_COPY_UNKNOWN;
+    static LONG state; /* 0 unknown, 1 allowed, 2 off */
     char value[8];
 
-    if (state == ZERO_COPY_UNKNOWN) {
+    if (state == 0) {
         DWORD len = dxcl_getenv("ZERO_COPY", value, sizeof(value));
-        InterlockedExchange(&state, len && !strcmp(value, "0")     ? ZERO_COPY_OFF
-                                    : len && !strcmp(value, "all") ? ZERO_COPY_ALL
-                                                                   : ZERO_COPY_SHARED);
+        InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
     }
-    return (enum zero_copy_setting)state;
+    return state == 1;
 }
 
 /* Every device of the context shares memory with the host. */
@@ -61,9 +54,9 @@ static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dx
         return "the format is emulated (the layouts differ)";
     if (mem->desc.type == CL_MEM_OBJECT_IMAGE3D)
         return "3D staging memory moves on copies (seen on wined3d)";
-    if (zero_copy_setting() == ZERO_COPY_OFF)
+    if (!zero_copy_allowed())
         return "DXCL_ZERO_COPY=0";
-    if (zero_copy_setting() != ZERO_COPY_ALL && !host_unified(ctx->handle))
+    if (!host_unified(ctx->handle))
         return "a device of the context does not share host memory";
     return NULL;
 }
