@@ -463,8 +463,10 @@ int main(int argc, char **argv)
     staging_fault(&env);
     interop_close(&env);
     dx9_lock_fault();
-    if (!getenv("DXCL_CONVERT") || strcmp(getenv("DXCL_CONVERT"), "host"))
+    if (getenv("DXCL_CONVERT") && !strcmp(getenv("DXCL_CONVERT"), "device"))
         convert_faults();
+    else
+        printf("fault: the convert point needs DXCL_CONVERT=device (test_fault.device_convert)\n");
     environment_fault();
     CHECK(run_child("lazy", "DXCL_LAZY", "1"), "the lazy-upload fault child failed");
     injected += 3;

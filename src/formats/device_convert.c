@@ -6,7 +6,8 @@
  * A download is the same backwards (copy out of the image, kernel, read into host memory).
  * The kernels move bits, never values, so every format converts bit-exactly.
  *
- * The program is built once per context, for its devices, on the first conversion; each
+ * The program is built once per context, for its devices, on the first conversion (from the
+ * binary of an earlier build where the context has one device); each
  * object keeps its two buffers and two kernels (arguments set once, so no two threads ever
  * share a kernel's arguments) until its teardown. */
 #include "formats/device_convert.h"
@@ -28,6 +29,8 @@ struct dxcl_device_convert {
     bool failed;        /* the device path is not available for this object */
 };
 
+/* Off unless DXCL_CONVERT=device: under DXVK on PoCL a process that made a context per cycle
+ * grew 6-14 KB a cycle with these transfers and 0.4 KB without (docs/perf.md). */
 static bool device_allowed(void)
 {
     static LONG state; /* 0 unknown, 1 allowed, 2 off */
@@ -35,7 +38,8 @@ static bool device_allowed(void)
 
     if (!state)
         InterlockedExchange(
-            &state, dxcl_getenv("CONVERT", value, sizeof(value)) && !strcmp(value, "host") ? 2 : 1);
+            &state,
+            dxcl_getenv("CONVERT", value, sizeof(value)) && !strcmp(value, "device") ? 1 : 2);
     return state == 1;
 }
 
@@ -67,31 +71,125 @@ static void log_build_failure(cl_context context, cl_program program, cl_int err
              (void *)context, dxcl_error_name(err), text);
 }
 
-static cl_program build(cl_context context)
+/* The program's binary for one device, kept from its first build from source: later contexts
+ * on that device build from it. PoCL keeps memory for every build from source (a program
+ * that makes a context per frame grew by kilobytes a context), and a binary builds faster.
+ * Entries are published once and never change. */
+#define MAX_CACHED_DEVICES 8
+struct cached_binary {
+    cl_device_id device;
+    size_t size;
+    unsigned char bytes[];
+};
+static struct cached_binary *volatile cached[MAX_CACHED_DEVICES];
+
+static const struct cached_binary *cached_for(cl_device_id device)
+{
+    for (int i = 0; i < MAX_CACHED_DEVICES; i++) {
+        const struct cached_binary *entry = cached[i];
+        if (entry && entry->device == device)
+            return entry;
+    }
+    return NULL;
+}
+
+/* Keeps the binary of a program built from source for `device` (its only device). */
+static void keep_binary(cl_program program, cl_device_id device)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct cached_binary *entry;
+    unsigned char *bytes;
+    size_t size = 0;
+
+    if (cached_for(device) || !drv->clGetProgramInfo ||
+        drv->clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL) !=
+            CL_SUCCESS ||
+        !size || !(entry = malloc(sizeof(*entry) + size)))
+        return;
+    entry->device = device;
+    entry->size = size;
+    bytes = entry->bytes;
+    if (drv->clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(bytes), &bytes, NULL) ==
+        CL_SUCCESS)
+        for (int i = 0; i < MAX_CACHED_DEVICES; i++)
+            if (!InterlockedCompareExchangePointer((void *volatile *)&cached[i], entry, NULL))
+                return;
+    free(entry); /* no binary, or the cache is full */
+}
+
+/* Builds from the kept binary of the context's only device; NULL where there is none or it
+ * does not build (the caller builds from source). */
+static cl_program build_from_binary(cl_context context, cl_device_id device)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    const struct cached_binary *entry = cached_for(device);
+    const unsigned char *bytes;
+    cl_program program;
+    cl_int err, status;
+
+    if (!entry || !drv->clCreateProgramWithBinary)
+        return NULL;
+    bytes = entry->bytes;
+    program =
+        drv->clCreateProgramWithBinary(context, 1, &device, &entry->size, &bytes, &status, &err);
+    if (program && err == CL_SUCCESS &&
+        drv->clBuildProgram(program, 1, &device, "", NULL, NULL) == CL_SUCCESS)
+        return program;
+    if (program)
+        drv->clReleaseProgram(program);
+    return NULL;
+}
+
+static cl_program build_from_source(cl_context context, cl_int *err)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     const char *source = dxcl_convert_program;
     size_t length = strlen(dxcl_convert_program);
+    cl_program program = NULL;
+
+    if (!drv->clCreateProgramWithSource || !drv->clBuildProgram)
+        *err = CL_INVALID_OPERATION;
+    else
+        program = drv->clCreateProgramWithSource(context, 1, &source, &length, err);
+    if (program && *err == CL_SUCCESS)
+        *err = drv->clBuildProgram(program, 0, NULL, "", NULL, NULL);
+    return program;
+}
+
+/* A root device: its handle lives as long as the process (a sub-device's may be reused). */
+static bool root_device(cl_device_id device)
+{
+    cl_device_id parent = NULL;
+
+    return dxcl_driver()->clGetDeviceInfo(device, CL_DEVICE_PARENT_DEVICE, sizeof(parent), &parent,
+                                          NULL) == CL_SUCCESS &&
+           !parent;
+}
+
+static cl_program build(cl_context context)
+{
     double start = now_ms();
+    size_t count = 0;
+    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
+    cl_device_id only = count == 1 && root_device(devices[0]) ? devices[0] : NULL;
     cl_program program = NULL;
     cl_int err = CL_SUCCESS;
 
+    free(devices);
     if (dxcl_fault_hit(DXCL_FAULT_CONVERT))
         err = CL_BUILD_PROGRAM_FAILURE;
-    else if (!drv->clCreateProgramWithSource || !drv->clBuildProgram)
-        err = CL_INVALID_OPERATION;
-    else
-        program = drv->clCreateProgramWithSource(context, 1, &source, &length, &err);
-    if (program && err == CL_SUCCESS)
-        err = drv->clBuildProgram(program, 0, NULL, "", NULL, NULL);
+    else if (!only || !(program = build_from_binary(context, only)))
+        program = build_from_source(context, &err);
     if (err == CL_SUCCESS) {
+        if (only)
+            keep_binary(program, only);
         DXCL_LOG("context %p: the conversion kernels of emulated formats built in %.1f ms",
                  (void *)context, now_ms() - start);
         return program;
     }
     log_build_failure(context, program, err);
     if (program)
-        drv->clReleaseProgram(program);
+        dxcl_driver()->clReleaseProgram(program);
     return NULL;
 }
 
