@@ -5,6 +5,7 @@
  * acquired (a retry succeeds), and the Direct3D resource keeps its contents. */
 #include "dx9util.h"
 #include "interop.h"
+#include "threads.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>
@@ -410,21 +411,11 @@ static int child(void)
 /* Runs this program again as `mode` with `name`=`value` in its environment; true on success. */
 static bool run_child(const char *mode, const char *name, const char *value)
 {
-    char path[MAX_PATH], command[MAX_PATH + 16];
-    STARTUPINFOA startup = {.cb = sizeof(startup)};
-    PROCESS_INFORMATION process;
-    DWORD code = 1;
+    DWORD code;
 
-    GetModuleFileNameA(NULL, path, sizeof(path));
-    snprintf(command, sizeof(command), "\"%s\" %s", path, mode);
     SetEnvironmentVariableA(name, value);
-    REQUIRE(CreateProcessA(path, command, NULL, NULL, FALSE, 0, NULL, NULL, &startup, &process),
-            "CreateProcess");
+    code = test_run_child(mode, INFINITE);
     SetEnvironmentVariableA(name, "0");
-    WaitForSingleObject(process.hProcess, INFINITE);
-    GetExitCodeProcess(process.hProcess, &code);
-    CloseHandle(process.hProcess);
-    CloseHandle(process.hThread);
     return code == 0;
 }
 
