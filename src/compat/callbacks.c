@@ -540,7 +540,7 @@ static void object_released(const void *handle)
     dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 }
 
-static struct dxcl_release_listener release_listener = {object_released, NULL};
+static struct dxcl_release_listener release_listener = {object_released, dxcl_waiter_wake, NULL};
 DXCL_LISTEN_TO_RELEASES(release_listener)
 
 /* clSetMemObjectDestructorCallback and clSetContextDestructorCallback: the driver's when it

@@ -56,18 +56,22 @@ struct dxcl_backend {
     /* Optional: maps the surface's host memory as copy_to_host does, without copying the
      * resource's contents in (a command will overwrite them: engine/lazy.h). */
     cl_int (*map_host)(struct dxcl_surface *surface);
-    /* Unmaps; with write_back, copies the mapped contents back into the resource first. */
-    void (*unmap_host)(struct dxcl_surface *surface, bool write_back);
-    /* Optional: enters the program's Direct3D multithread protection of ctx's device when the
-     * program turned it on, returning what leave_device needs (NULL: nothing entered). The
-     * core enters it before dxcl_device_lock: a program may hold the protection while it
-     * calls OpenCL, so taking it inside dxcl_device_lock would invert the order. */
+    /* Unmaps; with write_back, copies the mapped contents back into the resource first.
+     * CL_SUCCESS, or an error when the write back failed (the resource keeps its contents). */
+    cl_int (*unmap_host)(struct dxcl_surface *surface, bool write_back);
+    /* Optional: once ctx->device is open, makes the device safe for dxcl to use beside the
+     * program's own threads (D3D10, D3D11: turns on its multithread protection) and tells
+     * whether dxcl may use it from a thread of its own (the waiter: deferred releases and
+     * teardowns). Absent or false: dxcl uses the device only inside the program's OpenCL
+     * calls (docs/design.md, "Threads"). */
+    bool (*prepare_device)(struct dxcl_context *ctx);
+    /* Optional: enters the device's multithread protection (D3D10, D3D11), returning what
+     * leave_device needs (NULL: nothing entered). Every sequence of dxcl's Direct3D calls runs
+     * inside it, so that it is atomic with respect to the program's calls. The core enters it
+     * before dxcl_device_lock: a program may hold the protection while it calls OpenCL, so
+     * taking it inside dxcl_device_lock would invert the order. */
     void *(*enter_device)(struct dxcl_context *ctx);
     void (*leave_device)(void *protection);
-    /* The API's objects may be released on any thread (D3D10, D3D11: the device is
-     * free-threaded); a teardown that waited for the driver may then finish on the callback
-     * waiter. D3D9's may not: its teardowns finish inside the program's next call. */
-    bool free_threaded_release;
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
     /* Optional: true, with its address, when the surface's host copy (the mapping copy_to_host

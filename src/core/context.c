@@ -154,6 +154,7 @@ static cl_int new_record(const cl_context_properties *props, struct parsed_prope
         }
         ctx->backend = parsed->backend;
         ctx->device_property = parsed->device_property;
+        ctx->any_thread = ctx->backend->prepare_device && ctx->backend->prepare_device(ctx);
     }
     *out = ctx;
     return CL_SUCCESS;

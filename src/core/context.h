@@ -17,7 +17,9 @@ struct dxcl_context {
     size_t properties_size;             /* in bytes, including the terminating 0 */
     const struct dxcl_backend *backend; /* the interop API named, or NULL */
     cl_context_properties device_property;
-    void *device;       /* the backend's device object, referenced */
+    void *device; /* the backend's device object, referenced */
+    /* dxcl may use the device from its own thread (backend->prepare_device). */
+    bool any_thread;
     void *backend_data; /* backend per-context state */
     /* dxcl's own queue on the context, for work that must not wait behind the program's
      * commands (engine/lifetime.c); made on first use, released with the record. */

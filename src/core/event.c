@@ -3,6 +3,7 @@
 #include "core/table.h"
 #include "core/driver.h"
 #include "core/api.h"
+#include "core/registry.h"
 
 #include <stdlib.h>
 
@@ -22,6 +23,79 @@ struct dxcl_event {
 };
 
 static struct dxcl_table events;
+
+/* User events the program has not set, per context: while a context has any, a wait on its
+ * commands may be a wait for the program (engine/acquire.c). Keyed by the driver's context
+ * handle, which stays the context's while the event lives (an event holds its context), so no
+ * record of dxcl's is kept alive by an unset event. */
+struct user_event {
+    struct dxcl_mirrored mirror;
+    cl_context context; /* NULL once set: no longer counted */
+};
+static struct dxcl_table user_events;
+static struct dxcl_table unset_counts; /* cl_context -> count, as a pointer-sized integer */
+
+/* Adds `change` to the context's count. Called with dxcl_lock held exclusively. */
+static void count_unset(cl_context context, int change)
+{
+    uintptr_t count = (uintptr_t)dxcl_table_remove(&unset_counts, context) + (uintptr_t)change;
+
+    if (count)
+        dxcl_table_put(&unset_counts, context, (void *)count);
+}
+
+size_t dxcl_unset_user_events(cl_context context)
+{
+    uintptr_t count;
+
+    dxcl_lock_shared();
+    count = (uintptr_t)dxcl_table_get(&unset_counts, context);
+    dxcl_unlock_shared();
+    return count;
+}
+
+/* The event is set, or can be set no more: its context stops counting it. */
+static void stop_counting(struct user_event *record)
+{
+    if (record->context)
+        count_unset(record->context, -1);
+    record->context = NULL;
+}
+
+cl_event CL_API_CALL DXCL_IMPL(clCreateUserEvent)(cl_context context, cl_int *errcode_ret)
+{
+    cl_event event = dxcl_driver()->clCreateUserEvent(context, errcode_ret);
+    struct user_event *record;
+
+    if (!event || !(record = calloc(1, sizeof(*record))))
+        return event; /* uncounted (out of memory): waits that depend on it are not foreseen */
+    record->mirror.app_refs = 1;
+    record->context = context;
+    dxcl_lock_exclusive();
+    if (dxcl_table_put(&user_events, event, record))
+        count_unset(context, +1);
+    else
+        record->context = NULL;
+    dxcl_unlock_exclusive();
+    if (!record->context)
+        free(record);
+    return event;
+}
+
+cl_int CL_API_CALL DXCL_IMPL(clSetUserEventStatus)(cl_event event, cl_int execution_status)
+{
+    cl_int err = DXCL_DRIVER_CALL_INT(clSetUserEventStatus, (event, execution_status));
+    struct user_event *record;
+
+    if (err != CL_SUCCESS)
+        return err;
+    dxcl_lock_exclusive();
+    if ((record = dxcl_table_get(&user_events, event)))
+        stop_counting(record); /* the record stays for the program's references */
+    dxcl_unlock_exclusive();
+    dxcl_user_event_set();
+    return err;
+}
 
 static void release_commands(cl_event *commands, cl_uint count)
 {
@@ -227,8 +301,10 @@ cl_int CL_API_CALL DXCL_IMPL(clRetainEvent)(cl_event event)
 {
     cl_int err = DXCL_DRIVER_CALL_INT(clRetainEvent, (event));
 
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS) {
         dxcl_mirror_retain(&events, event);
+        dxcl_mirror_retain(&user_events, event);
+    }
     return err;
 }
 
@@ -237,10 +313,17 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseEvent)(cl_event event)
     /* The record goes before the driver can hand the handle out again; the commands it kept go
      * back with it (unless a query still reads them: it gives them back). */
     struct dxcl_event *record = dxcl_mirror_release(&events, event);
+    struct user_event *user = dxcl_mirror_release(&user_events, event);
 
     if (record) {
         dxcl_event_commands_drop(record->timing);
         free(record);
+    }
+    if (user) {
+        dxcl_lock_exclusive();
+        stop_counting(user); /* if never set: nothing can set it any more */
+        dxcl_unlock_exclusive();
+        free(user);
     }
     return DXCL_DRIVER_CALL_INT(clReleaseEvent, (event));
 }

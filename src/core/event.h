@@ -25,4 +25,9 @@ void dxcl_event_commands_drop(struct dxcl_event_commands *commands);
 cl_int dxcl_event_register(cl_event event, cl_command_type type,
                            struct dxcl_event_commands *commands);
 
+/* How many user events of `context` the program has not set (intercepted clCreateUserEvent,
+ * clSetUserEventStatus and clReleaseEvent): while there are any, commands of the context may
+ * wait for the program. */
+size_t dxcl_unset_user_events(cl_context context);
+
 #endif

@@ -97,6 +97,13 @@ struct dxcl_memobj {
     cl_command_queue queue;
     volatile LONG moved;
     struct dxcl_memobj *next_parked; /* engine/lifetime.c: waiting for the driver to finish */
+    /* The teardown's markers behind the program's commands (engine/lifetime.c). */
+    bool fenced;
+    cl_event *fences;
+    size_t fence_count;
+    /* A release of the object whose end waits for its downloads (engine/acquire.c), or NULL;
+     * under dxcl_lock. The object stays RELEASING until then. */
+    struct dxcl_pending_release *pending_release;
 };
 
 /* A call that uses a record outside dxcl_lock holds it; take the hold while dxcl_lock is held

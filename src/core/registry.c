@@ -174,3 +174,10 @@ void dxcl_released(const void *handle)
     for (struct dxcl_release_listener *l = release_listeners; l; l = l->next)
         l->released(handle);
 }
+
+void dxcl_user_event_set(void)
+{
+    for (struct dxcl_release_listener *l = release_listeners; l; l = l->next)
+        if (l->user_event_set)
+            l->user_event_set();
+}

@@ -40,11 +40,14 @@ char *dxcl_extend_extension_string(const char *driver_list);
 struct dxcl_release_listener {
     /* After the program's successful clRelease of a cl_mem, cl_context or cl_command_queue. */
     void (*released)(const void *handle);
+    /* Optional: after the program set a user event (work waiting for it may go on now). */
+    void (*user_event_set)(void);
     struct dxcl_release_listener *next; /* the registry's */
 };
 void dxcl_listen_to_releases(struct dxcl_release_listener *listener);
 /* Tells every listener. */
 void dxcl_released(const void *handle);
+void dxcl_user_event_set(void);
 
 #define DXCL_LISTEN_TO_RELEASES(var)                                                               \
     __attribute__((constructor)) static void dxcl_listen_##var(void)                               \

@@ -9,24 +9,51 @@
 
 DXCL_DXGI_RESOURCES(D3D11, d3d11)
 
-/* The program's ID3D11Multithread protection, when it turned that on (the core enters it
- * before dxcl_device_lock; entering again inside is recursive). */
-static void *d3d11_enter_device(struct dxcl_context *ctx)
+/* The immediate context's ID3D11Multithread, or NULL (a runtime without it). */
+static ID3D11Multithread *multithread(struct dxcl_context *ctx)
 {
     ID3D11DeviceContext *immediate;
-    ID3D11Multithread *mt = NULL;
+    ID3D11Multithread *mt;
 
     ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
-    if (SUCCEEDED(
-            ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)&mt))) {
-        if (ID3D11Multithread_GetMultithreadProtected(mt)) {
-            ID3D11Multithread_Enter(mt);
-        } else {
-            ID3D11Multithread_Release(mt);
-            mt = NULL;
-        }
-    }
+    if (FAILED(ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)&mt)))
+        mt = NULL;
     ID3D11DeviceContext_Release(immediate);
+    return mt;
+}
+
+static bool d3d11_prepare_device(struct dxcl_context *ctx)
+{
+    UINT flags = ID3D11Device_GetCreationFlags((ID3D11Device *)ctx->device);
+    ID3D11Multithread *mt = multithread(ctx);
+    bool turn_on, any_thread;
+
+    any_thread =
+        dxcl_dxgi_thread_rule(ctx, flags & D3D11_CREATE_DEVICE_SINGLETHREADED, mt,
+                              mt && ID3D11Multithread_GetMultithreadProtected(mt), &turn_on);
+    if (turn_on)
+        ID3D11Multithread_SetMultithreadProtected(mt, TRUE);
+    if (mt)
+        ID3D11Multithread_Release(mt);
+    return any_thread;
+}
+
+/* The device's protection (turned on again if the program turned it off: dxcl's copies must
+ * not overlap the program's calls), entered; NULL on a device made for one thread. */
+static void *d3d11_enter_device(struct dxcl_context *ctx)
+{
+    ID3D11Multithread *mt = multithread(ctx);
+
+    if (!mt)
+        return NULL;
+    if (!ID3D11Multithread_GetMultithreadProtected(mt)) {
+        if (!dxcl_dxgi_protect_again(ctx)) {
+            ID3D11Multithread_Release(mt);
+            return NULL;
+        }
+        ID3D11Multithread_SetMultithreadProtected(mt, TRUE);
+    }
+    ID3D11Multithread_Enter(mt);
     return mt;
 }
 
@@ -34,10 +61,8 @@ static void d3d11_leave_device(void *protection)
 {
     ID3D11Multithread *mt = protection;
 
-    if (mt) {
-        ID3D11Multithread_Leave(mt);
-        ID3D11Multithread_Release(mt);
-    }
+    ID3D11Multithread_Leave(mt);
+    ID3D11Multithread_Release(mt);
 }
 
 /* The immediate context, inside the program's protection. */
@@ -53,7 +78,8 @@ static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, void **pr
 static void leave_device(ID3D11DeviceContext *immediate, void *protection)
 {
     ID3D11DeviceContext_Release(immediate);
-    d3d11_leave_device(protection);
+    if (protection)
+        d3d11_leave_device(protection);
 }
 
 static void copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s, ID3D11Resource *dst,
@@ -110,7 +136,7 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     return err;
 }
 
-static void d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
+static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt;
@@ -124,6 +150,7 @@ static void d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
              (ID3D11Resource *)s->staging, 0);
     leave_device(immediate, mt);
     surface->mapping.data = NULL;
+    return CL_SUCCESS;
 }
 
 DXCL_DXGI_FAMILY(D3D11, d3d11)

@@ -1,5 +1,6 @@
 #include "dx9/d3d9_device.h"
 #include "core/com.h"
+#include "core/context.h"
 
 bool dxcl_d3d9ex_luid(const void *object, LUID *luid)
 {
@@ -21,6 +22,28 @@ bool dxcl_d3d9ex_luid(const void *object, LUID *luid)
     }
     IDirect3DDevice9Ex_Release(device);
     return found;
+}
+
+bool dxcl_d3d9_prepare_device(struct dxcl_context *ctx)
+{
+    D3DDEVICE_CREATION_PARAMETERS params;
+    IDirect3DDevice9 *device;
+    bool multithreaded;
+
+    if (FAILED(dxcl_query_interface(ctx->device, &IID_IDirect3DDevice9, (void **)&device))) {
+        DXCL_LOG("%s adapter %p is no D3D9 device: dxcl uses it only inside the program's "
+                 "OpenCL calls",
+                 ctx->backend->name, ctx->device);
+        return false;
+    }
+    multithreaded = SUCCEEDED(IDirect3DDevice9_GetCreationParameters(device, &params)) &&
+                    (params.BehaviorFlags & D3DCREATE_MULTITHREADED);
+    IDirect3DDevice9_Release(device);
+    if (!multithreaded)
+        DXCL_LOG("%s device %p was created without D3DCREATE_MULTITHREADED: dxcl uses it only "
+                 "inside the program's OpenCL calls",
+                 ctx->backend->name, ctx->device);
+    return multithreaded;
 }
 
 bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device)

@@ -10,6 +10,10 @@
 /* The adapter LUID of a D3D9Ex device; false for anything else (plain D3D9 devices do not
  * tell it). */
 bool dxcl_d3d9ex_luid(const void *object, LUID *luid);
+/* The D3D9 threading rule (struct dxcl_backend's prepare_device): dxcl may use a device from
+ * its own threads only when the program created it with D3DCREATE_MULTITHREADED. */
+struct dxcl_context;
+bool dxcl_d3d9_prepare_device(struct dxcl_context *ctx);
 /* Whether `resource` (any IDirect3DResource9) was made by `device`. */
 bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device);
 /* Whether `handle` may be given as the shared handle of `surface`: NULL, a handle of the

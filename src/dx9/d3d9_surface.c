@@ -72,17 +72,25 @@ cl_int dxcl_d3d9_surface_lock(struct dxcl_d3d9_surface *s, struct dxcl_mapping *
     return CL_SUCCESS;
 }
 
-void dxcl_d3d9_surface_unlock(struct dxcl_d3d9_surface *s, bool write_back)
+cl_int dxcl_d3d9_surface_unlock(struct dxcl_d3d9_surface *s, bool write_back)
 {
     IDirect3DDevice9 *device;
+    HRESULT hr;
 
     if (s->locked_directly) {
         IDirect3DSurface9_UnlockRect(s->surface); /* the data is in place */
-        return;
+        return CL_SUCCESS;
     }
     IDirect3DSurface9_UnlockRect(s->sysmem);
-    if (write_back && SUCCEEDED(IDirect3DSurface9_GetDevice(s->surface, &device))) {
-        IDirect3DDevice9_UpdateSurface(device, s->sysmem, NULL, s->surface, NULL);
-        IDirect3DDevice9_Release(device);
-    }
+    if (!write_back)
+        return CL_SUCCESS;
+    if (FAILED(hr = IDirect3DSurface9_GetDevice(s->surface, &device)))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "surface %p has no device (0x%08lx): not written",
+                         (void *)s->surface, (unsigned long)hr);
+    hr = IDirect3DDevice9_UpdateSurface(device, s->sysmem, NULL, s->surface, NULL);
+    IDirect3DDevice9_Release(device);
+    if (FAILED(hr))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "writing render target %p failed (0x%08lx)",
+                         (void *)s->surface, (unsigned long)hr);
+    return CL_SUCCESS;
 }

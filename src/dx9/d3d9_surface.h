@@ -28,6 +28,6 @@ void dxcl_d3d9_surface_free(struct dxcl_d3d9_surface *s);
 /* Maps the surface's contents (for a render target: a fresh copy). */
 cl_int dxcl_d3d9_surface_lock(struct dxcl_d3d9_surface *s, struct dxcl_mapping *mapping);
 /* Unmaps; with write_back, the copy's contents go back into a render target. */
-void dxcl_d3d9_surface_unlock(struct dxcl_d3d9_surface *s, bool write_back);
+cl_int dxcl_d3d9_surface_unlock(struct dxcl_d3d9_surface *s, bool write_back);
 
 #endif

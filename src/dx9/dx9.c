@@ -316,9 +316,9 @@ static cl_int dx9_copy_to_host(struct dxcl_surface *surface)
     return dxcl_d3d9_surface_lock(surface->backend_data, &surface->mapping);
 }
 
-static void dx9_unmap_host(struct dxcl_surface *surface, bool write_back)
+static cl_int dx9_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
-    dxcl_d3d9_surface_unlock(surface->backend_data, write_back);
+    return dxcl_d3d9_surface_unlock(surface->backend_data, write_back);
 }
 
 static void dx9_destroy_surface(struct dxcl_surface *surface)
@@ -394,6 +394,7 @@ const struct dxcl_backend dxcl_dx9_backend = {
     .errors = {CL_INVALID_DX9_MEDIA_ADAPTER_KHR, CL_INVALID_DX9_MEDIA_SURFACE_KHR,
                CL_DX9_MEDIA_SURFACE_ALREADY_ACQUIRED_KHR, CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR},
     .open_device = dx9_open_device,
+    .prepare_device = dxcl_d3d9_prepare_device,
     .copy_to_host = dx9_copy_to_host,
     .unmap_host = dx9_unmap_host,
     .destroy_surface = dx9_destroy_surface,

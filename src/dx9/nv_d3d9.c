@@ -405,9 +405,10 @@ static cl_int nv_copy_to_host(struct dxcl_surface *surface)
 }
 
 /* Buffers and volumes are locked in place: the data is written already. */
-static void nv_unmap_host(struct dxcl_surface *surface, bool write_back)
+static cl_int nv_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct nv_surface *s = surface->backend_data;
+    cl_int err = CL_SUCCESS;
 
     if (s->kind == NV_VERTEX_BUFFER)
         IDirect3DVertexBuffer9_Unlock((IDirect3DVertexBuffer9 *)surface->resource);
@@ -416,8 +417,9 @@ static void nv_unmap_host(struct dxcl_surface *surface, bool write_back)
     else if (s->kind == NV_VOLUME)
         IDirect3DVolume9_UnlockBox(s->volume);
     else
-        dxcl_d3d9_surface_unlock(&s->surface, write_back);
+        err = dxcl_d3d9_surface_unlock(&s->surface, write_back);
     surface->mapping.data = NULL;
+    return err;
 }
 
 static void nv_destroy_surface(struct dxcl_surface *surface)

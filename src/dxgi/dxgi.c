@@ -324,3 +324,38 @@ struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *bac
     return (struct dxcl_format_family){backend,           dxgi_count,        dxgi_format_at,
                                        dxgi_plane_format, dxgi_creates_type, device_backs};
 }
+
+bool dxcl_dxgi_thread_rule(struct dxcl_context *ctx, bool single_threaded, const void *protection,
+                           bool is_protected, bool *turn_on)
+{
+    *turn_on = false;
+    if (single_threaded) {
+        DXCL_LOG("%s device %p was created single-threaded: dxcl uses it only inside the "
+                 "program's OpenCL calls",
+                 ctx->backend->name, ctx->device);
+        return false;
+    }
+    if (!protection) {
+        DXCL_LOG("%s device %p has no multithread protection: dxcl uses it only inside the "
+                 "program's OpenCL calls",
+                 ctx->backend->name, ctx->device);
+        return false;
+    }
+    if (!is_protected)
+        DXCL_LOG("%s device %p: dxcl turns on its multithread protection, so that its copies "
+                 "never overlap the program's own calls",
+                 ctx->backend->name, ctx->device);
+    *turn_on = !is_protected;
+    return true;
+}
+
+bool dxcl_dxgi_protect_again(struct dxcl_context *ctx)
+{
+    static volatile LONG said;
+
+    if (ctx->any_thread && !InterlockedExchange(&said, 1))
+        DXCL_LOG("%s device %p: the program turned multithread protection off; dxcl turns it "
+                 "on again for its copies",
+                 ctx->backend->name, ctx->device);
+    return ctx->any_thread;
+}

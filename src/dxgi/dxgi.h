@@ -14,6 +14,16 @@
  * object is neither. */
 bool dxcl_dxgi_luid(const void *object, bool is_adapter, LUID *luid);
 
+/* The D3D1x threading rule, decided when a context opens its device, from what the device
+ * tells (created single-threaded, has a multithread protection interface, protected now):
+ * returns whether dxcl may use the device from its own threads, and sets *turn_on when dxcl
+ * must turn the protection on for that (logged). */
+bool dxcl_dxgi_thread_rule(struct dxcl_context *ctx, bool single_threaded, const void *protection,
+                           bool is_protected, bool *turn_on);
+/* The program turned the protection off after dxcl turned it on: whether to turn it on again
+ * (the device is ctx->any_thread; logged once). */
+bool dxcl_dxgi_protect_again(struct dxcl_context *ctx);
+
 /* A D3D1x resource in plain terms. */
 struct dxcl_dxgi_resource {
     bool is_buffer;
@@ -180,9 +190,9 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .copy_to_host = prefix##_copy_to_host,                                                     \
         .map_host = prefix##_map_host,                                                             \
         .unmap_host = prefix##_unmap_host,                                                         \
+        .prepare_device = prefix##_prepare_device,                                                 \
         .enter_device = prefix##_enter_device,                                                     \
         .leave_device = prefix##_leave_device,                                                     \
-        .free_threaded_release = true,                                                             \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \

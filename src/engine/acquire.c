@@ -1,13 +1,17 @@
 /* The copy engine. Acquire: Direct3D contents -> staging (mapped) -> a non-blocking write into
  * the driver object, in queue order after the wait list; the staging stays mapped until
- * release. Release: every earlier command and the wait list finish, a read brings the data
- * back into the mapping, and the backend copies it into the resource before the call
- * returns. One host copy per direction; formats the driver lacks convert on the device
- * (formats/device_convert.h). */
+ * release (or, with lazy uploads, until the first command: engine/lazy.h). Release: after
+ * every earlier command and the wait list, a read brings the data back into the mapping and
+ * the backend copies it into the resource: before the call returns, or, when the downloads may
+ * wait for the program (a user event it has not set, or CL_CONTEXT_INTEROP_USER_SYNC), on the
+ * callback waiter once they are done, with the call's event completing after that (a pending
+ * release). One host copy per direction; formats the driver lacks convert on the host, or on
+ * the device with DXCL_CONVERT=device (formats/device_convert.h). */
 #include "engine/acquire.h"
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
+#include "compat/callbacks.h"
 #include "core/memobj.h"
 #include "engine/copy.h"
 #include "engine/lazy.h"
@@ -36,6 +40,18 @@ struct transfer {
     bool inline_deferred[MAX_TRANSFER];
     bool claimed; /* the objects are this call's (ACQUIRING or RELEASING) */
     bool moved;   /* the objects went where the call takes them */
+    bool pending; /* a pending release owns the claims now (struct dxcl_pending_release) */
+};
+
+/* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
+ * downloads on the callback waiter, or on the acquire that needs the objects again first. */
+struct dxcl_pending_release {
+    struct transfer t;   /* the call's, with its lists on the heap */
+    cl_event final;      /* after the downloads */
+    cl_event gate;       /* a user event of dxcl's: the program's event waits for it */
+    volatile LONG refs;  /* the poller's, and each acquire joining it */
+    volatile LONG taken; /* the end is run by one thread */
+    HANDLE done;         /* set when the end ran */
 };
 
 static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_event *wait_list)
@@ -74,6 +90,11 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
             return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
                                         : t->backend->errors.not_acquired,
                              "%s: object %u is listed twice", t->name, index);
+    if (mem->state != want && t->acquire && mem->pending_release)
+        return DXCL_FAIL(t->backend->errors.already_acquired,
+                         "%s: object %u: its release waits for a user event the program has not "
+                         "set",
+                         t->name, index);
     if (mem->state != want && t->acquire)
         return DXCL_FAIL(t->backend->errors.already_acquired, "%s: object %u is %s", t->name, index,
                          mem->state == DXCL_ACQUIRING ? "being acquired" : "acquired");
@@ -84,6 +105,8 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
     return CL_SUCCESS;
 }
 
+static void join_pending(cl_mem handle);
+
 /* One exclusive take checks every object and claims them all, or none: of two calls racing
  * for an object, one wins and the other gets the family's error. The claim holds each record
  * until the call ends. */
@@ -91,6 +114,8 @@ static cl_int claim(struct transfer *t, const cl_mem *handles)
 {
     cl_int err = CL_SUCCESS;
 
+    for (cl_uint i = 0; t->acquire && i < t->count; i++)
+        join_pending(handles[i]);
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count && err == CL_SUCCESS; i++)
         err = check_object(t, i, handles[i]);
@@ -131,7 +156,7 @@ static cl_int transfer_context(struct transfer *t)
 
 static void finish_transfer(struct transfer *t)
 {
-    for (cl_uint i = 0; t->claimed && i < t->count; i++)
+    for (cl_uint i = 0; t->claimed && !t->pending && i < t->count; i++)
         dxcl_memobj_put(t->mems[i]);
     if (t->mems != t->inline_mems)
         free(t->mems);
@@ -201,15 +226,28 @@ static cl_int surfaces_in(struct transfer *t)
     return err;
 }
 
-/* A surface is written back when any of its objects may have changed while acquired. */
-static void surfaces_out(struct transfer *t, bool write_back)
+/* A surface is written back when any of its objects may have changed while acquired. Called
+ * inside dxcl_device_enter; the first write back that failed, or CL_SUCCESS. */
+static cl_int surfaces_out_entered(struct transfer *t, bool write_back)
+{
+    cl_int err = CL_SUCCESS, out;
+
+    for (cl_uint i = 0; i < t->count; i++) {
+        if (deferred(t, i))
+            continue;
+        out = dxcl_surface_out(t->mems[i], write_back && t->mems[i]->written);
+        err = err == CL_SUCCESS ? out : err;
+    }
+    return err;
+}
+
+static cl_int surfaces_out(struct transfer *t, bool write_back)
 {
     void *protection = dxcl_device_enter(t->backend, t->ctx);
+    cl_int err = surfaces_out_entered(t, write_back);
 
-    for (cl_uint i = 0; i < t->count; i++)
-        if (!deferred(t, i))
-            dxcl_surface_out(t->mems[i], write_back && t->mems[i]->written);
     dxcl_device_leave(t->backend, protection);
+    return err;
 }
 
 /* Waits for the commands a failed call did queue (the failed one left its event NULL): they
@@ -221,11 +259,78 @@ static void wait_queued(const cl_event *events, cl_uint count)
             dxcl_driver()->clWaitForEvents(1, &events[i]);
 }
 
+/* The call's lists move to the heap (the pending release outlives the call). */
+static bool detach_lists(struct transfer *from, struct transfer *to)
+{
+    *to = *from;
+    to->mems = dxcl_calloc(from->count, sizeof(*to->mems));
+    to->events = dxcl_calloc(from->count + 1, sizeof(cl_event));
+    to->deferred = dxcl_calloc(from->count, sizeof(bool));
+    if (!to->mems || !to->events || !to->deferred) {
+        free(to->mems), free(to->events), free(to->deferred);
+        return false;
+    }
+    memcpy(to->mems, from->mems, from->count * sizeof(*to->mems));
+    memcpy(to->events, from->events, (from->count + 1) * sizeof(cl_event));
+    memcpy(to->deferred, from->deferred, from->count * sizeof(bool));
+    return true;
+}
+
 static void release_events(cl_event *events, cl_uint count)
 {
     for (cl_uint i = 0; i < count; i++)
         if (events[i])
             dxcl_driver()->clReleaseEvent(events[i]);
+}
+
+/* A failed acquire whose queued uploads may wait for the program: they read the mapping, so
+ * it goes back to Direct3D on the waiter once they are done (struct failed_acquire). */
+struct failed_acquire {
+    struct transfer t; /* the call's, with its lists on the heap and its claims' holds */
+    cl_uint uploads;
+};
+
+static bool poll_failed_acquire(void *arg)
+{
+    struct failed_acquire *f = arg;
+
+    for (cl_uint i = 0; i < f->uploads; i++) {
+        cl_int status = CL_COMPLETE;
+        dxcl_driver()->clGetEventInfo(f->t.events[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                      sizeof(status), &status, NULL);
+        if (status > CL_COMPLETE)
+            return false;
+    }
+    release_events(f->t.events, f->uploads);
+    surfaces_out(&f->t, false);
+    finish_transfer(&f->t);
+    free(f);
+    return true;
+}
+
+/* True when the waiter took over the undo of a failed acquire (the objects are IDLE again);
+ * false when the caller undoes it now, which then waits for nothing of the program's. */
+static bool undo_later(struct transfer *t, cl_uint uploads)
+{
+    struct failed_acquire *f;
+
+    if (!uploads || !t->ctx->any_thread || dxcl_unset_user_events(t->context) == 0)
+        return false;
+    if (!(f = dxcl_calloc(1, sizeof(*f))) || !detach_lists(t, &f->t)) {
+        free(f);
+        return false;
+    }
+    f->uploads = uploads;
+    settle(t, false);
+    t->pending = true; /* the claims' holds and the context reference are the undo's */
+    t->ctx = NULL;
+    if (!dxcl_waiter_poll(poll_failed_acquire, f)) {
+        t->ctx = f->t.ctx;
+        t->pending = false;
+        free(f->t.mems), free(f->t.events), free(f->t.deferred), free(f);
+        return false;
+    }
+    return true;
 }
 
 /* The event the program gets: the final marker or barrier, reporting the spec's type, and on a
@@ -303,9 +408,11 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
     release_events(&stamp, 1);
     if (err != CL_SUCCESS) {
         /* Nothing is acquired; the uploads that were queued only read the mapping. */
-        wait_queued(t->events, uploads);
-        release_events(t->events, t->count);
-        surfaces_out(t, false);
+        if (!undo_later(t, uploads)) {
+            wait_queued(t->events, uploads);
+            release_events(t->events, t->count);
+            surfaces_out(t, false);
+        }
         return DXCL_FAIL(err, "%s: the upload could not be queued", t->name);
     }
     /* Still ACQUIRING: no command can touch the objects before settle() publishes these. */
@@ -348,14 +455,258 @@ static void give_back_first_touches(struct transfer *t)
         t->mems[i]->lazy_pending = t->deferred[i];
 }
 
+/* The end of a release, once `final` (after the downloads) is done: the data into the
+ * resources, the objects' upload events given back. CL_SUCCESS exactly when every resource got
+ * what OpenCL wrote; otherwise the resources keep their contents and the error says why. */
+static cl_int release_end(struct transfer *t, cl_event final)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_int status = CL_COMPLETE, err;
+
+    if (drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                            NULL) != CL_SUCCESS)
+        status = CL_OUT_OF_RESOURCES;
+    release_events(t->events, t->count + 1);
+    for (cl_uint i = 0; i < t->count && status == CL_COMPLETE; i++)
+        if (brought_back(t, i))
+            dxcl_download_done(t->mems[i]);
+    if (status != CL_COMPLETE)
+        DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
+                 "contents",
+                 t->name, status, t->backend->name);
+    err = surfaces_out(t, status == CL_COMPLETE);
+    for (cl_uint i = 0; i < t->count; i++) {
+        struct dxcl_memobj *mem = t->mems[i];
+        cl_event upload;
+        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        upload = mem->pending_write;
+        mem->pending_write = NULL;
+        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        if (upload)
+            drv->clReleaseEvent(upload);
+        if (deferred(t, i))
+            InterlockedIncrement(&mem->skipped_uploads); /* no command touched it */
+    }
+    if (status != CL_COMPLETE)
+        return status < 0 ? status : CL_OUT_OF_RESOURCES;
+    return err;
+}
+
+/* A user event of the wait list the program has not set. */
+static bool unset_user_event_in(cl_uint num_events, const cl_event *wait_list)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    for (cl_uint i = 0; i < num_events; i++) {
+        cl_command_type type = 0;
+        cl_int status = CL_COMPLETE;
+        drv->clGetEventInfo(wait_list[i], CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL);
+        drv->clGetEventInfo(wait_list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                            &status, NULL);
+        if (type == CL_COMMAND_USER && status > CL_COMPLETE)
+            return true;
+    }
+    return false;
+}
+
+/* The reads complete within a short grace: what the driver alone does (a user event the
+ * program has not set elsewhere in the context, unrelated to this release, keeps it exact). */
+static bool done_soon(cl_event final)
+{
+    for (int waited = 0; waited < 50; waited++) {
+        cl_int status = CL_COMPLETE;
+        dxcl_driver()->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                      &status, NULL);
+        if (status <= CL_COMPLETE)
+            return true;
+        Sleep(1);
+    }
+    return false;
+}
+
+/* A release's wait may be a wait for the program when the context has user events it has not
+ * set (one of them may be in the wait list, or before the release in a queue). dxcl then ends
+ * the release on its own thread (a pending release), where the device allows that (struct
+ * dxcl_backend's prepare_device): always with CL_CONTEXT_INTEROP_USER_SYNC CL_TRUE (the call
+ * returns at once), with implicit synchronisation when the wait list holds an unset user event
+ * or the reads are not done after a short grace. */
+static bool release_pends(const struct transfer *t, cl_uint num_events, const cl_event *wait_list,
+                          cl_event final)
+{
+    static volatile LONG said;
+    bool user_events = dxcl_unset_user_events(t->context) > 0;
+
+    if (!t->ctx->user_sync && !user_events)
+        return false;
+    if (!t->ctx->any_thread) {
+        if (user_events)
+            DXCL_LOG("%s: may wait for the program's user events: the %s device is used only "
+                     "inside the program's calls, so the call waits",
+                     t->name, t->backend->name);
+        return false;
+    }
+    if (t->ctx->user_sync)
+        return true;
+    dxcl_driver()->clFlush(t->queue);
+    if (!unset_user_event_in(num_events, wait_list) && done_soon(final))
+        return false;
+    if (!InterlockedExchange(&said, 1))
+        DXCL_LOG("%s: returns before its reads are done (they wait for a user event): Direct3D "
+                 "sees OpenCL's writes once the release's event completes, not when the call "
+                 "returns (docs/design.md, \"When the release waits, and when it is pending\")",
+                 t->name);
+    return true;
+}
+
+/* The program's Direct3D protection alone (no dxcl lock), where the device has one. */
+static void *enter_protection(const struct dxcl_backend *backend, struct dxcl_context *ctx)
+{
+    return backend->enter_device ? backend->enter_device(ctx) : NULL;
+}
+
+static void leave_protection(const struct dxcl_backend *backend, void *protection)
+{
+    if (protection)
+        backend->leave_device(protection);
+}
+
+static void pending_unref(struct dxcl_pending_release *p)
+{
+    if (InterlockedDecrement(&p->refs))
+        return;
+    CloseHandle(p->done);
+    free(p);
+}
+
+/* Runs the end of a pending release, once: inside the device's protection, so that an acquire
+ * that joins it (and holds the protection) never waits for a thread that needs it. False when
+ * another thread ran it or runs it. */
+static bool pending_end(struct dxcl_pending_release *p)
+{
+    struct transfer *t = &p->t;
+    void *protection = enter_protection(t->backend, t->ctx);
+    cl_int err;
+
+    if (InterlockedExchange(&p->taken, 1)) {
+        leave_protection(t->backend, protection);
+        return false;
+    }
+    err = release_end(t, p->final);
+    leave_protection(t->backend, protection);
+    dxcl_lock_exclusive();
+    for (cl_uint i = 0; i < t->count; i++) {
+        t->mems[i]->state = DXCL_IDLE;
+        t->mems[i]->pending_release = NULL;
+    }
+    dxcl_unlock_exclusive();
+    dxcl_driver()->clReleaseEvent(p->final);
+    /* The program's event completes now: with the error when a write was lost. */
+    dxcl_driver()->clSetUserEventStatus(p->gate, err == CL_SUCCESS ? CL_COMPLETE : err);
+    dxcl_driver()->clReleaseEvent(p->gate);
+    finish_transfer(t); /* the claims' holds: a teardown may follow */
+    SetEvent(p->done);
+    return true;
+}
+
+static bool poll_pending(void *arg)
+{
+    struct dxcl_pending_release *p = arg;
+    cl_int status = CL_COMPLETE;
+
+    if (!p->taken &&
+        dxcl_driver()->clGetEventInfo(p->final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                      &status, NULL) == CL_SUCCESS &&
+        status > CL_COMPLETE)
+        return false;
+    pending_end(p);
+    pending_unref(p);
+    return true;
+}
+
+/* Hands the end of the release to the waiter: the program gets a marker that waits for a user
+ * event of dxcl's, set once the resources have the data. False (nothing changed) when that
+ * cannot be set up: the call then ends the release itself. */
+static bool pend(struct transfer *t, cl_event final, cl_event *marker)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_pending_release *p = dxcl_calloc(1, sizeof(*p));
+    cl_int err;
+
+    if (!p || !(p->done = CreateEventW(NULL, TRUE, FALSE, NULL)) || !detach_lists(t, &p->t)) {
+        if (p && p->done)
+            CloseHandle(p->done);
+        free(p);
+        return false;
+    }
+    p->final = final;
+    p->refs = 2; /* the poller's, and this call's until it handed the rest over */
+    if (!(p->gate = drv->clCreateUserEvent(t->context, &err)) ||
+        drv->clEnqueueMarkerWithWaitList(t->queue, 1, &p->gate, marker) != CL_SUCCESS) {
+        if (p->gate)
+            drv->clReleaseEvent(p->gate);
+        free(p->t.mems), free(p->t.events), free(p->t.deferred);
+        CloseHandle(p->done);
+        free(p);
+        return false;
+    }
+    dxcl_lock_exclusive();
+    for (cl_uint i = 0; i < t->count; i++)
+        t->mems[i]->pending_release = p;
+    dxcl_unlock_exclusive();
+    drv->clFlush(t->queue);
+    t->pending = true; /* the claims, holds and context reference are the pending release's */
+    t->ctx = NULL;
+    if (!dxcl_waiter_poll(poll_pending, p)) {
+        /* No waiter (out of memory): the next acquire of the objects ends it. */
+        DXCL_LOG("%s: no waiter thread: the release ends at the objects' next acquire", t->name);
+        InterlockedDecrement(&p->refs);
+    }
+    pending_unref(p);
+    return true;
+}
+
+/* An acquire of an object whose release is pending ends that release first, where that waits
+ * for nothing of the program's: its downloads are done, or the context has no user event left
+ * to set. Otherwise the object stays RELEASING and the acquire fails (check_object). While
+ * this thread holds the device's protection, the thread that runs the end has passed the part
+ * that needs it (pending_end), so waiting for it cannot deadlock. */
+static void join_pending(cl_mem handle)
+{
+    struct dxcl_pending_release *p = NULL;
+    struct dxcl_memobj *mem;
+    struct transfer *t;
+    void *protection;
+    cl_int status = CL_COMPLETE;
+
+    dxcl_lock_shared();
+    if ((mem = dxcl_memobj_lookup(handle)) && (p = mem->pending_release))
+        InterlockedIncrement(&p->refs);
+    dxcl_unlock_shared();
+    if (!p)
+        return;
+    t = &p->t;
+    dxcl_driver()->clGetEventInfo(p->final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                  &status, NULL);
+    if (status > CL_COMPLETE && !p->taken && dxcl_unset_user_events(t->context) > 0) {
+        pending_unref(p); /* its downloads may wait for a user event the program has not set */
+        return;
+    }
+    if (status > CL_COMPLETE && !p->taken)
+        dxcl_driver()->clWaitForEvents(1, &p->final); /* the driver's own work */
+    protection = enter_protection(t->backend, t->ctx);
+    if (!pending_end(p))
+        WaitForSingleObject(p->done, INFINITE); /* another thread runs it: never a wait for us */
+    leave_protection(t->backend, protection);
+    pending_unref(p);
+}
+
 static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event *wait_list,
                          cl_event *event)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     bool timed = dxcl_timing_wanted(t->queue, event);
     struct dxcl_event_commands *kept = NULL;
-    cl_event after = NULL, final = NULL;
-    cl_int status = CL_COMPLETE;
+    cl_event after = NULL, final = NULL, marker = NULL;
     cl_uint i, downloads = 0, stamped = 0;
     cl_int err;
 
@@ -382,14 +733,14 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
                                    (t->queue, downloads + stamped, t->events, &final));
     if (err == CL_SUCCESS && timed)
         kept = dxcl_event_commands_keep(final ? after : NULL, t->events, downloads + stamped);
-    /* Without downloads (or a stand-in) the barrier is the last command, and its event the
-     * release's. */
+    /* Without downloads (or a stand-in) the barrier is the last command. */
     if (err == CL_SUCCESS && !final)
         final = after;
     else if (after)
         drv->clReleaseEvent(after);
     if (err != CL_SUCCESS) {
-        wait_queued(t->events, downloads + stamped);
+        /* The objects stay acquired and mapped: the queued downloads may still write into the
+         * mapping, which stays, so nothing waits for them (they may wait for the program). */
         release_events(t->events, t->count + 1);
         for (i = 0; i < t->count; i++)
             dxcl_zero_copy_undo(t->mems[i]);
@@ -397,32 +748,20 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         return DXCL_FAIL(err, "%s: the download could not be queued; objects stay acquired",
                          t->name);
     }
-    drv->clFlush(t->queue);
-    if (drv->clWaitForEvents(1, &final) != CL_SUCCESS)
-        drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                            NULL);
-    release_events(t->events, t->count + 1);
-    for (i = 0; i < t->count && status == CL_COMPLETE; i++)
-        if (brought_back(t, i))
-            dxcl_download_done(t->mems[i]);
-    if (status != CL_COMPLETE)
-        DXCL_LOG("%s: a command before the release failed (%d); the %s resources keep their "
-                 "contents",
-                 t->name, status, t->backend->name);
-    surfaces_out(t, status == CL_COMPLETE);
-    for (i = 0; i < t->count; i++) {
-        struct dxcl_memobj *mem = t->mems[i];
-        cl_event upload;
-        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-        upload = mem->pending_write;
-        mem->pending_write = NULL;
-        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-        if (upload)
-            drv->clReleaseEvent(upload);
-        if (deferred(t, i))
-            InterlockedIncrement(&mem->skipped_uploads); /* no command touched it */
+    if (release_pends(t, num_events, wait_list, final) && pend(t, final, &marker)) {
+        t->moved = true;
+        return hand_out_event(t, marker, event, kept);
     }
-    t->moved = true;
+    drv->clFlush(t->queue);
+    drv->clWaitForEvents(1, &final);
+    err = release_end(t, final);
+    t->moved = true; /* the objects are released, whether or not the resources got the data */
+    if (err != CL_SUCCESS) {
+        drv->clReleaseEvent(final);
+        dxcl_event_commands_drop(kept);
+        return DXCL_FAIL(err, "%s: the %s resources did not get OpenCL's data", t->name,
+                         t->backend->name);
+    }
     return hand_out_event(t, final, event, kept);
 }
 
@@ -457,7 +796,7 @@ static cl_int transfer(struct transfer *t, cl_uint num_objects, const cl_mem *me
     else if (err == CL_SUCCESS)
         err = t->acquire ? do_acquire(t, num_events, wait_list, event)
                          : do_release(t, num_events, wait_list, event);
-    if (t->claimed)
+    if (t->claimed && !t->pending)
         settle(t, t->moved);
     finish_transfer(t);
     return dxcl_log_result(t->name, err);

@@ -26,15 +26,15 @@ cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
     return CL_SUCCESS;
 }
 
-void dxcl_surface_out(struct dxcl_memobj *mem, bool changed)
+cl_int dxcl_surface_out(struct dxcl_memobj *mem, bool changed)
 {
     struct dxcl_surface *surface = mem->surface;
 
     surface->written |= changed;
     if (--surface->host_users > 0)
-        return;
+        return CL_SUCCESS;
     dxcl_lock_check_call("a backend's unmap_host", __func__);
-    surface->backend->unmap_host(surface, surface->written);
+    return surface->backend->unmap_host(surface, surface->written);
 }
 
 static bool is_image(const struct dxcl_memobj *mem)

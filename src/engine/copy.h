@@ -13,8 +13,9 @@
 cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents);
 /* The reverse: `changed` when the object's host copy holds new data for the resource; the last
  * object of the surface unmaps it, writing it back when any of its objects changed it. Called
- * inside dxcl_device_enter. */
-void dxcl_surface_out(struct dxcl_memobj *mem, bool changed);
+ * inside dxcl_device_enter. An error when the write back failed (the resource keeps its old
+ * contents). */
+cl_int dxcl_surface_out(struct dxcl_memobj *mem, bool changed);
 
 /* Queues the upload of the object's host copy (its surface is in) into the driver object,
  * converting an emulated format first. */

@@ -43,7 +43,10 @@ static void surface_out(struct dxcl_memobj *mem)
     dxcl_unlock_device();
 }
 
-/* The upload, and on an out-of-order queue a barrier so that every later command waits for it. */
+/* The upload, and on an out-of-order queue a barrier so that every later command waits for it.
+ * When the barrier fails the upload stays queued (*upload set, with the error): it reads the
+ * mapping, which must then stay, and a later command orders itself after it
+ * (order_after_upload). Nothing waits: the queue may wait for the program. */
 static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
                            cl_event *upload)
 {
@@ -55,12 +58,17 @@ static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, cons
               : dxcl_enqueue_upload(queue, mem, caller, 0, NULL, upload);
     if (err == CL_SUCCESS && !dxcl_queue_in_order(queue))
         err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, upload, NULL));
-    if (err != CL_SUCCESS && *upload) {
-        dxcl_driver()->clWaitForEvents(1, upload);
-        dxcl_driver()->clReleaseEvent(*upload);
-        *upload = NULL;
-    }
     return err;
+}
+
+/* The upload went to `queue` (NULL: later commands must order themselves after it). */
+static void uploaded(struct dxcl_memobj *mem, cl_event upload, cl_command_queue queue)
+{
+    if (mem->pending_write)
+        dxcl_driver()->clReleaseEvent(mem->pending_write);
+    mem->pending_write = upload;
+    mem->lazy_queue = queue;
+    mem->lazy_pending = 0;
 }
 
 static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
@@ -72,13 +80,14 @@ static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, const ch
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
                          mem->desc.backend->name, (void *)mem->handle);
     if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
-        surface_out(mem);
+        if (upload)
+            uploaded(mem, upload, NULL); /* queued: its mapping stays */
+        else
+            surface_out(mem);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the upload of %p could not be queued (%d)",
                          caller, (void *)mem->handle, err);
     }
-    mem->pending_write = upload;
-    mem->lazy_queue = queue;
-    mem->lazy_pending = 0;
+    uploaded(mem, upload, queue);
     DXCL_LOG("%s: %p needs its Direct3D contents: uploaded now", caller, (void *)mem->handle);
     return CL_SUCCESS;
 }
@@ -126,12 +135,12 @@ static cl_int locked(cl_command_queue queue, struct dxcl_memobj *mem, const char
     return err;
 }
 
-/* A stale zero-copy object (dxcl_lazy_rejected): its storage comes back to the host (waiting for
- * the queue), the resource is read into it, and it goes to the driver again. */
+/* A stale zero-copy object (dxcl_lazy_rejected): its storage came back to the host
+ * (reclaim_stale), the resource is read into it, and it goes to the driver again. */
 static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
-    cl_event upload;
-    cl_int err = dxcl_zero_copy_reclaim(queue, mem);
+    cl_event upload = NULL;
+    cl_int err = mem->host_mapped || !dxcl_memobj_zero_copy(mem) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 
     if (err == CL_SUCCESS) {
         surface_out(mem);
@@ -139,13 +148,11 @@ static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char
     }
     if (err == CL_SUCCESS)
         err = queue_upload(queue, mem, caller, &upload);
+    if (upload)
+        uploaded(mem, upload, err == CL_SUCCESS ? queue : NULL);
     if (err != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the contents of %p could not be read in (%d)",
                          caller, (void *)mem->handle, err);
-    if (mem->pending_write)
-        dxcl_driver()->clReleaseEvent(mem->pending_write);
-    mem->pending_write = upload;
-    mem->lazy_queue = queue;
     mem->stale = false;
     DXCL_LOG("%s: %p read in again after a refused overwrite", caller, (void *)mem->handle);
     return CL_SUCCESS;
@@ -161,10 +168,22 @@ static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char 
     return order_after_upload(queue, mem, caller);
 }
 
+/* A stale object's storage comes back from the driver first, under its lazy lock alone: that
+ * waits for the queue, never inside the program's Direct3D protection. */
+static void reclaim_stale(cl_command_queue queue, struct dxcl_memobj *mem)
+{
+    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    if (mem->stale)
+        dxcl_zero_copy_reclaim(queue, mem);
+    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+}
+
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     if (!mem->lazy_pending && !mem->stale && (!mem->lazy_queue || mem->lazy_queue == queue))
         return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
+    if (mem->stale)
+        reclaim_stale(queue, mem);
     return locked(queue, mem, caller, touch);
 }
 
@@ -203,13 +222,14 @@ static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *me
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
                          caller, mem->desc.backend->name, (void *)mem->handle);
     if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
-        surface_out(mem);
+        if (upload)
+            uploaded(mem, upload, NULL);
+        else
+            surface_out(mem);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the storage of %p could not be handed over (%d)",
                          caller, (void *)mem->handle, err);
     }
-    mem->pending_write = upload;
-    mem->lazy_queue = queue;
-    mem->lazy_pending = 0;
+    uploaded(mem, upload, queue);
     InterlockedIncrement(&mem->skipped_uploads);
     DXCL_LOG("%s: %p overwritten: the Direct3D read is skipped", caller, (void *)mem->handle);
     return CL_SUCCESS;

@@ -154,7 +154,10 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
     struct dxcl_shared_desc desc = {0};
     struct dxcl_context *ctx;
     cl_mem mem = NULL;
-    cl_int err = dxcl_context_get(context, backend, &ctx);
+    cl_int err;
+
+    dxcl_finish_parked();
+    err = dxcl_context_get(context, backend, &ctx);
 
     if (err == CL_SUCCESS) {
         if ((err = dxcl_check_shared_flags(flags)) == CL_SUCCESS &&
@@ -175,38 +178,75 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
  * references on the Direct3D resource and the context, dxcl's own driver reference) goes when
  * no dxcl call uses the record any more and the driver no longer uses dxcl's memory for it: an
  * upload still reading the staging mapping, or for a zero-copy object any command at all (the
- * driver object's storage is the staging memory). Until then the record is parked; parked
- * records are finished by later dxcl calls (creations, acquires, releases), on the program's
- * threads, because dxcl calls Direct3D only from inside the program's own OpenCL calls. */
+ * driver object's storage is the staging memory). dxcl knows the driver is done from its own
+ * events: the upload's, and markers it queues behind everything the program queued on the
+ * context's queues (fences), never from reference counts (the spec calls them unfit for
+ * that). Until then the record is parked: the waiter finishes it where the device allows
+ * dxcl's own thread (struct dxcl_context's any_thread), otherwise the program's next call into
+ * dxcl (a creation, an acquire, a release, a clReleaseMemObject) on any thread. */
 
-static struct dxcl_memobj *parked; /* guarded by dxcl_lock */
+static struct dxcl_memobj *parked; /* teardowns for program threads; guarded by dxcl_lock */
 static volatile LONG parked_count;
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    if (dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                      &status, NULL) != CL_SUCCESS)
+        return CL_COMPLETE; /* no such event: nothing to wait for */
+    return status;
+}
+
+/* Markers behind what the program queued: on each queue of the context it holds, and on the
+ * queue dxcl last used for the object (the program may have released that one). */
+static void fence(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t count;
+    struct dxcl_queue **queues = dxcl_context_queues(mem->context->handle, &count);
+
+    mem->fenced = true;
+    mem->fences = dxcl_calloc(count + 1, sizeof(cl_event));
+    for (size_t i = 0; i < count; i++) {
+        cl_command_queue queue = dxcl_queue_handle(queues[i]);
+        cl_event marker;
+        if (mem->fences &&
+            drv->clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker) == CL_SUCCESS) {
+            drv->clFlush(queue);
+            mem->fences[mem->fence_count++] = marker;
+        }
+        dxcl_queue_put(queues[i]);
+    }
+    free(queues);
+    if (mem->fences && mem->queue &&
+        drv->clEnqueueMarkerWithWaitList(mem->queue, 0, NULL, &mem->fences[mem->fence_count]) ==
+            CL_SUCCESS)
+        drv->clFlush(mem->queue), mem->fence_count++;
+}
 
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
 static bool driver_busy(struct dxcl_memobj *mem)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_int status = CL_COMPLETE;
-    cl_uint refs = 1;
-
     if (mem->pending_write) {
-        drv->clGetEventInfo(mem->pending_write, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-                            &status, NULL);
-        if (status > CL_COMPLETE)
+        if (event_status(mem->pending_write) > CL_COMPLETE)
             return true;
-        drv->clReleaseEvent(mem->pending_write);
+        dxcl_driver()->clReleaseEvent(mem->pending_write);
         mem->pending_write = NULL;
     }
     if (!mem->host_copy.data)
         return false;
-    /* A zero-copy object rests mapped for Direct3D between a release and the next acquire, and a
-     * mapping holds the object in the driver (PoCL counts it). */
+    if (!mem->fenced)
+        fence(mem);
+    while (mem->fence_count) {
+        if (event_status(mem->fences[mem->fence_count - 1]) > CL_COMPLETE)
+            return true;
+        dxcl_driver()->clReleaseEvent(mem->fences[--mem->fence_count]);
+    }
+    /* A zero-copy object rests mapped for Direct3D between a release and the next acquire:
+     * the driver's mapping goes before its object (no command of the program's is left). */
     dxcl_zero_copy_hand_back(mem);
-    /* dxcl's own references are the last ones once no queued command holds the object: the
-     * engine's, and the callback waiter's while it watches for the program's destructor
-     * callbacks (which run once the engine's is gone). */
-    drv->clGetMemObjectInfo(mem->handle, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs, NULL);
-    return refs > 1 + dxcl_callbacks_references(mem->handle);
+    return false;
 }
 
 /* An object released while acquired has its surface in host memory: it goes back to Direct3D
@@ -215,20 +255,25 @@ static void give_surface_back(struct dxcl_memobj *mem)
 {
     struct dxcl_surface *surface = mem->surface;
     void *protection;
+    bool acquired;
 
-    if (mem->state != DXCL_ACQUIRED || mem->lazy_pending)
+    dxcl_lock_exclusive();
+    acquired = mem->state == DXCL_ACQUIRED && !mem->lazy_pending;
+    if (acquired)
+        mem->state = DXCL_IDLE; /* the record is no one else's any more */
+    dxcl_unlock_exclusive();
+    if (!acquired)
         return;
     DXCL_LOG("memobj %p released while acquired: its OpenCL contents are dropped",
              (void *)mem->handle);
     protection = dxcl_device_enter(surface->backend, mem->context);
     dxcl_surface_out(mem, false);
     dxcl_device_leave(surface->backend, protection);
-    mem->state = DXCL_IDLE; /* the record is no one else's any more */
 }
 
-/* Everything the object owns goes, in an order that keeps each handle dxcl's until its record
- * is gone: the context's record before dxcl's driver reference (which holds the driver's
- * context) is dropped. */
+/* Everything the object owns goes: dxcl's driver object before the staging memory it may stand
+ * on returns to the pool, and the context's record last (dxcl's driver reference holds the
+ * driver's context until then). */
 static void finish(struct dxcl_memobj *mem)
 {
     struct dxcl_surface *surface = mem->surface;
@@ -237,39 +282,35 @@ static void finish(struct dxcl_memobj *mem)
     give_surface_back(mem);
     if (mem->queue)
         dxcl_driver()->clReleaseCommandQueue(mem->queue);
+    dxcl_driver()->clReleaseMemObject(mem->handle);
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
-    dxcl_driver()->clReleaseMemObject(mem->handle);
+    free(mem->fences);
     dxcl_conversion_free(mem);
     free(mem);
 }
 
-/* A teardown that waited for the driver finishes on the callback waiter when the API's objects
- * may be released on any thread; otherwise inside the program's next call into dxcl. */
-static bool needs_program_thread(const struct dxcl_memobj *mem)
+/* The waiter finishes a parked teardown once the driver is done, where the device allows it. */
+static bool poll_teardown(void *arg)
 {
-    return !mem->surface->backend->free_threaded_release;
-}
+    struct dxcl_memobj *mem = arg;
 
-static volatile LONG waiter_polls; /* the waiter polls the parked list */
-static bool poll_parked(void *arg);
+    if (driver_busy(mem))
+        return false;
+    finish(mem);
+    return true;
+}
 
 static void park(struct dxcl_memobj *mem)
 {
-    bool waiter_may_finish = !needs_program_thread(mem); /* read before the waiter may free it */
-
     DXCL_LOG("memobj %p: the driver still uses it; its teardown waits", (void *)mem->handle);
+    if (mem->context->any_thread && dxcl_waiter_poll(poll_teardown, mem))
+        return;
     dxcl_lock_exclusive();
     mem->next_parked = parked;
     parked = mem;
     InterlockedIncrement(&parked_count);
     dxcl_unlock_exclusive();
-    if (!waiter_may_finish)
-        return;
-    if (InterlockedExchange(&waiter_polls, 1))
-        dxcl_waiter_wake(); /* the waiter polls already: look at this one now */
-    else if (!dxcl_waiter_poll(poll_parked, NULL))
-        InterlockedExchange(&waiter_polls, 0); /* program threads finish it */
 }
 
 /* On a program thread. An object released while acquired gives its surface back to Direct3D
@@ -292,13 +333,12 @@ void dxcl_memobj_put(struct dxcl_memobj *mem)
         teardown(mem);
 }
 
-/* Finishes the parked teardowns that can go now, on the waiter only those it may do; returns
- * whether some that the waiter may do are still waiting for the driver. */
-static bool finish_parked(bool on_waiter)
+void dxcl_finish_parked(void)
 {
     struct dxcl_memobj *list, *next, *kept = NULL;
-    bool waiter_work = false;
 
+    if (!InterlockedCompareExchange(&parked_count, 0, 0))
+        return;
     dxcl_lock_exclusive();
     list = parked;
     parked = NULL;
@@ -306,11 +346,10 @@ static bool finish_parked(bool on_waiter)
     dxcl_unlock_exclusive();
     for (; list; list = next) {
         next = list->next_parked;
-        if ((!on_waiter || !needs_program_thread(list)) && !driver_busy(list)) {
+        if (!driver_busy(list)) {
             finish(list);
             continue;
         }
-        waiter_work |= !needs_program_thread(list);
         list->next_parked = kept;
         kept = list;
     }
@@ -322,35 +361,6 @@ static bool finish_parked(bool on_waiter)
         InterlockedIncrement(&parked_count);
         dxcl_unlock_exclusive();
     }
-    return waiter_work;
-}
-
-void dxcl_finish_parked(void)
-{
-    if (InterlockedCompareExchange(&parked_count, 0, 0))
-        finish_parked(false);
-}
-
-/* A parked teardown the waiter may finish. */
-static bool waiter_work_parked(void)
-{
-    bool found = false;
-
-    dxcl_lock_exclusive();
-    for (struct dxcl_memobj *mem = parked; mem && !found; mem = mem->next_parked)
-        found = !needs_program_thread(mem);
-    dxcl_unlock_exclusive();
-    return found;
-}
-
-static bool poll_parked(void *arg)
-{
-    (void)arg;
-    if (finish_parked(true))
-        return false;
-    InterlockedExchange(&waiter_polls, 0);
-    /* A park between the pass and the reset registered no poller: it is this one's. */
-    return !(waiter_work_parked() && !InterlockedExchange(&waiter_polls, 1));
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clReleaseMemObject)(cl_mem memobj)

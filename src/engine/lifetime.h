@@ -26,8 +26,9 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
 /* Drops a hold on a shared object's record (core/memobj.h); the last one tears the object
  * down, at once or, while the driver still uses dxcl's memory for it, later: never waiting. */
 void dxcl_memobj_put(struct dxcl_memobj *mem);
-/* Finishes the teardowns that waited for the driver and can go now (called on the program's
- * threads by creations, acquires, releases). Costs one load when none waits. */
+/* Finishes the teardowns that waited for the driver and can go now and that only a program
+ * thread may finish (called by creations, acquires, releases and clReleaseMemObject; the
+ * waiter finishes the others). Costs one load when none waits. */
 void dxcl_finish_parked(void);
 
 #endif

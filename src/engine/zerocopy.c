@@ -207,22 +207,14 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
     return true;
 }
 
-static void unmap_and_wait(struct dxcl_memobj *mem)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_event done;
-
-    if (mem->host_mapped && drv->clEnqueueUnmapMemObject(mem->queue, mem->handle, mem->host_mapped,
-                                                         0, NULL, &done) == CL_SUCCESS) {
-        drv->clWaitForEvents(1, &done);
-        drv->clReleaseEvent(done);
-    }
-    mem->host_mapped = NULL;
-}
-
+/* The unmap follows the map on the same queue: nothing needs to wait for it (the queue may
+ * wait for the program). */
 void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
 {
-    unmap_and_wait(mem);
+    if (mem->host_mapped)
+        dxcl_driver()->clEnqueueUnmapMemObject(mem->queue, mem->handle, mem->host_mapped, 0, NULL,
+                                               NULL);
+    mem->host_mapped = NULL;
 }
 
 cl_int dxcl_zero_copy_reclaim(cl_command_queue queue, struct dxcl_memobj *mem)
