@@ -57,7 +57,13 @@ cl_dx9_device_source_intel dx9_intel_source(enum dx9_kind kind)
 
 IDirect3DDevice9 *dx9_device(enum dx9_kind kind)
 {
-    const DWORD flags = D3DCREATE_SOFTWARE_VERTEXPROCESSING | D3DCREATE_MULTITHREADED;
+    return dx9_device_threads(kind, true);
+}
+
+IDirect3DDevice9 *dx9_device_threads(enum dx9_kind kind, bool multithreaded)
+{
+    const DWORD flags =
+        D3DCREATE_SOFTWARE_VERTEXPROCESSING | (multithreaded ? D3DCREATE_MULTITHREADED : 0);
     D3DPRESENT_PARAMETERS pp = {0};
     HWND window = test_device_window();
     HRESULT hr;
@@ -495,15 +501,22 @@ void dx9_open(struct dx9_env *env, enum dx9_kind kind, bool intel, int user_sync
 void dx9_open_property(struct dx9_env *env, enum dx9_kind kind, cl_context_properties property,
                        int user_sync)
 {
+    dx9_open_device(env, kind, dx9_device(kind), property, user_sync);
+}
+
+void dx9_open_device(struct dx9_env *env, enum dx9_kind kind, IDirect3DDevice9 *device,
+                     cl_context_properties property, int user_sync)
+{
     cl_context_properties props[5] = {0};
     cl_int err;
 
     memset(env, 0, sizeof(*env));
     env->kind = kind;
+    env->user_sync = user_sync;
     env->platform = test_platform();
     env->device = test_device(env->platform);
     dx9_load(env->platform);
-    env->d3d = dx9_device(kind);
+    env->d3d = device;
     props[0] = property;
     props[1] = (cl_context_properties)env->d3d;
     if (user_sync != DX9_NO_USER_SYNC) {
@@ -671,6 +684,10 @@ void dx9_roundtrip(struct dx9_env *env, D3DFORMAT format, enum dx9_surface_kind 
                   CL_SUCCESS);
     }
     CHECK_ERR(dx9_release(env, intel, 2 * planes, mems, NULL), CL_SUCCESS);
+    /* CL_CONTEXT_INTEROP_USER_SYNC: the program waits for OpenCL before Direct3D uses the
+     * surface (the release may still be pending). Otherwise the release is enough. */
+    if (env->user_sync == CL_TRUE)
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
 
     /* A render target that cannot be locked keeps no X byte: D3D leaves it undefined. */
     if (skip_x)

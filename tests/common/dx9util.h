@@ -53,6 +53,8 @@ cl_dx9_device_source_intel dx9_intel_source(enum dx9_kind kind);
  * CreateDeviceEx (DX9_D3D9EX; the pointer is then an IDirect3DDevice9Ex *): windowed on
  * test_device_window(), software vertex processing, multithreaded. Aborts on failure. */
 IDirect3DDevice9 *dx9_device(enum dx9_kind kind);
+/* The same, with D3DCREATE_MULTITHREADED only when `multithreaded`. */
+IDirect3DDevice9 *dx9_device_threads(enum dx9_kind kind, bool multithreaded);
 /* The IDirect3D9 object the device was made from (referenced). */
 IDirect3D9 *dx9_d3d(IDirect3DDevice9 *device);
 
@@ -148,6 +150,7 @@ struct dx9_env {
     cl_context context;
     cl_command_queue queue;
     cl_program program; /* the test kernels, built on first use */
+    int user_sync;      /* CL_TRUE, CL_FALSE or DX9_NO_USER_SYNC */
 };
 
 #define DX9_NO_USER_SYNC (-1)
@@ -158,6 +161,9 @@ void dx9_open(struct dx9_env *env, enum dx9_kind kind, bool intel, int user_sync
  * CL_CONTEXT_D3D9_DEVICE_NV, for D3D9 and D3D9Ex devices alike). */
 void dx9_open_property(struct dx9_env *env, enum dx9_kind kind, cl_context_properties property,
                        int user_sync);
+/* The same on a device of the caller's (the env takes its reference). */
+void dx9_open_device(struct dx9_env *env, enum dx9_kind kind, IDirect3DDevice9 *device,
+                     cl_context_properties property, int user_sync);
 /* Releases the CL objects and the device; checks the device's last reference is gone. */
 /* Releases the program's reference on a D3D9 device once the device is idle; returns the
  * references left. */

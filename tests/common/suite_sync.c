@@ -312,19 +312,100 @@ static void events(const struct test_api *api)
     interop_close(&env);
 }
 
-struct setter {
+/* A rescue for a call that would block forever on a user event the calling thread sets only
+ * after the call: set after 60 s, and counted as a failure (`rescued`). */
+struct rescue {
     cl_event event;
-    volatile LONG done;
+    HANDLE cancel;
+    volatile LONG rescued;
 };
 
-static DWORD WINAPI set_later(void *arg)
+static DWORD WINAPI rescue_later(void *arg)
 {
-    struct setter *setter = arg;
+    struct rescue *rescue = arg;
 
-    Sleep(200);
-    InterlockedExchange(&setter->done, 1);
-    clSetUserEventStatus(setter->event, CL_COMPLETE);
+    if (WaitForSingleObject(rescue->cancel, 60000) == WAIT_OBJECT_0)
+        return 0;
+    InterlockedExchange(&rescue->rescued, 1);
+    clSetUserEventStatus(rescue->event, CL_COMPLETE);
     return 0;
+}
+
+static HANDLE start_rescue(struct rescue *rescue)
+{
+    HANDLE thread;
+
+    rescue->cancel = CreateEventW(NULL, TRUE, FALSE, NULL);
+    thread = CreateThread(NULL, 0, rescue_later, rescue, 0, NULL);
+    REQUIRE(rescue->cancel && thread, "rescue thread: %lu", GetLastError());
+    return thread;
+}
+
+static void stop_rescue(struct rescue *rescue, HANDLE thread, const char *what)
+{
+    SetEvent(rescue->cancel);
+    WaitForSingleObject(thread, INFINITE);
+    CloseHandle(thread);
+    CloseHandle(rescue->cancel);
+    CHECK(!rescue->rescued, "%s: the call waited for a user event the same thread sets after it",
+          what);
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = -1;
+
+    CHECK_ERR(
+        clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL),
+        CL_SUCCESS);
+    return status;
+}
+
+/* A program shaped as real ones are: one thread acquires, runs a kernel and releases with a user
+ * event in the wait list, and sets the event only after the call. The release returns at once;
+ * its event completes, and Direct3D has the data, only once the user event is set; an acquire
+ * before that is refused (the objects are still being released), one after it works. */
+static void gated_release(const struct test_api *api, int user_sync_value)
+{
+    struct interop_env env;
+    struct pair p;
+    struct rescue rescue = {0};
+    cl_event released = NULL;
+    HANDLE thread;
+    cl_int err;
+    char what[64];
+
+    snprintf(what, sizeof(what), "release gated on a user event (USER_SYNC %d)", user_sync_value);
+    interop_open(&env, api, user_sync_value, 0);
+    open_pair(&env, &p, 40 + (uint32_t)user_sync_value);
+    rescue.event = clCreateUserEvent(env.context, &err);
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    thread = start_rescue(&rescue);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &rescue.event, &released), CL_SUCCESS);
+    REQUIRE(released != NULL, "no release event");
+    if (!rescue.rescued) {
+        CHECK(event_status(released) > CL_COMPLETE, "%s: the event completed before the wait list",
+              what);
+        test_texture_intact(api, &p.dst, "dst before the user event is set");
+        CHECK_ERR(env.cl->acquire(env.queue, 1, &p.mems[1], 0, NULL, NULL),
+                  api->err_already_acquired);
+    }
+    stop_rescue(&rescue, thread, what);
+    CHECK_ERR(clSetUserEventStatus(rescue.event, CL_COMPLETE),
+              rescue.rescued ? CL_INVALID_OPERATION : CL_SUCCESS);
+    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
+    CHECK(event_status(released) == CL_COMPLETE, "%s: event status after the wait", what);
+    check_pair(&env, &p, what);
+    /* Released once the event completed: the objects can be acquired again at once. */
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    clReleaseEvent(released);
+    clReleaseEvent(rescue.event);
+    close_pair(&env, &p);
+    interop_close(&env);
 }
 
 /* A user event in the acquire's wait list: the call returns at once, the acquire completes
@@ -366,26 +447,6 @@ static void user_event(const struct test_api *api)
     clReleaseEvent(user);
     clReleaseEvent(acquired);
 
-    /* A user event in the release's wait list: Direct3D gets the data only after it is set
-     * (it is set from another thread, since the release may block until then). */
-    struct setter setter = {clCreateUserEvent(env.context, &err), 0};
-    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
-    test_fill_bytes(p.src.data[0], BYTES, 99);
-    CHECK(api->write_subresource(p.src.resource, 0, p.src.data[0]), "write src");
-    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
-    HANDLE thread = CreateThread(NULL, 0, set_later, &setter, 0, NULL);
-    REQUIRE(thread != NULL, "CreateThread: %lu", GetLastError());
-    cl_event released = NULL;
-    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &setter.event, &released), CL_SUCCESS);
-    CHECK_ERR(clWaitForEvents(1, &released), CL_SUCCESS);
-    CHECK(InterlockedCompareExchange(&setter.done, 0, 0) == 1,
-          "the release completed before its wait list");
-    check_pair(&env, &p, "user event in the release's wait list: data");
-    WaitForSingleObject(thread, INFINITE);
-    CloseHandle(thread);
-    clReleaseEvent(released);
-    clReleaseEvent(setter.event);
     close_pair(&env, &p);
     interop_close(&env);
 }
@@ -456,6 +517,8 @@ void suite_sync(const struct test_api *api)
     events(api);
     profiling_rules(api);
     user_event(api);
+    gated_release(api, INTEROP_NO_USER_SYNC);
+    gated_release(api, CL_TRUE);
     two_queues(api);
     user_sync(api, CL_FALSE, 0);
     user_sync(api, CL_TRUE, 0);
