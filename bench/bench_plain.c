@@ -6,7 +6,7 @@
 enum { INFO_CALLS = 5000, KERNEL_CALLS = 20, ITEMS = 64 };
 
 static const char add_one_source[] =
-    "__kernel void add_one(__global int *a) { a[get_global_id(0)] += 1; }\n";
+    "__kernel void add_one(__global int *a, long delta) { a[get_global_id(0)] += (int)delta; }\n";
 
 /* The three functions a frame calls, through one route. */
 struct route {
@@ -17,9 +17,11 @@ struct route {
     cl_int(CL_API_CALL *finish)(cl_command_queue);
     cl_int(CL_API_CALL *get_queue_info)(cl_command_queue, cl_command_queue_info, size_t, void *,
                                         size_t *);
+    cl_int(CL_API_CALL *set_kernel_arg)(cl_kernel, cl_uint, size_t, const void *);
     cl_device_id device;
     cl_command_queue queue;
     cl_kernel kernel;
+    cl_mem buffer; /* the kernel's argument */
     int *enqueued; /* kernels run, for the result check */
 };
 
@@ -41,6 +43,21 @@ static void queue_info(void *ctx, struct bench_clock *clock)
 
     for (int i = 0; i < INFO_CALLS; i++)
         BENCH_CL(r->get_queue_info(r->queue, CL_QUEUE_CONTEXT, sizeof(context), &context, NULL));
+    bench_mark(clock);
+}
+
+/* An intercepted call on every kernel launch of many programs: a cl_mem argument, then an
+ * 8-byte integer one (of a cl_mem's size: the kernel's argument info tells dxcl it is no memory
+ * object). */
+static void set_args(void *ctx, struct bench_clock *clock)
+{
+    struct route *r = ctx;
+    const cl_long delta = 1;
+
+    for (int i = 0; i < INFO_CALLS / 2; i++) {
+        BENCH_CL(r->set_kernel_arg(r->kernel, 0, sizeof(cl_mem), &r->buffer));
+        BENCH_CL(r->set_kernel_arg(r->kernel, 1, sizeof(delta), &delta));
+    }
     bench_mark(clock);
 }
 
@@ -93,19 +110,23 @@ void bench_plain(void)
                                    sizeof(values), values, &err);
     REQUIRE(err == CL_SUCCESS, "clCreateBuffer: %d", err);
     cl_kernel kernel = test_kernel(context, device, add_one_source, "add_one");
+    const cl_long delta = 1;
     BENCH_CL(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer));
+    BENCH_CL(clSetKernelArg(kernel, 1, sizeof(delta), &delta));
     struct route routes[2] = {{clGetDeviceInfo, clEnqueueNDRangeKernel, clFinish,
-                               clGetCommandQueueInfo, device, queue, kernel, &enqueued},
+                               clGetCommandQueueInfo, clSetKernelArg, device, queue, kernel, buffer,
+                               &enqueued},
                               {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel,
-                               driver->clFinish, driver->clGetCommandQueueInfo, device, queue,
-                               kernel, &enqueued}};
+                               driver->clFinish, driver->clGetCommandQueueInfo,
+                               driver->clSetKernelArg, device, queue, kernel, buffer, &enqueued}};
     REQUIRE(routes[1].get_device_info && routes[1].enqueue_kernel && routes[1].finish &&
-                routes[1].get_queue_info,
+                routes[1].get_queue_info && routes[1].set_kernel_arg,
             "the driver lacks an OpenCL 1.2 function");
 
     compare_routes("P2 clGetDeviceInfo(CL_DEVICE_NAME)", device_info, routes, INFO_CALLS, "us");
     compare_routes("P2 clGetCommandQueueInfo (forwarded)", queue_info, routes, INFO_CALLS, "us");
     compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us");
+    compare_routes("P2 clSetKernelArg (cl_mem, long)", set_args, routes, INFO_CALLS, "us");
 
     BENCH_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL, NULL));
     for (int i = 0; i < ITEMS; i++)
