@@ -33,9 +33,9 @@ static const char *source = "__kernel void inc(__global uint *b) { b[get_global_
 
 struct shared_state {
     void *resources[RESOURCES];
-    cl_mem *handles;                /* one a round; the driver reference is the test's */
-    volatile LONG published;        /* the newest round, -1 before the first */
-    volatile LONG done;             /* the main thread made every round */
+    cl_mem *handles;         /* one a round; the driver reference is the test's */
+    volatile LONG published; /* the newest round, -1 before the first */
+    volatile LONG done;      /* the main thread made every round */
     cl_context context;
     cl_device_id device;
     cl_program program;
@@ -51,8 +51,7 @@ static void wrong(struct shared_state *s, const char *what, long round, cl_int g
 }
 
 /* One pass over every path on round `round`'s handle. */
-static void use_handle(struct shared_state *s, cl_command_queue queue, cl_kernel kernel,
-                       long round)
+static void use_handle(struct shared_state *s, cl_command_queue queue, cl_kernel kernel, long round)
 {
     const size_t items = ELEMENTS;
     static const cl_uint zeros[ELEMENTS];
@@ -143,9 +142,9 @@ int main(int argc, char **argv)
     ID3D10Multithread_SetMultithreadProtected((ID3D10Multithread *)multithread, TRUE);
     for (int i = 0; i < RESOURCES; i++) {
         test_fill_bytes(initial[i], BYTES, 2400u + (unsigned)i);
-        REQUIRE((s.resources[i] = api->create_buffer(device, BYTES, TEST_USAGE_DEFAULT,
-                                                     initial[i])),
-                "D3D11 buffer %d", i);
+        REQUIRE(
+            (s.resources[i] = api->create_buffer(device, BYTES, TEST_USAGE_DEFAULT, initial[i])),
+            "D3D11 buffer %d", i);
     }
     cl_context_properties props[] = {api->context_property, (cl_context_properties)device, 0};
     s.context = clCreateContext(props, 1, &s.device, NULL, NULL, &err);
