@@ -1,10 +1,12 @@
 /* make bench: every figure of docs/perf.md in one run, ratios measured side by side.
- *   bench.exe [frames] [output dir]
+ *   bench.exe [frames] [output dir] [P2]
  * frames: measured frames of the main figures (default 60; the other benches scale it).
- * output dir: where results.txt and perf.png go (default: the current directory). */
+ * output dir: where results.txt and perf.png go (default: the current directory).
+ * P2: only the P2 figures (a few seconds: for repeated runs of the call overhead). */
 #include "benchlib.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dxcl/dxcl.h"
 
@@ -46,9 +48,11 @@ int main(int argc, char **argv)
     bench_note("%d frames per figure (P2: %d batches), variants interleaved, medians and p10-p90 "
                "of the frames",
                bench_frames, 4 * bench_frames);
-    bench_d3d1x();
-    bench_dx9_nv12();
-    bench_many();
+    if (argc <= 3 || strcmp(argv[3], "P2")) {
+        bench_d3d1x();
+        bench_dx9_nv12();
+        bench_many();
+    }
     bench_plain();
     printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);
     REQUIRE(bench_write(dir), "cannot write the results into %s", dir);

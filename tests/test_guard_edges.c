@@ -12,6 +12,12 @@
  *    source and its writes reach Direct3D. Where the driver lacks clCloneKernel (Wine's
  *    opencl.dll is OpenCL 1.2), dxcl must answer as for every function the driver lacks: NULL
  *    and CL_INVALID_OPERATION; the test then says so and checks that answer.
+ *  - An integer argument of a cl_mem's size whose value equals a shared object's handle is an
+ *    integer: the kernel runs though that object is not acquired, and its write to its buffer
+ *    argument lands. dxcl knows from the driver's argument info (clGetKernelArgInfo) which
+ *    arguments take memory objects; where the driver gives none (the .quirks variant), dxcl
+ *    falls back to taking such a value for the object, and the kernel is refused with
+ *    NOT_ACQUIRED (docs/design.md, "The enqueue guard").
  *   test_guard_edges */
 #include "interop.h"
 #include "threads.h"
@@ -311,11 +317,67 @@ static void clone_kernel(void)
     interop_close(&env);
 }
 
+/* ---- An integer that looks like a handle ---- */
+
+static void integer_argument(void)
+{
+    static const char *add_source =
+        "__kernel void add(__global uint *b, ulong v) { b[get_global_id(0)] += (uint)(v != 0); }\n";
+    struct interop_env env;
+    cl_uint data[ELEMENTS] = {0}, got[ELEMENTS];
+    const size_t size = ELEMENTS;
+    cl_kernel_arg_address_qualifier address;
+    cl_int err;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    void *buffer = api->create_buffer(env.d3d, sizeof(data), TEST_USAGE_DEFAULT, data);
+    REQUIRE(buffer, "D3D11 buffer");
+    cl_mem shared = api->cl->create_buffer(env.context, 0, buffer, &err);
+    REQUIRE(err == CL_SUCCESS, "shared buffer: %d", err);
+    cl_mem plain = clCreateBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                  sizeof(data), data, &err);
+    REQUIRE(err == CL_SUCCESS, "plain buffer: %d", err);
+    cl_kernel kernel = test_kernel(env.context, env.device, add_source, "add");
+    cl_int info_err = clGetKernelArgInfo(kernel, 1, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                                         sizeof(address), &address, NULL);
+    bool info = info_err == CL_SUCCESS;
+    cl_ulong value = (cl_ulong)(uintptr_t)shared; /* the shared object's handle, as a number */
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &plain), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(value), &value), CL_SUCCESS);
+    err = clEnqueueNDRangeKernel(env.queue, kernel, 1, NULL, &size, NULL, 0, NULL, NULL);
+    if (info) {
+        CHECK_ERR(err, CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadBuffer(env.queue, plain, CL_TRUE, 0, sizeof(got), got, 0, NULL, NULL),
+            CL_SUCCESS);
+        CHECK(got[0] == 1 && got[ELEMENTS - 1] == 1,
+              "the kernel with an integer equal to a handle ran: %u, %u (want 1)", got[0],
+              got[ELEMENTS - 1]);
+    } else {
+        printf("guard_edges: the driver gives no kernel argument info (%d): dxcl takes an 8-byte "
+               "value equal to a shared handle for that object\n",
+               info_err);
+        CHECK_ERR(err, CL_D3D11_RESOURCE_NOT_ACQUIRED_KHR);
+    }
+    /* Set to another value, the argument no longer names the object either way. */
+    value = 7;
+    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(value), &value), CL_SUCCESS);
+    CHECK_ERR(clEnqueueNDRangeKernel(env.queue, kernel, 1, NULL, &size, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    clReleaseKernel(kernel);
+    CHECK_ERR(clReleaseMemObject(plain), CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(shared), CL_SUCCESS);
+    api->release(buffer);
+    interop_close(&env);
+}
+
 int main(void)
 {
     test_exit_on_crash("guard_edges");
     rejected_commands();
     many_shared_arguments();
     clone_kernel();
+    integer_argument();
     return test_finish("guard_edges");
 }

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 
 /* Finds and holds the shared object `use` names, if it is one; the not-acquired error when it
- * is not acquired. */
+ * is not acquired. Everything read of the record is read under dxcl_lock or while held. */
 static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
 {
+    const struct dxcl_backend *backend = NULL;
     struct dxcl_memobj *mem;
     bool acquired = true, whole = false;
 
@@ -21,13 +22,14 @@ static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
     if ((mem = dxcl_memobj_resolve(use->mem))) {
         acquired = mem->state == DXCL_ACQUIRED;
         whole = mem->handle == use->mem; /* not a sub-buffer */
+        backend = mem->desc.backend;
         if (acquired)
             dxcl_memobj_hold(mem);
     }
     dxcl_unlock_shared();
     if (!acquired)
-        return DXCL_FAIL(mem->desc.backend->errors.not_acquired, "%s: %s object %p is not acquired",
-                         g->caller, mem->desc.backend->name, (void *)use->mem);
+        return DXCL_FAIL(backend->errors.not_acquired, "%s: %s object %p is not acquired",
+                         g->caller, backend->name, (void *)use->mem);
     if (mem) {
         bool untouched_whole = whole && use->use == DXCL_USE_OVERWRITE && mem->lazy_pending;
         g->objects[g->count++] = (struct dxcl_guarded_object){
@@ -44,8 +46,13 @@ cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
 {
     cl_int err = CL_SUCCESS;
 
-    *g = (struct dxcl_guarded){.queue = queue, .caller = caller};
+    /* Field by field: the inline objects need no zeroing (an enqueue's cost). */
+    g->queue = queue;
+    g->caller = caller;
+    g->count = 0;
     g->objects = g->inline_objects;
+    if (!count)
+        return CL_SUCCESS;
     if (count > DXCL_ARRAY_SIZE(g->inline_objects) &&
         !(g->objects = dxcl_calloc(count, sizeof(*g->objects))))
         return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%s: no memory to check %zu objects", caller,
@@ -85,9 +92,14 @@ cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result)
 
 enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
+    struct dxcl_memobj *mem;
+    bool whole;
 
-    return mem && offset == 0 && size == mem->desc.size ? DXCL_USE_OVERWRITE : DXCL_USE_WRITE;
+    dxcl_lock_shared();
+    mem = dxcl_memobj_lookup(handle);
+    whole = mem && mem->surface && offset == 0 && size == mem->desc.size;
+    dxcl_unlock_shared();
+    return whole ? DXCL_USE_OVERWRITE : DXCL_USE_WRITE;
 }
 
 enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole)
@@ -97,17 +109,27 @@ enum dxcl_use dxcl_map_use(cl_map_flags flags, enum dxcl_use whole)
     return flags & CL_MAP_WRITE ? DXCL_USE_WRITE : DXCL_USE_READ;
 }
 
+/* The spec's image of `mem` is exactly `region` from `origin`. */
+static bool whole_image(const struct dxcl_memobj *mem, const size_t *origin, const size_t *region)
+{
+    size_t depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
+
+    return !origin[0] && !origin[1] && !origin[2] && region[0] == mem->desc.width &&
+           region[1] == mem->desc.height && region[2] == depth;
+}
+
 enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const size_t *region)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
-    size_t depth;
+    struct dxcl_memobj *mem;
+    bool whole;
 
-    if (!mem || !origin || !region || origin[0] || origin[1] || origin[2])
+    if (!origin || !region)
         return DXCL_USE_WRITE;
-    depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
-    return region[0] == mem->desc.width && region[1] == mem->desc.height && region[2] == depth
-               ? DXCL_USE_OVERWRITE
-               : DXCL_USE_WRITE;
+    dxcl_lock_shared();
+    mem = dxcl_memobj_lookup(handle);
+    whole = mem && mem->surface && whole_image(mem, origin, region);
+    dxcl_unlock_shared();
+    return whole ? DXCL_USE_OVERWRITE : DXCL_USE_WRITE;
 }
 
 /* Each GRD entry of cl_api.h: where the command goes once the guard passed it (the driver, or

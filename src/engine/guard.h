@@ -38,7 +38,8 @@ struct dxcl_guarded {
     const char *caller;
     size_t count;
     struct dxcl_guarded_object *objects;
-    struct dxcl_guarded_object inline_objects[4];
+    /* A command with up to this many shared objects allocates nothing. */
+    struct dxcl_guarded_object inline_objects[16];
 };
 
 /* Before a command on `queue` (NULL for one that moves no data: an unmap) that uses `uses`:

@@ -7,7 +7,46 @@
 #include "core/memobj.h"
 #include "core/registry.h"
 #include "core/route.h"
+#include "engine/lifetime.h"
 #include "formats/pixels.h"
+
+/* The shared record of `handle`, held (dxcl_memobj_put), or NULL. */
+static struct dxcl_memobj *hold_shared(cl_mem handle)
+{
+    struct dxcl_memobj *mem;
+
+    dxcl_lock_shared();
+    if ((mem = dxcl_memobj_lookup(handle)) && mem->surface)
+        dxcl_memobj_hold(mem);
+    else
+        mem = NULL;
+    dxcl_unlock_shared();
+    return mem;
+}
+
+/* What the spec's view of an emulated or zero-copy object needs of its record, copied under
+ * dxcl_lock: an ordinary emulated image's record has no holds (it goes with the program's
+ * last release), and these fields never change after creation. */
+struct spec_view {
+    struct dxcl_shared_desc desc;
+    struct dxcl_backing backing;
+    cl_mem_flags flags;
+};
+
+/* False when `handle` is neither emulated nor zero-copy: the driver's answers stand. */
+static bool spec_view_of(cl_mem handle, struct spec_view *view)
+{
+    struct dxcl_memobj *mem;
+    bool differs;
+
+    dxcl_lock_shared();
+    mem = dxcl_memobj_lookup(handle);
+    differs = mem && (mem->backing.emulated || mem->host_copy.data);
+    if (differs)
+        *view = (struct spec_view){mem->desc, mem->backing, mem->flags};
+    dxcl_unlock_shared();
+    return differs;
+}
 
 /* The resource and subresource queries every family has. */
 static cl_int common_query(const struct dxcl_backend *backend, const struct dxcl_memobj *mem,
@@ -50,11 +89,9 @@ static bool drivers_object(cl_mem handle)
 }
 
 /* The backends' own tokens. `mem` is the record if it belongs to the backend asked. */
-static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t size, void *value,
-                            size_t *size_ret, bool *answered)
+static cl_int backend_query_of(struct dxcl_memobj *mem, cl_mem handle, bool image, cl_uint param,
+                               size_t size, void *value, size_t *size_ret, bool *answered)
 {
-    struct dxcl_memobj *mem = dxcl_memobj_get(handle);
-
     /* The object's own family first: families may share token values (NV D3D9 and Intel DX9). */
     for (size_t i = 0; i <= dxcl_backend_count(); i++) {
         const struct dxcl_backend *backend =
@@ -82,14 +119,25 @@ static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t siz
     return CL_SUCCESS;
 }
 
-static size_t spec_element_size(const struct dxcl_memobj *mem)
+static cl_int backend_query(cl_mem handle, bool image, cl_uint param, size_t size, void *value,
+                            size_t *size_ret, bool *answered)
+{
+    struct dxcl_memobj *mem = hold_shared(handle);
+    cl_int err = backend_query_of(mem, handle, image, param, size, value, size_ret, answered);
+
+    if (mem)
+        dxcl_memobj_put(mem);
+    return err;
+}
+
+static size_t spec_element_size(const struct spec_view *mem)
 {
     return dxcl_element_size(&mem->backing.spec);
 }
 
 /* Emulated formats and zero-copy objects: the spec's format and tight pitches, not the backing
  * image's format or the staging resource's pitches. */
-static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info param, size_t size,
+static cl_int emulated_image_info(const struct spec_view *mem, cl_image_info param, size_t size,
                                   void *value, size_t *size_ret, bool *answered)
 {
     size_t element = spec_element_size(mem);
@@ -113,7 +161,7 @@ static cl_int emulated_image_info(const struct dxcl_memobj *mem, cl_image_info p
 
 /* Emulated formats and zero-copy objects: what a driver object of the spec's format, created
  * without a host pointer, reports. */
-static cl_int spec_mem_info(const struct dxcl_memobj *mem, cl_mem_info param, size_t size,
+static cl_int spec_mem_info(const struct spec_view *mem, cl_mem_info param, size_t size,
                             void *value, size_t *size_ret, bool *answered)
 {
     bool image = mem->desc.type != CL_MEM_OBJECT_BUFFER;
@@ -143,13 +191,12 @@ cl_int CL_API_CALL DXCL_IMPL(clGetMemObjectInfo)(cl_mem memobj, cl_mem_info para
     bool answered;
     cl_int err = backend_query(memobj, false, param_name, param_value_size, param_value,
                                param_value_size_ret, &answered);
-    struct dxcl_memobj *mem;
+    struct spec_view view;
 
     if (answered)
         return err;
-    mem = dxcl_image_record(memobj);
-    if (mem && (mem->backing.emulated || mem->host_copy.data)) {
-        err = spec_mem_info(mem, param_name, param_value_size, param_value, param_value_size_ret,
+    if (spec_view_of(memobj, &view)) {
+        err = spec_mem_info(&view, param_name, param_value_size, param_value, param_value_size_ret,
                             &answered);
         if (answered)
             return err;
@@ -165,13 +212,12 @@ cl_int CL_API_CALL DXCL_IMPL(clGetImageInfo)(cl_mem image, cl_image_info param_n
     bool answered;
     cl_int err = backend_query(image, true, param_name, param_value_size, param_value,
                                param_value_size_ret, &answered);
-    struct dxcl_memobj *mem;
+    struct spec_view view;
 
     if (answered)
         return err;
-    mem = dxcl_image_record(image);
-    if (mem && (mem->backing.emulated || mem->host_copy.data)) {
-        err = emulated_image_info(mem, param_name, param_value_size, param_value,
+    if (spec_view_of(image, &view)) {
+        err = emulated_image_info(&view, param_name, param_value_size, param_value,
                                   param_value_size_ret, &answered);
         if (answered)
             return err;

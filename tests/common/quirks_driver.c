@@ -73,7 +73,7 @@ static FARPROC real_function(const char *name)
 #define QUIRKS_CALL_PTR(call) return call
 #define QUIRKS_CALL_NONE(call) call
 
-/* The two calls written out below: their generated forwarders get other names. */
+/* The calls written out below: their generated forwarders get other names. */
 __declspec(dllexport) cl_int CL_API_CALL
     forward_clGetEventProfilingInfo(cl_event event, cl_profiling_info param, size_t value_size,
                                     void *value, size_t *size_ret);
@@ -81,8 +81,12 @@ __declspec(dllexport) cl_int CL_API_CALL
     forward_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
                                        cl_mem_object_type type, cl_uint num_entries,
                                        cl_image_format *formats, cl_uint *num_formats);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_arg_info param,
+                               size_t value_size, void *value, size_t *size_ret);
 #define clGetEventProfilingInfo forward_clGetEventProfilingInfo
 #define clGetSupportedImageFormats forward_clGetSupportedImageFormats
+#define clGetKernelArgInfo forward_clGetKernelArgInfo
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     QUIRKS_CAT(QUIRKS_STORAGE_, version)                                                           \
@@ -99,6 +103,22 @@ __declspec(dllexport) cl_int CL_API_CALL
 #undef DXCL_API_FN
 #undef clGetEventProfilingInfo
 #undef clGetSupportedImageFormats
+#undef clGetKernelArgInfo
+
+/* No argument info for any kernel, as OpenCL 1.2 allows for a program built without
+ * -cl-kernel-arg-info: dxcl falls back to matching shared objects' handles. */
+__declspec(dllexport) cl_int CL_API_CALL
+    clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_arg_info param, size_t value_size,
+                       void *value, size_t *size_ret)
+{
+    (void)kernel;
+    (void)index;
+    (void)param;
+    (void)value_size;
+    (void)value;
+    (void)size_ret;
+    return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+}
 
 static bool profiling_queue(cl_event event)
 {

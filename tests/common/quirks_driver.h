@@ -11,7 +11,9 @@
  *   (0 included) give CL_INVALID_VALUE; CL_MEM_KERNEL_READ_AND_WRITE lists nothing; CL_R, CL_RG
  *   and CL_RGBA of CL_SNORM_INT8 are never listed, though images of them can be created.
  * - Beyond NVIDIA, a list that differs by access flag as the spec allows: CL_R/CL_UNORM_INT8 is
- *   listed for CL_MEM_READ_ONLY only.
+ *   listed for CL_MEM_READ_ONLY only; and no kernel argument info at all (OpenCL 1.2 allows
+ *   CL_KERNEL_ARG_INFO_NOT_AVAILABLE without -cl-kernel-arg-info), so that dxcl's fallback
+ *   for kernel arguments runs.
  *
  * dxcl loads it with DXCL_DRIVER (the CTest variants <test>.quirks). It exports the OpenCL 1.x
  * functions of src/core/cl_api.h, the API of Wine's 1.2 opencl.dll. */
