@@ -238,8 +238,8 @@ static const cl_mem_flags accesses[] = {CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_
 
 /* choose_backing for one spec format and access: the spec format itself when the driver lists
  * it for that access (and gets it right for it), otherwise an emulation whose layout matches. */
-static void check_backing_for(const struct dxcl_driver *drv, cl_context context,
-                              cl_mem_flags flags, cl_channel_order order, cl_channel_type type)
+static void check_backing_for(const struct dxcl_driver *drv, cl_context context, cl_mem_flags flags,
+                              cl_channel_order order, cl_channel_type type)
 {
     cl_image_format spec = {order, type};
     struct dxcl_backing backing;
@@ -263,8 +263,8 @@ static void check_backing_for(const struct dxcl_driver *drv, cl_context context,
               "%s/%s: native backing is the format itself", o, t);
         return;
     }
-    CHECK(driver_lists(drv, context, flags, &backing.driver), "%s/%s: backed by a listed format",
-          o, t);
+    CHECK(driver_lists(drv, context, flags, &backing.driver), "%s/%s: backed by a listed format", o,
+          t);
     CHECK(backing.driver.image_channel_data_type == type &&
               (backing.driver.image_channel_order == CL_RGBA ||
                backing.driver.image_channel_order == CL_BGRA),
@@ -326,14 +326,14 @@ static bool probe_read(const struct probe *p, const cl_image_format *f, const vo
     cl_mem image = p->drv->clCreateImage(p->context, CL_MEM_READ_ONLY, f, &desc, NULL, &err);
     cl_mem out = p->drv->clCreateBuffer(p->context, CL_MEM_WRITE_ONLY, 16, NULL, &err);
     cl_kernel kernel = p->drv->clCreateKernel(p->program, name, &err);
-    bool ok = image && out && kernel &&
-              !p->drv->clEnqueueWriteImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored,
-                                           0, NULL, NULL) &&
-              !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
-              !p->drv->clSetKernelArg(kernel, 1, sizeof(out), &out) &&
-              !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL,
-                                              NULL) &&
-              !p->drv->clEnqueueReadBuffer(p->queue, out, CL_TRUE, 0, 16, seen, 0, NULL, NULL);
+    bool ok =
+        image && out && kernel &&
+        !p->drv->clEnqueueWriteImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored, 0,
+                                     NULL, NULL) &&
+        !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
+        !p->drv->clSetKernelArg(kernel, 1, sizeof(out), &out) &&
+        !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL, NULL) &&
+        !p->drv->clEnqueueReadBuffer(p->queue, out, CL_TRUE, 0, 16, seen, 0, NULL, NULL);
 
     p->drv->clReleaseKernel(kernel);
     p->drv->clReleaseMemObject(out);
@@ -351,12 +351,12 @@ static bool probe_write(const struct probe *p, const cl_image_format *f, const v
     cl_int err;
     cl_mem image = p->drv->clCreateImage(p->context, CL_MEM_WRITE_ONLY, f, &desc, NULL, &err);
     cl_kernel kernel = p->drv->clCreateKernel(p->program, name, &err);
-    bool ok = image && kernel && !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
-              !p->drv->clSetKernelArg(kernel, 1, 16, value) &&
-              !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL,
-                                              NULL) &&
-              !p->drv->clEnqueueReadImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored,
-                                          0, NULL, NULL);
+    bool ok =
+        image && kernel && !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
+        !p->drv->clSetKernelArg(kernel, 1, 16, value) &&
+        !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL, NULL) &&
+        !p->drv->clEnqueueReadImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored, 0, NULL,
+                                    NULL);
 
     p->drv->clReleaseKernel(kernel);
     p->drv->clReleaseMemObject(image);
@@ -394,16 +394,16 @@ static void test_broken_in_kernels(const struct dxcl_driver *drv, cl_context con
                                    cl_device_id device)
 {
     static const cl_channel_type r_types[] = {
-        CL_UNORM_INT8,    CL_UNORM_INT16,    CL_SNORM_INT8,     CL_SNORM_INT16,
-        CL_FLOAT,         CL_HALF_FLOAT,     CL_UNSIGNED_INT8,  CL_UNSIGNED_INT16,
-        CL_UNSIGNED_INT32, CL_SIGNED_INT8,   CL_SIGNED_INT16,   CL_SIGNED_INT32};
+        CL_UNORM_INT8,     CL_UNORM_INT16, CL_SNORM_INT8,    CL_SNORM_INT16,
+        CL_FLOAT,          CL_HALF_FLOAT,  CL_UNSIGNED_INT8, CL_UNSIGNED_INT16,
+        CL_UNSIGNED_INT32, CL_SIGNED_INT8, CL_SIGNED_INT16,  CL_SIGNED_INT32};
     struct probe p = {drv, context, NULL, NULL};
     cl_int err;
 
     p.queue = drv->clCreateCommandQueue(context, device, 0, &err);
     p.program = drv->clCreateProgramWithSource(context, 1, &probe_source, NULL, &err);
-    REQUIRE(p.queue && p.program && drv->clBuildProgram(p.program, 1, &device, "", NULL, NULL) ==
-                                          CL_SUCCESS,
+    REQUIRE(p.queue && p.program &&
+                drv->clBuildProgram(p.program, 1, &device, "", NULL, NULL) == CL_SUCCESS,
             "the probe kernels build in the driver");
     for (size_t i = 0; i < COUNT(r_types); i++) {
         const cl_image_format f = {CL_R, r_types[i]};
@@ -576,12 +576,12 @@ static void test_choice_from_lists(void)
                 (int[]){TWO_D, ALL}, 2, RW, true, CL_BGRA);
     /* NVIDIA's lists (H100, driver 580.159.04: the same for each plain flag, 2D and 3D): no
      * 8-bit SNORM in R, RG or RGBA, BGRA/SNORM_INT8 everywhere. */
-    choice_case("NVIDIA RGBA SNORM8", &rgba_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1,
-                RW, true, CL_BGRA);
+    choice_case("NVIDIA RGBA SNORM8", &rgba_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, RW,
+                true, CL_BGRA);
     choice_case("NVIDIA RG SNORM8", &rg_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, RO,
                 true, CL_BGRA);
-    choice_case("NVIDIA R SNORM8", &r_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, WO,
-                true, CL_BGRA);
+    choice_case("NVIDIA R SNORM8", &r_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, WO, true,
+                CL_BGRA);
     /* Nothing of the channel type: none. */
     choice_case("R8 with only other types", &r8, (cl_image_format[]){rgba_sn8, {CL_RGBA, CL_FLOAT}},
                 (int[]){ALL, ALL}, 2, RW, false, CL_R);

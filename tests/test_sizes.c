@@ -101,11 +101,11 @@ static void round_trip(const struct env *e, UINT side)
     CHECK_ERR(err, CL_SUCCESS);
     REQUIRE(image, "%s: %ux%u R8_UINT shared", e->api->name, side, side);
     CHECK_ERR(backing_of(image, &driver, &emulated), CL_SUCCESS);
-    CHECK(emulated == !(test_driver_lists(e->context, CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE2D,
-                                          &r8ui) &&
-                        !test_driver_gets_wrong(e->context, CL_MEM_WRITE_ONLY, &r8ui)),
-          "%s: write-only R8_UINT is native where the driver serves it (emulated %d)",
-          e->api->name, emulated);
+    CHECK(emulated ==
+              !(test_driver_lists(e->context, CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE2D, &r8ui) &&
+                !test_driver_gets_wrong(e->context, CL_MEM_WRITE_ONLY, &r8ui)),
+          "%s: write-only R8_UINT is native where the driver serves it (emulated %d)", e->api->name,
+          emulated);
     test_progress("%s: %ux%u R8_UINT created (%s)", e->api->name, side, side,
                   emulated ? "emulated" : "native");
 
@@ -180,8 +180,7 @@ static void test_largest(const struct test_api *api, cl_platform_id platform, UI
 /* Every table format, by access: native exactly where the driver serves that access. */
 static void test_native_where_served(cl_platform_id platform)
 {
-    static const cl_mem_flags accesses[] = {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY,
-                                            CL_MEM_READ_WRITE};
+    static const cl_mem_flags accesses[] = {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_READ_WRITE};
     static const char *const names[] = {"read-only", "write-only", "read-write"};
     struct env e = env_open(&api_d3d11_khr, platform);
     unsigned native[3] = {0, 0, 0};
@@ -226,13 +225,14 @@ static void test_copies_across_flags(cl_platform_id platform)
     const size_t origin[3] = {0, 0, 0}, region[3] = {S, S, 1};
     const size_t part_src[3] = {3, 4, 0}, part_dst[3] = {10, 2, 0}, part[3] = {20, 30, 1};
     const cl_image_format r8ui = {CL_R, CL_UNSIGNED_INT8}, rgba8ui = {CL_RGBA, CL_UNSIGNED_INT8};
-    const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = S,
-                                .image_height = S};
+    const cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = S, .image_height = S};
     static const cl_mem_flags ordinary_flags[] = {0, CL_MEM_WRITE_ONLY, CL_MEM_READ_ONLY,
                                                   CL_MEM_READ_WRITE};
     struct env e = env_open(&api_d3d11_khr, platform);
     unsigned char want[S * S], got[S * S];
-    void *tex_wo = texture_of(&e, S, DXGI_FORMAT_R8_UINT), *tex_rw = texture_of(&e, S, DXGI_FORMAT_R8_UINT);
+    void *tex_wo = texture_of(&e, S, DXGI_FORMAT_R8_UINT),
+         *tex_rw = texture_of(&e, S, DXGI_FORMAT_R8_UINT);
     cl_mem ordinary[COUNT(ordinary_flags)], mixed;
     cl_int err;
     cl_mem wo = api_d3d11_khr.cl->create_texture2d(e.context, CL_MEM_WRITE_ONLY, tex_wo, 0, &err);
@@ -259,9 +259,9 @@ static void test_copies_across_flags(cl_platform_id platform)
               CL_SUCCESS);
     hop = wo;
     for (size_t i = 0; i < COUNT(ordinary_flags); i++) {
-        CHECK_ERR(clEnqueueCopyImage(e.queue, hop, ordinary[i], origin, origin, region, 0, NULL,
-                                     NULL),
-                  CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueCopyImage(e.queue, hop, ordinary[i], origin, origin, region, 0, NULL, NULL),
+            CL_SUCCESS);
         memset(got, 0, sizeof(got));
         CHECK_ERR(clEnqueueReadImage(e.queue, ordinary[i], CL_TRUE, origin, region, 0, 0, got, 0,
                                      NULL, NULL),
@@ -289,12 +289,12 @@ static void test_copies_across_flags(cl_platform_id platform)
     /* Two spec formats are a mismatch, also where one backs the other. */
     mixed = clCreateImage(e.context, CL_MEM_READ_WRITE, &rgba8ui, &desc, NULL, &err);
     REQUIRE(mixed, "an RGBA/UINT8 image: %d", err);
-    CHECK_ERR(clEnqueueCopyImage(e.queue, ordinary[3], mixed, origin, origin, region, 0, NULL,
-                                 NULL),
-              CL_IMAGE_FORMAT_MISMATCH);
-    CHECK_ERR(clEnqueueCopyImage(e.queue, mixed, ordinary[0], origin, origin, region, 0, NULL,
-                                 NULL),
-              CL_IMAGE_FORMAT_MISMATCH);
+    CHECK_ERR(
+        clEnqueueCopyImage(e.queue, ordinary[3], mixed, origin, origin, region, 0, NULL, NULL),
+        CL_IMAGE_FORMAT_MISMATCH);
+    CHECK_ERR(
+        clEnqueueCopyImage(e.queue, mixed, ordinary[0], origin, origin, region, 0, NULL, NULL),
+        CL_IMAGE_FORMAT_MISMATCH);
     clReleaseMemObject(mixed);
     for (size_t i = 0; i < COUNT(ordinary_flags); i++)
         clReleaseMemObject(ordinary[i]);

@@ -71,10 +71,10 @@ static cl_int choose_backing(struct dxcl_context *ctx, cl_mem_flags flags, struc
                          "the driver has no image format that can hold %s/%s",
                          dxcl_channel_order_name(desc->format.image_channel_order),
                          dxcl_channel_type_name(desc->format.image_channel_data_type));
-    return mem->backing.emulated ? dxcl_check_image_size(ctx->handle, desc->type,
-                                                         &mem->backing.driver, desc->width,
-                                                         desc->height, depth)
-                                 : CL_SUCCESS;
+    return mem->backing.emulated
+               ? dxcl_check_image_size(ctx->handle, desc->type, &mem->backing.driver, desc->width,
+                                       desc->height, depth)
+               : CL_SUCCESS;
 }
 
 static cl_mem create_object(struct dxcl_context *ctx, cl_mem_flags flags,
@@ -101,9 +101,9 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     }
     if (!(handle = create_object(ctx, flags, mem, err)))
         *err = DXCL_FAIL(*err, "the driver could not create the %s of resource %p (%ux%ux%u)",
-                  mem->desc.type == CL_MEM_OBJECT_BUFFER ? "buffer" : "image",
-                  (void *)mem->desc.resource, (unsigned)mem->desc.width,
-                  (unsigned)mem->desc.height, (unsigned)mem->desc.depth);
+                         mem->desc.type == CL_MEM_OBJECT_BUFFER ? "buffer" : "image",
+                         (void *)mem->desc.resource, (unsigned)mem->desc.width,
+                         (unsigned)mem->desc.height, (unsigned)mem->desc.depth);
     return handle;
 }
 

@@ -226,8 +226,8 @@ static const struct {
 
 cl_mem_flags dxcl_image_access(cl_mem_flags flags)
 {
-    const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY |
-                                CL_MEM_KERNEL_READ_AND_WRITE;
+    const cl_mem_flags access =
+        CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY | CL_MEM_KERNEL_READ_AND_WRITE;
 
     return flags & access ? flags & access : CL_MEM_READ_WRITE;
 }
@@ -303,8 +303,8 @@ static cl_int driver_formats(cl_context context, cl_mem_flags flags, cl_mem_obje
         capacity = count;
     }
     if (broken_platform)
-        list->count = drop_broken_formats(broken_platform, dxcl_image_access(flags),
-                                          list->formats, list->count);
+        list->count = drop_broken_formats(broken_platform, dxcl_image_access(flags), list->formats,
+                                          list->count);
     return CL_SUCCESS;
 }
 
@@ -372,8 +372,8 @@ bool dxcl_backing_from_lists(const struct dxcl_format_list *own,
             !dxcl_layout_for(spec, &wider[c], &layout))
             continue;
         for (size_t i = 0; i < count; i++)
-            score += format_listed(lists[i].formats, lists[i].count,
-                                   wider[c].image_channel_order, wider[c].image_channel_data_type);
+            score += format_listed(lists[i].formats, lists[i].count, wider[c].image_channel_order,
+                                   wider[c].image_channel_data_type);
         if (score > best_score) {
             best = c;
             best_score = score;
@@ -470,11 +470,9 @@ static struct device_limits device_limits(cl_device_id device)
     /* A value the driver cannot give stays 0: that device holds nothing of it. */
     drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(l.images), &l.images, NULL);
     drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &l.image2d[0], NULL);
-    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &l.image2d[1],
-                         NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &l.image2d[1], NULL);
     drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_WIDTH, sizeof(size_t), &l.image3d[0], NULL);
-    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_HEIGHT, sizeof(size_t), &l.image3d[1],
-                         NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_HEIGHT, sizeof(size_t), &l.image3d[1], NULL);
     drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_DEPTH, sizeof(size_t), &l.image3d[2], NULL);
     drv->clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(l.max_alloc), &l.max_alloc,
                          NULL);
@@ -536,7 +534,8 @@ cl_int dxcl_check_image_size(cl_context context, cl_mem_object_type type,
         return DXCL_FAIL(CL_INVALID_IMAGE_SIZE,
                          "a %zux%zux%zu image of %s/%s takes %.0f bytes, more than any device "
                          "allocates at once (%llu, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                         width, height, depth, dxcl_channel_order_name(backing->image_channel_order),
+                         width, height, depth,
+                         dxcl_channel_order_name(backing->image_channel_order),
                          dxcl_channel_type_name(backing->image_channel_data_type), bytes,
                          (unsigned long long)largest.max_alloc);
     return CL_SUCCESS;

@@ -430,8 +430,8 @@ bool test_driver_gets_wrong(cl_context context, cl_mem_flags flags, const cl_ima
     char name[256] = "";
     cl_channel_type type = format->image_channel_data_type;
     bool integer = type >= CL_SIGNED_INT8 && type <= CL_UNSIGNED_INT32;
-    bool kernels_read = (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) !=
-                        CL_MEM_WRITE_ONLY;
+    bool kernels_read =
+        (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) != CL_MEM_WRITE_ONLY;
 
     clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(device), &device, NULL);
     clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof(platform), &platform, NULL);
