@@ -209,16 +209,17 @@ static void test_names(void)
         CHECK(strcmp(dxcl_channel_type_name(type), "?"), "type %#x has a name", (unsigned)type);
 }
 
-/* Whether the driver itself lists `format` (asked here, independently of formats.c). */
-static bool driver_lists(const struct dxcl_driver *drv, cl_context context,
+/* Whether the driver itself lists `format` for these access flags (asked here, independently of
+ * formats.c). */
+static bool driver_lists(const struct dxcl_driver *drv, cl_context context, cl_mem_flags flags,
                          const cl_image_format *format)
 {
     cl_image_format list[512];
     cl_uint count = 0;
     bool found = false;
 
-    CHECK_ERR(drv->clGetSupportedImageFormats(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
-                                              COUNT(list), list, &count),
+    CHECK_ERR(drv->clGetSupportedImageFormats(context, flags, CL_MEM_OBJECT_IMAGE2D, COUNT(list),
+                                              list, &count),
               CL_SUCCESS);
     for (cl_uint i = 0; i < count && i < COUNT(list); i++)
         found |= list[i].image_channel_order == format->image_channel_order &&
@@ -226,36 +227,25 @@ static bool driver_lists(const struct dxcl_driver *drv, cl_context context,
     return found;
 }
 
-/* PoCL formats that are listed but wrong in kernels (seen on plain PoCL 3.1 images): dxcl must
- * not use them natively. Written here independently of src/formats/formats.c. */
-static bool pocl_broken(cl_context context, const cl_image_format *f)
+/* Formats the driver gets wrong for an access (test_broken_in_kernels shows it with kernels):
+ * dxcl must not use them natively for it. */
+static bool pocl_broken(cl_context context, cl_mem_flags flags, const cl_image_format *f)
 {
-    cl_device_id device;
-    cl_platform_id platform;
-    char name[256] = "";
-    bool integer = f->image_channel_data_type >= CL_SIGNED_INT8 &&
-                   f->image_channel_data_type <= CL_UNSIGNED_INT32;
-
-    clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(device), &device, NULL);
-    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof(platform), &platform, NULL);
-    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
-    if (strncmp(name, "Portable Computing Language", 27))
-        return false;
-    if (f->image_channel_data_type == CL_HALF_FLOAT)
-        return f->image_channel_order == CL_R || f->image_channel_order == CL_A;
-    return f->image_channel_order == CL_R && integer;
+    return test_driver_gets_wrong(context, flags, f);
 }
 
-/* choose_backing for one spec format: the spec format itself when the driver lists it (and
- * gets it right), otherwise an emulation whose layout matches. */
-static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_channel_order order,
-                          cl_channel_type type)
+static const cl_mem_flags accesses[] = {CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
+
+/* choose_backing for one spec format and access: the spec format itself when the driver lists
+ * it for that access (and gets it right for it), otherwise an emulation whose layout matches. */
+static void check_backing_for(const struct dxcl_driver *drv, cl_context context, cl_mem_flags flags,
+                              cl_channel_order order, cl_channel_type type)
 {
     cl_image_format spec = {order, type};
     struct dxcl_backing backing;
     struct dxcl_layout layout;
-    bool native = driver_lists(drv, context, &spec) && !pocl_broken(context, &spec);
-    cl_int err = dxcl_choose_backing(context, &spec, &backing);
+    bool native = driver_lists(drv, context, flags, &spec) && !pocl_broken(context, flags, &spec);
+    cl_int err = dxcl_choose_backing(context, flags, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
     const char *o = dxcl_channel_order_name(order), *t = dxcl_channel_type_name(type);
 
     CHECK_ERR(err, CL_SUCCESS);
@@ -263,7 +253,8 @@ static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_
         return;
     CHECK(backing.spec.image_channel_order == order && backing.spec.image_channel_data_type == type,
           "%s/%s: backing.spec kept", o, t);
-    CHECK(backing.emulated == !native, "%s/%s: emulated %d, driver lists it (and right) %d", o, t,
+    CHECK(backing.emulated == !native,
+          "%s/%s flags 0x%x: emulated %d, driver lists it (and right) %d", o, t, (unsigned)flags,
           backing.emulated, native);
     if (native) {
         CHECK(backing.driver.image_channel_order == order &&
@@ -272,7 +263,8 @@ static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_
               "%s/%s: native backing is the format itself", o, t);
         return;
     }
-    CHECK(driver_lists(drv, context, &backing.driver), "%s/%s: backed by a listed format", o, t);
+    CHECK(driver_lists(drv, context, flags, &backing.driver), "%s/%s: backed by a listed format", o,
+          t);
     CHECK(backing.driver.image_channel_data_type == type &&
               (backing.driver.image_channel_order == CL_RGBA ||
                backing.driver.image_channel_order == CL_BGRA),
@@ -283,6 +275,176 @@ static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_
               !memcmp(&layout, &backing.layout, sizeof(layout)) &&
               !dxcl_layout_is_identity(&backing.layout),
           "%s/%s: the layout is the one of its backing", o, t);
+}
+
+static void check_backing(const struct dxcl_driver *drv, cl_context context, cl_channel_order order,
+                          cl_channel_type type)
+{
+    for (size_t a = 0; a < COUNT(accesses); a++)
+        check_backing_for(drv, context, accesses[a], order, type);
+}
+
+/* What a kernel reads from a 1x1 image of `format` holding `pixel` (float4, uint4 or int4 by
+ * its type), and what it stores for `write` (16 bytes): the driver's own kernels on its own
+ * images. */
+static const char *probe_source =
+    "__kernel void rd_f(read_only image2d_t im, __global float4 *o) { *o = read_imagef(im, "
+    "(int2)(0, 0)); }\n"
+    "__kernel void rd_u(read_only image2d_t im, __global uint4 *o) { *o = read_imageui(im, "
+    "(int2)(0, 0)); }\n"
+    "__kernel void rd_i(read_only image2d_t im, __global int4 *o) { *o = read_imagei(im, "
+    "(int2)(0, 0)); }\n"
+    "__kernel void wr_f(write_only image2d_t im, float4 v) { write_imagef(im, (int2)(0, 0), v); }\n"
+    "__kernel void wr_u(write_only image2d_t im, uint4 v) { write_imageui(im, (int2)(0, 0), v); "
+    "}\n"
+    "__kernel void wr_i(write_only image2d_t im, int4 v) { write_imagei(im, (int2)(0, 0), v); }\n";
+
+static char kernel_suffix(cl_channel_type type)
+{
+    if (type == CL_UNSIGNED_INT8 || type == CL_UNSIGNED_INT16 || type == CL_UNSIGNED_INT32)
+        return 'u';
+    if (type == CL_SIGNED_INT8 || type == CL_SIGNED_INT16 || type == CL_SIGNED_INT32)
+        return 'i';
+    return 'f';
+}
+
+struct probe {
+    const struct dxcl_driver *drv;
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+};
+
+/* Reads `stored` (one pixel's bytes) through a kernel: 16 bytes into `seen`. */
+static bool probe_read(const struct probe *p, const cl_image_format *f, const void *stored,
+                       void *seen)
+{
+    const size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1}, one = 1;
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 1, .image_height = 1};
+    char name[8] = {'r', 'd', '_', kernel_suffix(f->image_channel_data_type), 0};
+    cl_int err;
+    cl_mem image = p->drv->clCreateImage(p->context, CL_MEM_READ_ONLY, f, &desc, NULL, &err);
+    cl_mem out = p->drv->clCreateBuffer(p->context, CL_MEM_WRITE_ONLY, 16, NULL, &err);
+    cl_kernel kernel = p->drv->clCreateKernel(p->program, name, &err);
+    bool ok =
+        image && out && kernel &&
+        !p->drv->clEnqueueWriteImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored, 0,
+                                     NULL, NULL) &&
+        !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
+        !p->drv->clSetKernelArg(kernel, 1, sizeof(out), &out) &&
+        !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL, NULL) &&
+        !p->drv->clEnqueueReadBuffer(p->queue, out, CL_TRUE, 0, 16, seen, 0, NULL, NULL);
+
+    p->drv->clReleaseKernel(kernel);
+    p->drv->clReleaseMemObject(out);
+    p->drv->clReleaseMemObject(image);
+    return ok;
+}
+
+/* Writes `value` (16 bytes) through a kernel: the pixel's bytes into `stored`. */
+static bool probe_write(const struct probe *p, const cl_image_format *f, const void *value,
+                        void *stored)
+{
+    const size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1}, one = 1;
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 1, .image_height = 1};
+    char name[8] = {'w', 'r', '_', kernel_suffix(f->image_channel_data_type), 0};
+    cl_int err;
+    cl_mem image = p->drv->clCreateImage(p->context, CL_MEM_WRITE_ONLY, f, &desc, NULL, &err);
+    cl_kernel kernel = p->drv->clCreateKernel(p->program, name, &err);
+    bool ok =
+        image && kernel && !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
+        !p->drv->clSetKernelArg(kernel, 1, 16, value) &&
+        !p->drv->clEnqueueNDRangeKernel(p->queue, kernel, 1, NULL, &one, NULL, 0, NULL, NULL) &&
+        !p->drv->clEnqueueReadImage(p->queue, image, CL_TRUE, origin, region, 0, 0, stored, 0, NULL,
+                                    NULL);
+
+    p->drv->clReleaseKernel(kernel);
+    p->drv->clReleaseMemObject(image);
+    return ok;
+}
+
+/* The bytes of a CL_R pixel of `type` that holds 1 (1.0 for normalized and float types). */
+static const unsigned char *written_one(cl_channel_type type)
+{
+    static const unsigned char unorm8[] = {0xff}, unorm16[] = {0xff, 0xff}, snorm8[] = {0x7f},
+                               snorm16[] = {0xff, 0x7f}, half[] = {0x00, 0x3c},
+                               f32[] = {0x00, 0x00, 0x80, 0x3f}, int1[] = {1, 0, 0, 0};
+
+    switch (type) {
+    case CL_UNORM_INT8:
+        return unorm8;
+    case CL_UNORM_INT16:
+        return unorm16;
+    case CL_SNORM_INT8:
+        return snorm8;
+    case CL_SNORM_INT16:
+        return snorm16;
+    case CL_HALF_FLOAT:
+        return half;
+    case CL_FLOAT:
+        return f32;
+    default:
+        return int1;
+    }
+}
+
+/* The claims of pocl_broken, and their absence for the rest of CL_R, on the driver's own
+ * images with real kernels: a formats.c entry that a later driver no longer needs fails here. */
+static void test_broken_in_kernels(const struct dxcl_driver *drv, cl_context context,
+                                   cl_device_id device)
+{
+    static const cl_channel_type r_types[] = {
+        CL_UNORM_INT8,     CL_UNORM_INT16, CL_SNORM_INT8,    CL_SNORM_INT16,
+        CL_FLOAT,          CL_HALF_FLOAT,  CL_UNSIGNED_INT8, CL_UNSIGNED_INT16,
+        CL_UNSIGNED_INT32, CL_SIGNED_INT8, CL_SIGNED_INT16,  CL_SIGNED_INT32};
+    struct probe p = {drv, context, NULL, NULL};
+    cl_int err;
+
+    p.queue = drv->clCreateCommandQueue(context, device, 0, &err);
+    p.program = drv->clCreateProgramWithSource(context, 1, &probe_source, NULL, &err);
+    REQUIRE(p.queue && p.program &&
+                drv->clBuildProgram(p.program, 1, &device, "", NULL, NULL) == CL_SUCCESS,
+            "the probe kernels build in the driver");
+    for (size_t i = 0; i < COUNT(r_types); i++) {
+        const cl_image_format f = {CL_R, r_types[i]};
+        const char *t = dxcl_channel_type_name(r_types[i]);
+        char cls = kernel_suffix(r_types[i]);
+        /* 0x3c00: 1.0 as a half; the low bytes of 1 for every other type (a small positive
+         * number, read as 1 by integers). */
+        unsigned char stored[4] = {r_types[i] == CL_HALF_FLOAT ? 0x00 : 0x01,
+                                   r_types[i] == CL_HALF_FLOAT ? 0x3c : 0x00, 0, 0},
+                      back[4] = {0};
+        cl_uint seen[4] = {0}, one_u[4] = {1, 5, 6, 7};
+        float one_f[4] = {1.0f, 5.0f, 6.0f, 7.0f};
+        bool read_ok, write_ok;
+
+        if (!driver_lists(drv, context, CL_MEM_READ_WRITE, &f))
+            continue;
+        if (r_types[i] == CL_FLOAT)
+            memcpy(stored, one_f, 4);
+        CHECK(probe_read(&p, &f, stored, seen), "CL_R/%s: the read probe runs", t);
+        /* (r, 0, 0, 1): alpha 1 is 1.0f for the float kernel, 1 for the integer ones. */
+        if (cls == 'f') {
+            float got[4];
+            memcpy(got, seen, sizeof(got));
+            read_ok = got[1] == 0 && got[2] == 0 && got[3] == 1.0f && got[0] > 0 && got[0] <= 1;
+        } else {
+            read_ok = seen[0] == 1 && seen[1] == 0 && seen[2] == 0 && seen[3] == 1;
+        }
+        CHECK(probe_write(&p, &f, cls == 'f' ? (void *)one_f : (void *)one_u, back),
+              "CL_R/%s: the write probe runs", t);
+        write_ok = !memcmp(back, written_one(r_types[i]), dxcl_element_size(&f));
+        printf("CL_R/%s in kernels: reads %s, writes %s\n", t, read_ok ? "right" : "WRONG",
+               write_ok ? "right" : "WRONG");
+        CHECK(read_ok == !pocl_broken(context, CL_MEM_READ_ONLY, &f),
+              "CL_R/%s: kernel reads right %d, counted broken for reads %d", t, read_ok,
+              pocl_broken(context, CL_MEM_READ_ONLY, &f));
+        CHECK(write_ok == !pocl_broken(context, CL_MEM_WRITE_ONLY, &f),
+              "CL_R/%s: kernel writes right %d, counted broken for writes %d", t, write_ok,
+              pocl_broken(context, CL_MEM_WRITE_ONLY, &f));
+    }
+    drv->clReleaseProgram(p.program);
+    drv->clReleaseCommandQueue(p.queue);
 }
 
 static void test_choose_backing(void)
@@ -308,8 +470,8 @@ static void test_choose_backing(void)
     /* PoCL 3.1 has no CL_RG: RG is emulated in RGBA with (r, g, 0, 1). */
     spec.image_channel_order = CL_RG;
     spec.image_channel_data_type = CL_UNORM_INT8;
-    if (!driver_lists(drv, context, &spec)) {
-        err = dxcl_choose_backing(context, &spec, &backing);
+    if (!driver_lists(drv, context, CL_MEM_READ_WRITE, &spec)) {
+        err = dxcl_choose_backing(context, 0, CL_MEM_OBJECT_IMAGE2D, &spec, &backing);
         CHECK_ERR(err, CL_SUCCESS);
         CHECK(err == CL_SUCCESS && backing.emulated &&
                   backing.driver.image_channel_order == CL_RGBA &&
@@ -336,19 +498,22 @@ static void test_choose_backing(void)
     /* Nothing holds a packed RG, and driver errors come back unchanged. */
     spec.image_channel_order = CL_RG;
     spec.image_channel_data_type = CL_UNORM_SHORT_565;
-    CHECK_ERR(dxcl_choose_backing(context, &spec, &backing), CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    CHECK_ERR(dxcl_choose_backing(context, 0, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
+              CL_IMAGE_FORMAT_NOT_SUPPORTED);
     spec.image_channel_order = CL_RGBA;
     spec.image_channel_data_type = CL_UNORM_INT8;
-    CHECK_ERR(dxcl_choose_backing(NULL, &spec, &backing), CL_INVALID_CONTEXT);
+    CHECK_ERR(dxcl_choose_backing(NULL, 0, CL_MEM_OBJECT_IMAGE2D, &spec, &backing),
+              CL_INVALID_CONTEXT);
+    test_broken_in_kernels(drv, context, device);
     drv->clReleaseContext(context);
 }
 
 /* The choice itself on made-up lists (the order of the DXCL_CHOICE_LISTS lists does not
- * matter to it): the candidate in the most lists wins, the earlier (spec, RGBA, BGRA) on a
- * tie, so a driver whose lists differ by access flag still gives every image of one spec format
- * one backing. */
+ * matter to it): the spec format where the image's own list has it; otherwise the wider
+ * candidate in the most lists, the earlier (RGBA, BGRA) on a tie, so that every emulated image
+ * of one spec format has one backing whatever its access. */
 static void choice_case(const char *what, const cl_image_format *spec, const cl_image_format *in,
-                        const int *lists_of, size_t n_in, bool want_found,
+                        const int *lists_of, size_t n_in, int own_list, bool want_found,
                         cl_channel_order want_order)
 {
     static cl_image_format storage[DXCL_CHOICE_LISTS][8];
@@ -363,7 +528,7 @@ static void choice_case(const char *what, const cl_image_format *spec, const cl_
             if (lists_of[i] & (1 << l))
                 storage[l][lists[l].count++] = in[i];
     }
-    found = dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, spec, &backing);
+    found = dxcl_backing_from_lists(&lists[own_list], lists, DXCL_CHOICE_LISTS, spec, &backing);
     CHECK(found == want_found, "%s: found %d, want %d", what, found, want_found);
     if (!found || !want_found)
         return;
@@ -378,39 +543,48 @@ static void choice_case(const char *what, const cl_image_format *spec, const cl_
 
 static void test_choice_from_lists(void)
 {
-    enum { ALL = 0x3f, RO_ONLY = 0x2 | 0x10, TWO_D = 0x7 };
+    /* Lists 0-2: read-write, read-only, write-only 2D; 3-5 the same for 3D. */
+    enum { ALL = 0x3f, RO_ONLY = 0x2 | 0x10, TWO_D = 0x7, RW = 0, RO = 1, WO = 2, RW3D = 3 };
     const cl_image_format r8 = {CL_R, CL_UNORM_INT8}, rgba8 = {CL_RGBA, CL_UNORM_INT8},
                           bgra8 = {CL_BGRA, CL_UNORM_INT8};
     const cl_image_format rgba_sn8 = {CL_RGBA, CL_SNORM_INT8}, rg_sn8 = {CL_RG, CL_SNORM_INT8},
                           r_sn8 = {CL_R, CL_SNORM_INT8}, bgra_sn8 = {CL_BGRA, CL_SNORM_INT8};
 
     /* Listed everywhere: native. */
-    choice_case("R8 everywhere", &r8, (cl_image_format[]){r8, rgba8}, (int[]){ALL, ALL}, 2, true,
-                CL_R);
-    /* Listed for read-only images only (lists 1 and 4: RO 2D, RO 3D), RGBA everywhere: every
-     * image of R8 on RGBA, read-only ones too. */
-    choice_case("R8 read-only only", &r8, (cl_image_format[]){r8, rgba8}, (int[]){RO_ONLY, ALL}, 2,
-                true, CL_RGBA);
-    /* Nothing better: the spec format where the driver has it at all. */
-    choice_case("R8 read-only, nothing else", &r8, (cl_image_format[]){r8}, (int[]){RO_ONLY}, 1,
+    choice_case("R8 everywhere", &r8, (cl_image_format[]){r8, rgba8}, (int[]){ALL, ALL}, 2, RW,
                 true, CL_R);
-    /* A tie between the spec format and RGBA: the spec format. */
-    choice_case("R8 and RGBA in 2D only", &r8, (cl_image_format[]){r8, rgba8},
-                (int[]){TWO_D, TWO_D}, 2, true, CL_R);
-    /* RGBA in fewer lists than BGRA: BGRA. */
+    /* Listed for read-only images only, RGBA everywhere: native for read-only images, RGBA for
+     * the others. */
+    choice_case("R8 read-only only, read-only image", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){RO_ONLY, ALL}, 2, RO, true, CL_R);
+    choice_case("R8 read-only only, read-write image", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){RO_ONLY, ALL}, 2, RW, true, CL_RGBA);
+    choice_case("R8 read-only only, write-only image", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){RO_ONLY, ALL}, 2, WO, true, CL_RGBA);
+    /* Nothing wider: the access the driver does not serve has no backing. */
+    choice_case("R8 read-only, nothing else, read-only image", &r8, (cl_image_format[]){r8},
+                (int[]){RO_ONLY}, 1, RO, true, CL_R);
+    choice_case("R8 read-only, nothing else, read-write image", &r8, (cl_image_format[]){r8},
+                (int[]){RO_ONLY}, 1, RW, false, CL_R);
+    /* 2D only: a 3D image of it is emulated. */
+    choice_case("R8 and RGBA in 2D only, 2D", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){TWO_D, TWO_D}, 2, RW, true, CL_R);
+    choice_case("R8 and RGBA in 2D only, 3D", &r8, (cl_image_format[]){r8, rgba8},
+                (int[]){TWO_D, TWO_D}, 2, RW3D, true, CL_RGBA);
+    /* RGBA in fewer lists than BGRA: BGRA, also for an access where RGBA is listed. */
     choice_case("RGBA 2D, BGRA everywhere", &r8, (cl_image_format[]){rgba8, bgra8},
-                (int[]){TWO_D, ALL}, 2, true, CL_BGRA);
+                (int[]){TWO_D, ALL}, 2, RW, true, CL_BGRA);
     /* NVIDIA's lists (H100, driver 580.159.04: the same for each plain flag, 2D and 3D): no
      * 8-bit SNORM in R, RG or RGBA, BGRA/SNORM_INT8 everywhere. */
-    choice_case("NVIDIA RGBA SNORM8", &rgba_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1,
+    choice_case("NVIDIA RGBA SNORM8", &rgba_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, RW,
                 true, CL_BGRA);
-    choice_case("NVIDIA RG SNORM8", &rg_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, true,
-                CL_BGRA);
-    choice_case("NVIDIA R SNORM8", &r_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, true,
+    choice_case("NVIDIA RG SNORM8", &rg_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, RO,
+                true, CL_BGRA);
+    choice_case("NVIDIA R SNORM8", &r_sn8, (cl_image_format[]){bgra_sn8}, (int[]){ALL}, 1, WO, true,
                 CL_BGRA);
     /* Nothing of the channel type: none. */
     choice_case("R8 with only other types", &r8, (cl_image_format[]){rgba_sn8, {CL_RGBA, CL_FLOAT}},
-                (int[]){ALL, ALL}, 2, false, CL_R);
+                (int[]){ALL, ALL}, 2, RW, false, CL_R);
 }
 
 int main(void)

@@ -172,6 +172,8 @@ static const struct {
 
 struct tally {
     int native, emulated, rejected, untested;
+    int native_ro, native_wo; /* D3D10/D3D11: read-write is the table; these the other accesses */
+    bool by_access;
 };
 
 static void print_table_header(const char *what)
@@ -236,6 +238,10 @@ static void print_tally(const struct tally *t)
     if (t->untested)
         printf(", %d not probed", t->untested);
     printf("\n");
+    if (t->by_access)
+        printf("    native for read-only images: %d, for write-only images: %d (the table is "
+               "read-write)\n",
+               t->native_ro, t->native_wo);
 }
 
 /* A context over every device the interop query returns for `object`. */
@@ -375,6 +381,24 @@ static const struct dxgi_api d3d10_api = {
     create_d3d10_texture,
 };
 
+/* Counts a texture natively backed for an access other than read-write (formats.c chooses the
+ * backing per access: a driver may serve some only for some). */
+static void count_access(create_dxgi_fn create, cl_context context, IUnknown *texture,
+                         cl_mem_flags flags, int *native)
+{
+    cl_image_format driver;
+    cl_bool emulated = CL_TRUE;
+    cl_int err;
+    cl_mem image = create(context, flags, texture, 0, &err);
+
+    if (!image)
+        return;
+    if (dxcl_get_backing_format(image, &driver, &emulated) == CL_INVALID_MEM_OBJECT)
+        emulated = CL_FALSE; /* the driver's own */
+    *native += !emulated;
+    cl.clReleaseMemObject(image);
+}
+
 static void probe_dxgi(const struct dxgi_api *api, cl_platform_id platform, const char *suffix)
 {
     const char *family = family_names[api->family];
@@ -384,7 +408,7 @@ static void probe_dxgi(const struct dxgi_api *api, cl_platform_id platform, cons
     cl_device_id devices[16];
     cl_uint num_devices = 0;
     cl_context context;
-    struct tally tally = {0};
+    struct tally tally = {.by_access = true};
     HRESULT hr;
     cl_int err;
 
@@ -414,6 +438,8 @@ static void probe_dxgi(const struct dxgi_api *api, cl_platform_id platform, cons
             }
             image = create(context, CL_MEM_READ_WRITE, texture, 0, &err);
             print_row(dxgi_formats[i].name, image, err, &tally);
+            count_access(create, context, texture, CL_MEM_READ_ONLY, &tally.native_ro);
+            count_access(create, context, texture, CL_MEM_WRITE_ONLY, &tally.native_wo);
             IUnknown_Release(texture);
         }
         print_tally(&tally);

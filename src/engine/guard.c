@@ -146,7 +146,7 @@ enum dxcl_use dxcl_image_write_use(cl_mem handle, const size_t *origin, const si
     DRIVER, {src_buffer, DXCL_USE_READ}, {dst_buffer, dxcl_buffer_write_use(dst_buffer, dst_offset, size)}
 #define DXCL_GUARD_clEnqueueCopyBufferRect DRIVER, {src_buffer, DXCL_USE_READ}, {dst_buffer, DXCL_USE_WRITE}
 #define DXCL_GUARD_clEnqueueCopyImage                                                              \
-    DRIVER, {src_image, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
+    FORMATS, {src_image, DXCL_USE_READ}, {dst_image, dxcl_image_write_use(dst_image, dst_origin, region)}
 #define DXCL_GUARD_clEnqueueReadImage FORMATS, {image, DXCL_USE_READ}
 #define DXCL_GUARD_clEnqueueWriteImage FORMATS, {image, dxcl_image_write_use(image, origin, region)}
 #define DXCL_GUARD_clEnqueueFillImage FORMATS, {image, dxcl_image_write_use(image, origin, region)}

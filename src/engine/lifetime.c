@@ -51,37 +51,60 @@ static cl_mem create_image(struct dxcl_context *ctx, cl_mem_flags flags,
                                         err);
 }
 
-static cl_int choose_backing(struct dxcl_context *ctx, struct dxcl_memobj *mem)
+/* The driver format behind the object, for its access (formats/formats.h), once the devices
+ * are known to hold its size: what they cannot hold fails here with a log line, not in the
+ * driver. */
+static cl_int choose_backing(struct dxcl_context *ctx, cl_mem_flags flags, struct dxcl_memobj *mem)
 {
     const struct dxcl_shared_desc *desc = &mem->desc;
+    size_t depth = desc->type == CL_MEM_OBJECT_IMAGE3D ? desc->depth : 1;
+    cl_int err;
 
-    if (desc->type == CL_MEM_OBJECT_BUFFER ||
-        dxcl_choose_backing(ctx->handle, &desc->format, &mem->backing) == CL_SUCCESS)
-        return CL_SUCCESS;
-    return DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
-                     "the driver has no image format that can hold %s/%s",
-                     dxcl_channel_order_name(desc->format.image_channel_order),
-                     dxcl_channel_type_name(desc->format.image_channel_data_type));
+    if (desc->type == CL_MEM_OBJECT_BUFFER)
+        return dxcl_check_buffer_size(ctx->handle, desc->size);
+    if ((err = dxcl_check_image_size(ctx->handle, desc->type, &desc->format, desc->width,
+                                     desc->height, depth)) != CL_SUCCESS)
+        return err;
+    if (dxcl_choose_backing(ctx->handle, flags, desc->type, &desc->format, &mem->backing) !=
+        CL_SUCCESS)
+        return DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                         "the driver has no image format that can hold %s/%s",
+                         dxcl_channel_order_name(desc->format.image_channel_order),
+                         dxcl_channel_type_name(desc->format.image_channel_data_type));
+    return mem->backing.emulated
+               ? dxcl_check_image_size(ctx->handle, desc->type, &mem->backing.driver, desc->width,
+                                       desc->height, depth)
+               : CL_SUCCESS;
+}
+
+static cl_mem create_object(struct dxcl_context *ctx, cl_mem_flags flags,
+                            const struct dxcl_memobj *mem, cl_int *err)
+{
+    return mem->desc.type == CL_MEM_OBJECT_BUFFER ? create_buffer(ctx, flags, mem, err)
+                                                  : create_image(ctx, flags, mem, err);
 }
 
 /* The driver object: on the surface's host copy when it can be (zero-copy), else its own. */
 static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                    struct dxcl_memobj *mem, cl_int *err)
 {
-    bool buffer = mem->desc.type == CL_MEM_OBJECT_BUFFER;
     cl_mem handle;
 
     flags = flags ? flags : CL_MEM_READ_WRITE;
-    if ((*err = choose_backing(ctx, mem)) != CL_SUCCESS)
+    if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
     if (dxcl_zero_copy_probe(ctx, mem, &mem->host_copy)) {
-        handle = buffer ? create_buffer(ctx, flags, mem, err) : create_image(ctx, flags, mem, err);
-        if (handle)
+        if ((handle = create_object(ctx, flags, mem, err)))
             return handle;
         DXCL_LOG("the driver refused CL_MEM_USE_HOST_PTR on the staging copy (%d): copies", *err);
         mem->host_copy = (struct dxcl_mapping){0};
     }
-    return buffer ? create_buffer(ctx, flags, mem, err) : create_image(ctx, flags, mem, err);
+    if (!(handle = create_object(ctx, flags, mem, err)))
+        *err = DXCL_FAIL(*err, "the driver could not create the %s of resource %p (%ux%ux%u)",
+                         mem->desc.type == CL_MEM_OBJECT_BUFFER ? "buffer" : "image",
+                         (void *)mem->desc.resource, (unsigned)mem->desc.width,
+                         (unsigned)mem->desc.height, (unsigned)mem->desc.depth);
+    return handle;
 }
 
 static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_desc *desc,

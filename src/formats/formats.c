@@ -201,23 +201,42 @@ static bool format_listed(const cl_image_format *list, cl_uint count, cl_channel
     return false;
 }
 
-/* Formats a driver lists but gets wrong in kernels; dxcl backs them with a wider format, as
- * if they were not listed. PoCL 3.1 (checked on plain images, without dxcl): CL_R and CL_A
- * with CL_HALF_FLOAT read garbage, and CL_R with an integer type reads alpha as 0, not 1. */
+/* Formats a driver lists but gets wrong in kernels; dxcl backs them with a wider format for the
+ * access they get wrong, as if they were not listed for it. PoCL 3.1 (checked with kernels on
+ * plain images, without dxcl; test_formats checks each entry again on the driver it runs on):
+ * CL_R and CL_A with CL_HALF_FLOAT read garbage and ignore writes; CL_R with an integer type
+ * reads alpha as 0, not 1, but writes exactly, so a write-only image of it is native. */
+enum broken_access { BROKEN_IN_READS, BROKEN_ALWAYS };
+
 static const struct {
     const char *platform; /* a prefix of CL_PLATFORM_NAME */
     cl_channel_order order;
     cl_channel_type type;
+    enum broken_access when;
 } broken_formats[] = {
-    {"Portable Computing Language", CL_R, CL_HALF_FLOAT},
-    {"Portable Computing Language", CL_A, CL_HALF_FLOAT},
-    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT8},
-    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT16},
-    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT32},
-    {"Portable Computing Language", CL_R, CL_SIGNED_INT8},
-    {"Portable Computing Language", CL_R, CL_SIGNED_INT16},
-    {"Portable Computing Language", CL_R, CL_SIGNED_INT32},
+    {"Portable Computing Language", CL_R, CL_HALF_FLOAT, BROKEN_ALWAYS},
+    {"Portable Computing Language", CL_A, CL_HALF_FLOAT, BROKEN_ALWAYS},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT8, BROKEN_IN_READS},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT16, BROKEN_IN_READS},
+    {"Portable Computing Language", CL_R, CL_UNSIGNED_INT32, BROKEN_IN_READS},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT8, BROKEN_IN_READS},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT16, BROKEN_IN_READS},
+    {"Portable Computing Language", CL_R, CL_SIGNED_INT32, BROKEN_IN_READS},
 };
+
+cl_mem_flags dxcl_image_access(cl_mem_flags flags)
+{
+    const cl_mem_flags access =
+        CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY | CL_MEM_KERNEL_READ_AND_WRITE;
+
+    return flags & access ? flags & access : CL_MEM_READ_WRITE;
+}
+
+/* Whether kernels may read images made with these access flags. */
+static bool kernels_read(cl_mem_flags access)
+{
+    return access != CL_MEM_WRITE_ONLY;
+}
 
 /* The name of the context's platform, for the broken-format rule (caller frees; NULL when it
  * cannot be read, and then no format counts as broken). */
@@ -228,27 +247,33 @@ static char *platform_name(cl_context context)
     return platform ? dxcl_driver_platform_string(platform, CL_PLATFORM_NAME) : NULL;
 }
 
-/* Drops the driver's broken formats (those of the platform named `name`) from its list. */
-static cl_uint drop_broken_formats(const char *name, cl_image_format *list, cl_uint count)
+static bool broken_for(const char *name, cl_mem_flags access, const cl_image_format *format)
+{
+    for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && name; j++)
+        if (!strncmp(name, broken_formats[j].platform, strlen(broken_formats[j].platform)) &&
+            format->image_channel_order == broken_formats[j].order &&
+            format->image_channel_data_type == broken_formats[j].type &&
+            (broken_formats[j].when == BROKEN_ALWAYS || kernels_read(access)))
+            return true;
+    return false;
+}
+
+/* Drops the driver's broken formats for this access (those of the platform named `name`) from
+ * its list. */
+static cl_uint drop_broken_formats(const char *name, cl_mem_flags access, cl_image_format *list,
+                                   cl_uint count)
 {
     cl_uint kept = 0;
 
-    for (cl_uint i = 0; i < count; i++) {
-        bool broken = false;
-        for (size_t j = 0; j < DXCL_ARRAY_SIZE(broken_formats) && name && !broken; j++)
-            broken =
-                !strncmp(name, broken_formats[j].platform, strlen(broken_formats[j].platform)) &&
-                list[i].image_channel_order == broken_formats[j].order &&
-                list[i].image_channel_data_type == broken_formats[j].type;
-        if (!broken)
+    for (cl_uint i = 0; i < count; i++)
+        if (!broken_for(name, access, &list[i]))
             list[kept++] = list[i];
-    }
     return kept;
 }
 
 /* The driver's list for these flags and image type (caller frees list->formats), without the
- * formats it gets wrong when `broken_platform` names its platform. One call when the list fits
- * a first guess, two when it is longer. */
+ * formats it gets wrong for their access when `broken_platform` names its platform. One call
+ * when the list fits a first guess, two when it is longer. */
 static cl_int driver_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                              const char *broken_platform, struct dxcl_format_list *list)
 {
@@ -278,12 +303,13 @@ static cl_int driver_formats(cl_context context, cl_mem_flags flags, cl_mem_obje
         capacity = count;
     }
     if (broken_platform)
-        list->count = drop_broken_formats(broken_platform, list->formats, list->count);
+        list->count = drop_broken_formats(broken_platform, dxcl_image_access(flags), list->formats,
+                                          list->count);
     return CL_SUCCESS;
 }
 
-/* The lists that decide a backing: read-write, read-only and write-only, for 2D and 3D images
- * (DXCL_CHOICE_LISTS of them; a list the driver refuses counts as empty). */
+/* The lists that decide a wider backing: read-write, read-only and write-only, for 2D and 3D
+ * images (DXCL_CHOICE_LISTS of them; a list the driver refuses counts as empty). */
 static const cl_mem_flags choice_flags[] = {CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY};
 static const cl_mem_object_type choice_types[] = {CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D};
 
@@ -315,23 +341,39 @@ static cl_int choice_lists(cl_context context, const char *broken_platform,
     return first_err;
 }
 
-bool dxcl_backing_from_lists(const struct dxcl_format_list *lists, size_t count,
+static void set_backing(const cl_image_format *spec, const cl_image_format *driver,
+                        struct dxcl_backing *backing)
+{
+    backing->spec = *spec;
+    backing->driver = *driver;
+    dxcl_layout_for(spec, driver, &backing->layout);
+    backing->emulated = driver->image_channel_order != spec->image_channel_order;
+}
+
+bool dxcl_backing_from_lists(const struct dxcl_format_list *own,
+                             const struct dxcl_format_list *lists, size_t count,
                              const cl_image_format *spec, struct dxcl_backing *backing)
 {
-    /* The spec format itself, then the same channel type in RGBA, then in BGRA. */
-    const cl_image_format candidates[] = {
-        *spec, {CL_RGBA, spec->image_channel_data_type}, {CL_BGRA, spec->image_channel_data_type}};
-    size_t best = DXCL_ARRAY_SIZE(candidates), best_score = 0;
+    /* The wider candidates: the same channel type in RGBA, then in BGRA. */
+    const cl_image_format wider[] = {{CL_RGBA, spec->image_channel_data_type},
+                                     {CL_BGRA, spec->image_channel_data_type}};
+    size_t best = DXCL_ARRAY_SIZE(wider), best_score = 0;
     struct dxcl_layout layout;
 
-    for (size_t c = 0; c < DXCL_ARRAY_SIZE(candidates); c++) {
+    if (format_listed(own->formats, own->count, spec->image_channel_order,
+                      spec->image_channel_data_type) &&
+        dxcl_layout_for(spec, spec, &layout)) {
+        set_backing(spec, spec, backing);
+        return true;
+    }
+    for (size_t c = 0; c < DXCL_ARRAY_SIZE(wider); c++) {
         size_t score = 0;
-        if (!dxcl_layout_for(spec, &candidates[c], &layout))
+        if (wider[c].image_channel_order == spec->image_channel_order ||
+            !dxcl_layout_for(spec, &wider[c], &layout))
             continue;
         for (size_t i = 0; i < count; i++)
-            score +=
-                format_listed(lists[i].formats, lists[i].count, candidates[c].image_channel_order,
-                              candidates[c].image_channel_data_type);
+            score += format_listed(lists[i].formats, lists[i].count, wider[c].image_channel_order,
+                                   wider[c].image_channel_data_type);
         if (score > best_score) {
             best = c;
             best_score = score;
@@ -339,60 +381,185 @@ bool dxcl_backing_from_lists(const struct dxcl_format_list *lists, size_t count,
     }
     if (!best_score)
         return false;
-    backing->spec = *spec;
-    backing->driver = candidates[best];
-    dxcl_layout_for(spec, &backing->driver, &backing->layout);
-    backing->emulated = best != 0;
+    set_backing(spec, &wider[best], backing);
     return true;
 }
 
-cl_int dxcl_choose_backing(cl_context context, const cl_image_format *spec,
-                           struct dxcl_backing *backing)
+/* The object's own list and the choice lists, read once for a choice (caller frees both). */
+static cl_int read_lists(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                         struct dxcl_format_list *own,
+                         struct dxcl_format_list lists[DXCL_CHOICE_LISTS])
 {
-    struct dxcl_format_list lists[DXCL_CHOICE_LISTS];
     char *name = platform_name(context);
-    cl_int err = choice_lists(context, name, lists);
+    cl_int err = driver_formats(context, dxcl_image_access(flags), type, name, own);
+
+    /* A driver that refuses the object's own flags backs nothing natively for them. */
+    if (err != CL_SUCCESS && err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_CONTEXT) {
+        own->formats = NULL;
+        own->count = 0;
+        err = CL_SUCCESS;
+    }
+    if (err == CL_SUCCESS && (err = choice_lists(context, name, lists)) != CL_SUCCESS)
+        free(own->formats);
+    free(name);
+    return err;
+}
+
+cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                           const cl_image_format *spec, struct dxcl_backing *backing)
+{
+    struct dxcl_format_list own, lists[DXCL_CHOICE_LISTS];
+    cl_int err = read_lists(context, flags, type, &own, lists);
     bool found;
 
-    free(name);
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "clGetSupportedImageFormats failed in the driver");
-    found = dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, spec, backing);
+    found = dxcl_backing_from_lists(&own, lists, DXCL_CHOICE_LISTS, spec, backing);
     free_lists(lists, DXCL_CHOICE_LISTS);
+    free(own.formats);
     if (!found)
         return DXCL_FAIL(CL_IMAGE_FORMAT_NOT_SUPPORTED,
-                         "the driver has no image format that can hold %s/%s",
+                         "the driver has no image format that can hold %s/%s for flags 0x%llx",
                          dxcl_channel_order_name(spec->image_channel_order),
-                         dxcl_channel_type_name(spec->image_channel_data_type));
+                         dxcl_channel_type_name(spec->image_channel_data_type),
+                         (unsigned long long)dxcl_image_access(flags));
     if (backing->emulated)
-        DXCL_LOG("format %s/%s emulated with %s",
+        DXCL_LOG("format %s/%s emulated with %s for flags 0x%llx",
                  dxcl_channel_order_name(spec->image_channel_order),
                  dxcl_channel_type_name(spec->image_channel_data_type),
-                 dxcl_channel_order_name(backing->driver.image_channel_order));
+                 dxcl_channel_order_name(backing->driver.image_channel_order),
+                 (unsigned long long)dxcl_image_access(flags));
     return CL_SUCCESS;
 }
 
 cl_int dxcl_backable_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                              const cl_image_format *specs, size_t count, bool *backable)
 {
-    struct dxcl_format_list lists[DXCL_CHOICE_LISTS], wanted;
-    char *name = platform_name(context);
-    cl_int err = driver_formats(context, flags, type, name, &wanted);
+    struct dxcl_format_list own, lists[DXCL_CHOICE_LISTS], wanted;
+    cl_int err = driver_formats(context, flags, type, NULL, &wanted);
 
-    if (err == CL_SUCCESS && (err = choice_lists(context, name, lists)) != CL_SUCCESS)
+    if (err == CL_SUCCESS && (err = read_lists(context, flags, type, &own, lists)) != CL_SUCCESS)
         free(wanted.formats);
-    free(name);
     if (err != CL_SUCCESS)
         return err;
     for (size_t i = 0; i < count; i++) {
         struct dxcl_backing backing;
         backable[i] =
-            dxcl_backing_from_lists(lists, DXCL_CHOICE_LISTS, &specs[i], &backing) &&
+            dxcl_backing_from_lists(&own, lists, DXCL_CHOICE_LISTS, &specs[i], &backing) &&
             format_listed(wanted.formats, wanted.count, backing.driver.image_channel_order,
                           backing.driver.image_channel_data_type);
     }
     free_lists(lists, DXCL_CHOICE_LISTS);
+    free(own.formats);
     free(wanted.formats);
+    return CL_SUCCESS;
+}
+
+/* What one device can hold. */
+struct device_limits {
+    cl_bool images;
+    size_t image2d[2], image3d[3];
+    cl_ulong max_alloc;
+};
+
+static struct device_limits device_limits(cl_device_id device)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct device_limits l = {0};
+
+    /* A value the driver cannot give stays 0: that device holds nothing of it. */
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(l.images), &l.images, NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(size_t), &l.image2d[0], NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(size_t), &l.image2d[1], NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_WIDTH, sizeof(size_t), &l.image3d[0], NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_HEIGHT, sizeof(size_t), &l.image3d[1], NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_IMAGE3D_MAX_DEPTH, sizeof(size_t), &l.image3d[2], NULL);
+    drv->clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(l.max_alloc), &l.max_alloc,
+                         NULL);
+    return l;
+}
+
+/* The context's devices (caller frees); a log line and NULL when the driver cannot say. */
+static cl_device_id *context_devices(cl_context context, size_t *count)
+{
+    cl_device_id *devices = dxcl_driver_context_devices(context, count);
+
+    if (!devices)
+        DXCL_LOG("the devices of context %p could not be read: sizes left to the driver",
+                 (void *)context);
+    return devices;
+}
+
+cl_int dxcl_check_image_size(cl_context context, cl_mem_object_type type,
+                             const cl_image_format *backing, size_t width, size_t height,
+                             size_t depth)
+{
+    bool is_3d = type == CL_MEM_OBJECT_IMAGE3D;
+    size_t count, fits_dims = 0, fits_bytes = 0, with_images = 0;
+    cl_device_id *devices = context_devices(context, &count);
+    double bytes = (double)dxcl_element_size(backing) * width * height * depth;
+    struct device_limits largest = {0};
+
+    if (!devices)
+        return CL_SUCCESS;
+    for (size_t i = 0; i < count; i++) {
+        struct device_limits l = device_limits(devices[i]);
+        bool dims = is_3d ? width <= l.image3d[0] && height <= l.image3d[1] && depth <= l.image3d[2]
+                          : width <= l.image2d[0] && height <= l.image2d[1];
+        if (!l.images)
+            continue;
+        with_images++;
+        fits_dims += dims;
+        fits_bytes += dims && bytes <= (double)l.max_alloc;
+        if (l.max_alloc > largest.max_alloc || !i)
+            largest = l;
+    }
+    free(devices);
+    if (!with_images)
+        return DXCL_FAIL(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                         "no device of context %p supports images (CL_DEVICE_IMAGE_SUPPORT)",
+                         (void *)context);
+    if (!fits_dims && is_3d)
+        return DXCL_FAIL(CL_INVALID_IMAGE_SIZE,
+                         "a %zux%zux%zu 3D image exceeds every device's limit (%zux%zux%zu on "
+                         "one, CL_DEVICE_IMAGE3D_MAX_*)",
+                         width, height, depth, largest.image3d[0], largest.image3d[1],
+                         largest.image3d[2]);
+    if (!fits_dims)
+        return DXCL_FAIL(CL_INVALID_IMAGE_SIZE,
+                         "a %zux%zu 2D image exceeds every device's limit (%zux%zu on one, "
+                         "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT)",
+                         width, height, largest.image2d[0], largest.image2d[1]);
+    if (!fits_bytes)
+        return DXCL_FAIL(CL_INVALID_IMAGE_SIZE,
+                         "a %zux%zux%zu image of %s/%s takes %.0f bytes, more than any device "
+                         "allocates at once (%llu, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                         width, height, depth,
+                         dxcl_channel_order_name(backing->image_channel_order),
+                         dxcl_channel_type_name(backing->image_channel_data_type), bytes,
+                         (unsigned long long)largest.max_alloc);
+    return CL_SUCCESS;
+}
+
+cl_int dxcl_check_buffer_size(cl_context context, size_t size)
+{
+    size_t count;
+    cl_device_id *devices = context_devices(context, &count);
+    cl_ulong largest = 0;
+
+    if (!devices)
+        return CL_SUCCESS;
+    for (size_t i = 0; i < count; i++) {
+        struct device_limits l = device_limits(devices[i]);
+        if (l.max_alloc > largest)
+            largest = l.max_alloc;
+    }
+    free(devices);
+    if (size > largest)
+        return DXCL_FAIL(CL_INVALID_BUFFER_SIZE,
+                         "a buffer of %zu bytes is more than any device allocates at once (%llu, "
+                         "CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                         size, (unsigned long long)largest);
     return CL_SUCCESS;
 }
 

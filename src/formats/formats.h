@@ -43,29 +43,51 @@ struct dxcl_format_list {
     cl_image_format *formats;
     cl_uint count;
 };
-/* The lists a backing is chosen from: read-write, read-only and write-only, for 2D and for 3D
- * images. */
+/* The lists a wider backing is chosen from: read-write, read-only and write-only, for 2D and
+ * for 3D images. */
 #define DXCL_CHOICE_LISTS 6
 
-/* The backing of `spec`, from the driver's lists: of the spec format itself, the same channel
- * type in RGBA, and in BGRA (each where its layout can hold the spec's channels), the one that
- * the most lists have, the earlier on a tie; false when no list has any. */
-bool dxcl_backing_from_lists(const struct dxcl_format_list *lists, size_t count,
+/* The access part of an image's flags, as the driver's lists are asked for it:
+ * READ_WRITE, READ_ONLY, WRITE_ONLY (and KERNEL_READ_AND_WRITE where given); 0, or flags with
+ * none of them, is READ_WRITE. */
+cl_mem_flags dxcl_image_access(cl_mem_flags flags);
+
+/* The backing of `spec` for an image whose access has `own` as the driver's list: the spec
+ * format itself when `own` has it (native); otherwise, of the same channel type in RGBA and in
+ * BGRA (each where its layout can hold the spec's channels), the one that the most of `lists`
+ * have, the earlier on a tie (emulated: one wider backing per spec format, whatever the
+ * access). False when neither is listed. */
+bool dxcl_backing_from_lists(const struct dxcl_format_list *own,
+                             const struct dxcl_format_list *lists, size_t count,
                              const cl_image_format *spec, struct dxcl_backing *backing);
 
-/* The backing of `spec` in this context: dxcl_backing_from_lists on the driver's
- * DXCL_CHOICE_LISTS lists (without the formats it gets wrong). It depends on nothing else, not
- * on the access flags or on 2D or 3D, so any two images of one spec format in a context have
- * the same backing and clEnqueueCopyImage between them is the driver's copy.
+/* The backing of images of `spec` made with `flags` (only their access counts) and of `type` in
+ * this context: dxcl_backing_from_lists with the driver's list for that access and type as
+ * `own` and its DXCL_CHOICE_LISTS lists, each without the formats the driver gets wrong for its
+ * access. So a format is native wherever the driver serves the access asked, and the images of
+ * one spec format in a context have at most two backings, the native one and one wider one
+ * (clEnqueueCopyImage between the two converts: src/formats/host_commands.c).
  * CL_IMAGE_FORMAT_NOT_SUPPORTED when nothing can hold it. */
-cl_int dxcl_choose_backing(cl_context context, const cl_image_format *spec,
-                           struct dxcl_backing *backing);
+cl_int dxcl_choose_backing(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                           const cl_image_format *spec, struct dxcl_backing *backing);
 
-/* For each of `specs`: whether it has a backing that the driver lists for these flags and image
- * type (what clGetSupportedImageFormats and the sharing format queries list). The driver's
- * error when it refuses the flags or type. */
+/* For each of `specs`: whether it has a backing for these flags and image type that the driver
+ * lists for them (what clGetSupportedImageFormats and the sharing format queries list). The
+ * driver's error when it refuses the flags or type. */
 cl_int dxcl_backable_formats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                              const cl_image_format *specs, size_t count, bool *backable);
+
+/* Whether the context's devices can hold an image of `width` x `height` x `depth` (depth 1 for
+ * 2D) whose driver format is `backing`: images supported, the dimensions within the largest
+ * device's CL_DEVICE_IMAGE2D/3D_MAX_*, and its bytes within CL_DEVICE_MAX_MEM_ALLOC_SIZE, on
+ * one device at least. CL_INVALID_IMAGE_FORMAT_DESCRIPTOR when no device has images,
+ * CL_INVALID_IMAGE_SIZE when none holds the size; each with a log line saying why. */
+cl_int dxcl_check_image_size(cl_context context, cl_mem_object_type type,
+                             const cl_image_format *backing, size_t width, size_t height,
+                             size_t depth);
+/* The same for a buffer of `size` bytes: CL_INVALID_BUFFER_SIZE over every device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE. */
+cl_int dxcl_check_buffer_size(cl_context context, size_t size);
 
 /* clGetSupportedImageFormats: the driver's list plus every format of the spec tables that
  * dxcl can back for 2D and 3D images (the argument checks are the driver's). */

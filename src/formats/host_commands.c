@@ -9,6 +9,8 @@
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
+#include "core/log.h"
+#include "core/names.h"
 #include "core/table.h"
 #include "formats/pixels.h"
 
@@ -24,18 +26,23 @@ struct image_view {
     bool is_3d;
 };
 
-static bool emulated_image(cl_mem handle, struct image_view *view)
+static void view_of(cl_mem handle, const struct dxcl_memobj *mem, struct image_view *view)
 {
-    struct dxcl_memobj *mem = dxcl_image_record(handle);
-
-    if (!mem || mem->desc.type == CL_MEM_OBJECT_BUFFER || !mem->backing.emulated)
-        return false;
     view->handle = handle;
     view->backing = mem->backing;
     view->is_3d = mem->desc.type == CL_MEM_OBJECT_IMAGE3D;
     view->size[0] = mem->desc.width;
     view->size[1] = mem->desc.height;
     view->size[2] = view->is_3d ? mem->desc.depth : 1;
+}
+
+static bool emulated_image(cl_mem handle, struct image_view *view)
+{
+    struct dxcl_memobj *mem = dxcl_image_record(handle);
+
+    if (!mem || mem->desc.type == CL_MEM_OBJECT_BUFFER || !mem->backing.emulated)
+        return false;
+    view_of(handle, mem, view);
     return true;
 }
 
@@ -239,18 +246,27 @@ static void move_channels(struct chain *c, const struct image_view *img, cl_mem 
     }
 }
 
+/* The driver's pixels of an image region into `buffer` at `offset`. */
+static void image_into_buffer(struct chain *c, const struct image_view *img, const size_t *origin,
+                              const size_t *region, cl_mem buffer, size_t offset)
+{
+    cl_event done = NULL;
+
+    if (chain_next(c))
+        chain_step(c,
+                   dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, img->handle, buffer, origin,
+                                                             region, offset, CHAIN_WAIT(c), &done),
+                   done);
+}
+
 /* Backing pixels of the region into a new backing buffer (the chain's first command). */
 static cl_mem image_to_backing(struct chain *c, const struct image_view *img, const size_t *origin,
                                const size_t *region)
 {
     cl_mem buffer = backing_buffer(c, img, region);
-    cl_event done = NULL;
 
-    if (buffer && chain_next(c))
-        chain_step(c,
-                   dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, img->handle, buffer, origin,
-                                                             region, 0, CHAIN_WAIT(c), &done),
-                   done);
+    if (buffer)
+        image_into_buffer(c, img, origin, region, buffer, 0);
     return buffer;
 }
 
@@ -284,16 +300,23 @@ static void release_temps(cl_mem a, cl_mem b)
         dxcl_driver()->clReleaseMemObject(b);
 }
 
-static void backing_to_image(struct chain *c, const struct image_view *img, cl_mem buffer,
-                             const size_t *origin, const size_t *region)
+/* `buffer` from `offset` into the driver's pixels of an image region. */
+static void buffer_into_image(struct chain *c, const struct image_view *img, cl_mem buffer,
+                              size_t offset, const size_t *origin, const size_t *region)
 {
     cl_event done = NULL;
 
     if (chain_next(c))
         chain_step(c,
-                   dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, img->handle, 0,
+                   dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, img->handle, offset,
                                                              origin, region, CHAIN_WAIT(c), &done),
                    done);
+}
+
+static void backing_to_image(struct chain *c, const struct image_view *img, cl_mem buffer,
+                             const size_t *origin, const size_t *region)
+{
+    buffer_into_image(c, img, buffer, 0, origin, region);
 }
 
 static struct spec_place spec_place_of(enum spec_side side, cl_mem buffer, size_t offset,
@@ -433,6 +456,40 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(
                                  num_events_in_wait_list, event_wait_list, event));
 }
 
+/* The spec-layout pixels of an image region into the spec side, packed: the driver's own copy
+ * for a native image, a conversion for an emulated one. */
+static void image_to_spec(struct chain *c, const struct image_view *img, const size_t *origin,
+                          const size_t *region, const struct spec_place *spec)
+{
+    cl_mem backing;
+
+    if (!img->backing.emulated) {
+        image_into_buffer(c, img, origin, region, spec->buffer, spec->offset);
+        return;
+    }
+    if ((backing = image_to_backing(c, img, origin, region))) {
+        move_channels(c, img, backing, spec, region);
+        dxcl_driver()->clReleaseMemObject(backing);
+    }
+}
+
+/* The reverse: packed spec-layout pixels into an image region. */
+static void spec_to_image(struct chain *c, const struct image_view *img, const size_t *origin,
+                          const size_t *region, const struct spec_place *spec)
+{
+    cl_mem backing;
+
+    if (!img->backing.emulated) {
+        buffer_into_image(c, img, spec->buffer, spec->offset, origin, region);
+        return;
+    }
+    if ((backing = prefilled_backing(c, img, region))) {
+        move_channels(c, img, backing, spec, region);
+        backing_to_image(c, img, backing, origin, region);
+        dxcl_driver()->clReleaseMemObject(backing);
+    }
+}
+
 cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImageToBuffer)(
     cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin,
     const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list,
@@ -441,17 +498,13 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImageToBuffer)(
     struct image_view img;
     struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
-    cl_mem backing;
 
     if (!emulated_image(src_image, &img) || !fits(&img, src_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyImageToBuffer,
                                     (command_queue, src_image, dst_buffer, src_origin, region,
                                      dst_offset, num_events_in_wait_list, event_wait_list, event));
     spec = spec_place_of(SPEC_BUFFER_FROM_BACKING, dst_buffer, dst_offset, &img, region);
-    if ((backing = image_to_backing(&c, &img, src_origin, region))) {
-        move_channels(&c, &img, backing, &spec, region);
-        dxcl_driver()->clReleaseMemObject(backing);
-    }
+    image_to_spec(&c, &img, src_origin, region, &spec);
     return chain_finish(&c, false, CL_COMMAND_COPY_IMAGE_TO_BUFFER, event);
 }
 
@@ -463,19 +516,95 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyBufferToImage)(
     struct image_view img;
     struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
     struct spec_place spec;
-    cl_mem backing;
 
     if (!emulated_image(dst_image, &img) || !fits(&img, dst_origin, region))
         return DXCL_DRIVER_CALL_INT(clEnqueueCopyBufferToImage,
                                     (command_queue, src_buffer, dst_image, src_offset, dst_origin,
                                      region, num_events_in_wait_list, event_wait_list, event));
     spec = spec_place_of(SPEC_BUFFER_TO_BACKING, src_buffer, src_offset, &img, region);
-    if ((backing = prefilled_backing(&c, &img, region))) {
-        move_channels(&c, &img, backing, &spec, region);
-        backing_to_image(&c, &img, backing, dst_origin, region);
-        dxcl_driver()->clReleaseMemObject(backing);
-    }
+    spec_to_image(&c, &img, dst_origin, region, &spec);
     return chain_finish(&c, false, CL_COMMAND_COPY_BUFFER_TO_IMAGE, event);
+}
+
+/* Any 2D or 3D image as a copy sees it: its record's view, or for an image dxcl keeps no record
+ * of, the driver's format as both spec and backing. */
+static bool copy_view(cl_mem handle, struct image_view *view)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct dxcl_memobj *mem = dxcl_image_record(handle);
+    cl_mem_object_type type = 0;
+    cl_image_format format;
+    size_t depth = 1;
+
+    if (mem) {
+        if (mem->desc.type == CL_MEM_OBJECT_BUFFER)
+            return false;
+        view_of(handle, mem, view);
+        return true;
+    }
+    if (drv->clGetMemObjectInfo(handle, CL_MEM_TYPE, sizeof(type), &type, NULL) != CL_SUCCESS ||
+        (type != CL_MEM_OBJECT_IMAGE2D && type != CL_MEM_OBJECT_IMAGE3D) ||
+        drv->clGetImageInfo(handle, CL_IMAGE_FORMAT, sizeof(format), &format, NULL) != CL_SUCCESS ||
+        drv->clGetImageInfo(handle, CL_IMAGE_WIDTH, sizeof(size_t), &view->size[0], NULL) !=
+            CL_SUCCESS ||
+        drv->clGetImageInfo(handle, CL_IMAGE_HEIGHT, sizeof(size_t), &view->size[1], NULL) !=
+            CL_SUCCESS ||
+        (type == CL_MEM_OBJECT_IMAGE3D &&
+         drv->clGetImageInfo(handle, CL_IMAGE_DEPTH, sizeof(depth), &depth, NULL) != CL_SUCCESS))
+        return false;
+    view->handle = handle;
+    view->is_3d = type == CL_MEM_OBJECT_IMAGE3D;
+    view->size[2] = depth;
+    view->backing.spec = view->backing.driver = format;
+    view->backing.emulated = false;
+    return dxcl_layout_for(&format, &format, &view->backing.layout);
+}
+
+static bool same_format(const cl_image_format *a, const cl_image_format *b)
+{
+    return a->image_channel_order == b->image_channel_order &&
+           a->image_channel_data_type == b->image_channel_data_type;
+}
+
+/* A copy between two images whose spec formats dxcl knows: the driver's own where both have one
+ * backing; across a native and an emulated image of one spec format (the access asked gave
+ * them different backings) the source's spec-layout pixels go through a packed buffer into the
+ * destination; images of two spec formats are a mismatch even where their backings agree. */
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImage)(
+    cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin,
+    const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event)
+{
+    struct image_view src, dst;
+    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct spec_place from, to;
+    cl_mem tight;
+
+    /* Images with no emulated side (most copies) cost no queries. */
+    bool emulated = emulated_image(src_image, &src) | emulated_image(dst_image, &dst);
+
+    if (!emulated || !copy_view(src_image, &src) || !copy_view(dst_image, &dst) ||
+        (same_format(&src.backing.spec, &dst.backing.spec) &&
+         same_format(&src.backing.driver, &dst.backing.driver)))
+        return DXCL_DRIVER_CALL_INT(clEnqueueCopyImage,
+                                    (command_queue, src_image, dst_image, src_origin, dst_origin,
+                                     region, num_events_in_wait_list, event_wait_list, event));
+    if (!same_format(&src.backing.spec, &dst.backing.spec))
+        return DXCL_FAIL(CL_IMAGE_FORMAT_MISMATCH, "clEnqueueCopyImage: %s/%s into %s/%s",
+                         dxcl_channel_order_name(src.backing.spec.image_channel_order),
+                         dxcl_channel_type_name(src.backing.spec.image_channel_data_type),
+                         dxcl_channel_order_name(dst.backing.spec.image_channel_order),
+                         dxcl_channel_type_name(dst.backing.spec.image_channel_data_type));
+    if (!fits(&src, src_origin, region) || !fits(&dst, dst_origin, region))
+        return DXCL_FAIL(CL_INVALID_VALUE, "clEnqueueCopyImage: the region is outside an image");
+    if ((tight = spec_buffer(&c, &src, region))) {
+        from = spec_place_of(SPEC_BUFFER_FROM_BACKING, tight, 0, &src, region);
+        image_to_spec(&c, &src, src_origin, region, &from);
+        to = spec_place_of(SPEC_BUFFER_TO_BACKING, tight, 0, &dst, region);
+        spec_to_image(&c, &dst, dst_origin, region, &to);
+        dxcl_driver()->clReleaseMemObject(tight);
+    }
+    return chain_finish(&c, false, CL_COMMAND_COPY_IMAGE, event);
 }
 
 /* A map of an emulated image: the program maps a device buffer holding the region in the

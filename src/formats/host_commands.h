@@ -29,6 +29,11 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyBufferToImage)(
     cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset,
     const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
     const cl_event *event_wait_list, cl_event *event);
+/* clEnqueueCopyImage: across a native and an emulated image of one spec format, a chain. */
+cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImage)(
+    cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin,
+    const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list,
+    const cl_event *event_wait_list, cl_event *event);
 /* clEnqueueMapImage: an emulated image maps a spec-layout copy of the region. */
 void *dxcl_emulated_map_image(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map,
                               cl_map_flags map_flags, const size_t *origin, const size_t *region,

@@ -1,7 +1,7 @@
 /* Ordinary images (clCreateImage and friends) of a spec-table format the driver lacks or gets
- * wrong: created on the same wider backing as a shared image of that format, and recorded
- * like one (without a surface) so that host commands, copies and queries give the spec's
- * view. Every other image is the driver's. */
+ * wrong for the access asked: created on the same wider backing as a shared image of that
+ * format would be, and recorded like one (without a surface) so that host commands, copies and
+ * queries give the spec's view. Every other image is the driver's. */
 #include "formats/formats.h"
 #include "core/memobj.h"
 #include "core/driver.h"
@@ -107,7 +107,9 @@ cl_mem CL_API_CALL DXCL_IMPL(clCreateImage)(cl_context context, cl_mem_flags fla
 
     /* Anything dxcl cannot back, and every argument error, is the driver's to answer. */
     if (image_format && emulable_desc(image_desc) && context &&
-        dxcl_choose_backing(context, image_format, &backing) == CL_SUCCESS && backing.emulated)
+        dxcl_choose_backing(context, flags, image_desc->image_type, image_format, &backing) ==
+            CL_SUCCESS &&
+        backing.emulated)
         return create_emulated(context, flags, &backing, image_desc, host_ptr, errcode_ret);
     if (!dxcl_driver()->clCreateImage)
         return fail_image(dxcl_driver_missing("clCreateImage"), errcode_ret);

@@ -423,6 +423,26 @@ bool test_driver_can_back(cl_context context, cl_mem_flags flags, cl_mem_object_
     return found;
 }
 
+bool test_driver_gets_wrong(cl_context context, cl_mem_flags flags, const cl_image_format *format)
+{
+    cl_device_id device;
+    cl_platform_id platform;
+    char name[256] = "";
+    cl_channel_type type = format->image_channel_data_type;
+    bool integer = type >= CL_SIGNED_INT8 && type <= CL_UNSIGNED_INT32;
+    bool kernels_read =
+        (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) != CL_MEM_WRITE_ONLY;
+
+    clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof(device), &device, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof(platform), &platform, NULL);
+    clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
+    if (strncmp(name, "Portable Computing Language", 27))
+        return false;
+    if (type == CL_HALF_FLOAT)
+        return format->image_channel_order == CL_R || format->image_channel_order == CL_A;
+    return format->image_channel_order == CL_R && integer && kernels_read;
+}
+
 bool test_device_host_unified(cl_device_id device)
 {
     cl_int(CL_API_CALL * info)(cl_device_id, cl_device_info, size_t, void *, size_t *) =

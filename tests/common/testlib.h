@@ -111,6 +111,11 @@ bool test_driver_lists(cl_context context, cl_mem_flags flags, cl_mem_object_typ
                        const cl_image_format *format);
 bool test_driver_can_back(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                           const cl_image_format *format);
+/* Whether the context's driver is one that gets `format` wrong in kernels for these access flags
+ * (PoCL 3.1: CL_R/CL_A half always, CL_R integer when kernels may read: alpha reads 0), so dxcl
+ * must emulate it there. Written apart from src/formats/formats.c; test_formats shows each claim
+ * with kernels on the driver. */
+bool test_driver_gets_wrong(cl_context context, cl_mem_flags flags, const cl_image_format *format);
 /* A device's CL_DEVICE_HOST_UNIFIED_MEMORY, asked of that driver. */
 bool test_device_host_unified(cl_device_id device);
 
