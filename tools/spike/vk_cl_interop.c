@@ -45,6 +45,7 @@
 #define SEED_VULKAN 1u         /* what Vulkan writes */
 #define SEED_OPENCL 2u         /* what OpenCL writes */
 #define FILL_PIXEL 0xFF0033FFu /* RGBA (255, 51, 0, 255) as clEnqueueFill* writes it */
+#define ERRCODE_NOT_SET 12345  /* no OpenCL error has this value */
 
 /* ---- steps, output, watchdog ----------------------------------------------------------- */
 
@@ -1193,7 +1194,7 @@ static int cl_import(struct cl_side *c, struct object *o)
                                  CL_DEVICE_HANDLE_LIST_END_KHR,
                                  0};
     cl_image_desc desc = frame_desc();
-    cl_int err;
+    cl_int err = ERRCODE_NOT_SET;
     uint64_t start = now_ns(CLOCK_MONOTONIC);
     o->cl_object = is_image(o)
                        ? cl.clCreateImageWithProperties(c->context, props, CL_MEM_READ_WRITE,
@@ -1202,8 +1203,9 @@ static int cl_import(struct cl_side *c, struct object *o)
                                                          FRAME_BYTES, NULL, &err);
     double ms = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e6;
     if (!o->cl_object) {
-        step_line(step, 0, "clCreate%sWithProperties: %d after %.3f ms",
-                  is_image(o) ? "Image" : "Buffer", err, ms);
+        step_line(step, 0, "clCreate%sWithProperties: NULL, errcode %d%s after %.3f ms",
+                  is_image(o) ? "Image" : "Buffer", err,
+                  err == ERRCODE_NOT_SET ? " (the driver did not set it)" : "", ms);
         return 0;
     }
     step_line(step, 1, "clCreate%sWithProperties %.3f ms; fd %d %s after the import",
