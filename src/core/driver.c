@@ -234,6 +234,9 @@ static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
         driver_path[0] = driver_route[0] = 0;
         return TRUE;
     }
+    if (!pair_lookup) /* DXCL_DRIVER may name the Unix side too */
+        pair_lookup =
+            (pair_lookup_fn)(void *)GetProcAddress(driver_module, "dxclunixGetProcAddress");
     for (size_t i = 0; i < DXCL_ARRAY_SIZE(entry_points); i++) {
         FARPROC proc = pair_lookup ? (FARPROC)pair_lookup(entry_points[i].name)
                                    : GetProcAddress(driver_module, entry_points[i].name);
