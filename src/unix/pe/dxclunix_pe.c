@@ -170,30 +170,50 @@ static void *extension_thunk(UINT64 address)
                : NULL;
 }
 
-static UINT64 host_call(UINT64 fn, const UINT64 *args)
+/* The host's function, or false when it faulted: Wine then ends the Unix call with the
+ * fault's status (an invalid handle makes the ICD loader read through NULL, as it would crash a
+ * native program; Wine's opencl.dll reports the same as a failed call). */
+static bool host_call(UINT64 fn, const UINT64 *args, UINT64 *ret)
 {
     struct dxclunix_call call = {fn, args, 0};
 
-    unix_call(DXCLUNIX_CALL, &call);
-    return call.ret;
+    if (unix_call(DXCLUNIX_CALL, &call))
+        return false;
+    *ret = call.ret;
+    return true;
 }
 
-/* An entry point the host lacks, or one refused: what a driver without it returns. */
-static UINT64 answer_missing(enum dxclunix_api index, const UINT64 *args)
+/* A failed call by cl_api.h's kind: `error` as the result or in *errcode_ret, or NULL. */
+static UINT64 answer_error(enum dxclunix_api index, const UINT64 *args, cl_int error)
 {
     cl_int *errcode_ret;
 
     switch (api_kinds[index].kind) {
     case MISSING_INT:
-        return (UINT64)(UINT32)CL_INVALID_OPERATION;
+        return (UINT64)(UINT32)error;
     case MISSING_OBJ:
         errcode_ret = (cl_int *)(UINT_PTR)args[api_kinds[index].arg_count - 1];
         if (errcode_ret)
-            *errcode_ret = CL_INVALID_OPERATION;
+            *errcode_ret = error;
         return 0;
     default:
         return 0;
     }
+}
+
+/* An entry point the host lacks, or one refused: what a driver without it returns. */
+static UINT64 answer_missing(enum dxclunix_api index, const UINT64 *args)
+{
+    return answer_error(index, args, CL_INVALID_OPERATION);
+}
+
+/* An entry point whose host function faulted: an invalid argument, as far as the PE side
+ * can tell. */
+static UINT64 call_entry(enum dxclunix_api index, const UINT64 *args)
+{
+    UINT64 ret;
+
+    return host_call(host[index], args, &ret) ? ret : answer_error(index, args, CL_INVALID_VALUE);
 }
 
 static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *args)
@@ -203,18 +223,20 @@ static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *ar
 
     if (!name || takes_callback(name))
         return 0;
-    return (UINT64)(UINT_PTR)extension_thunk(host_call(host[index], args));
+    UINT64 address;
+
+    return host_call(host[index], args, &address) ? (UINT64)(UINT_PTR)extension_thunk(address) : 0;
 }
 
 /* Every thunk lands here with its index and its caller's arguments. */
 __attribute__((used)) static UINT64 dxclunix_forward_c(UINT32 index, const UINT64 *args)
 {
-    UINT64 adjusted[DXCLUNIX_MAX_ARGS];
+    UINT64 adjusted[DXCLUNIX_MAX_ARGS], ret;
 
     if (!open_once_done())
         return index < DXCLUNIX_API_COUNT ? answer_missing(index, args) : 0;
-    if (index >= DXCLUNIX_API_COUNT)
-        return host_call(host[index], args);
+    if (index >= DXCLUNIX_API_COUNT) /* an extension function: its result type is unknown */
+        return host_call(host[index], args, &ret) ? ret : (UINT64)(INT64)CL_INVALID_VALUE;
     if (!host[index] || refused[index] ||
         (index == DXCLUNIX_API_clEnqueueSVMFree && args[3] /* pfn_free_func */))
         return answer_missing(index, args);
@@ -227,7 +249,7 @@ __attribute__((used)) static UINT64 dxclunix_forward_c(UINT32 index, const UINT6
         adjusted[stripped[index].user_data - 1] = 0;
         args = adjusted;
     }
-    return host_call(host[index], args);
+    return call_entry(index, args);
 }
 
 /* The forwarder: spills the register arguments into their home slots, so that the caller's
