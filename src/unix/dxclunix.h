@@ -34,10 +34,12 @@ struct dxclunix_lookup {
     uint32_t count;
 };
 
-/* Calls host function `fn` with `args` (DXCLUNIX_MAX_ARGS of them); `ret` is its rax. */
+/* Calls host function `fn` with the first `count` of `args` (DXCLUNIX_MAX_ARGS of them can
+ * be read; a count up to 6 passes in registers only); `ret` is its rax. */
 struct dxclunix_call {
     uint64_t fn;
     const uint64_t *args;
+    uint64_t count;
     uint64_t ret;
 };
 

@@ -95,6 +95,8 @@ static struct dxclunix_open opening; /* its answer: the host library's path, or 
 
 /* The host's address of each entry point, then of each extension slot handed out. */
 static UINT64 host[DXCLUNIX_API_COUNT + DXCLUNIX_EXTENSION_SLOTS];
+/* Entry points forwarded as they are: the host has them and the PE half changes nothing. */
+static bool plain[DXCLUNIX_API_COUNT];
 static LONG extension_count;
 static SRWLOCK extension_lock = SRWLOCK_INIT;
 extern const unsigned char dxclunix_api_thunks[], dxclunix_extension_thunks[];
@@ -130,6 +132,11 @@ static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
     if (unix_call(DXCLUNIX_OPEN, &opening) || opening.status != 0)
         return TRUE;
     unix_call(DXCLUNIX_LOOKUP, &lookup);
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        plain[i] = host[i] && !refused[i] && !stripped[i].notify &&
+                   i != DXCLUNIX_API_clEnqueueSVMFree &&
+                   i != DXCLUNIX_API_clGetExtensionFunctionAddress &&
+                   i != DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform;
     InterlockedExchange(&opened, 1);
     return TRUE;
 }
@@ -173,9 +180,9 @@ static void *extension_thunk(UINT64 address)
 /* The host's function, or false when it faulted: Wine then ends the Unix call with the
  * fault's status (an invalid handle makes the ICD loader read through NULL, as it would crash a
  * native program; Wine's opencl.dll reports the same as a failed call). */
-static bool host_call(UINT64 fn, const UINT64 *args, UINT64 *ret)
+static bool host_call(UINT64 fn, const UINT64 *args, UINT64 count, UINT64 *ret)
 {
-    struct dxclunix_call call = {fn, args, 0};
+    struct dxclunix_call call = {fn, args, count, 0};
 
     if (unix_call(DXCLUNIX_CALL, &call))
         return false;
@@ -213,7 +220,9 @@ static UINT64 call_entry(enum dxclunix_api index, const UINT64 *args)
 {
     UINT64 ret;
 
-    return host_call(host[index], args, &ret) ? ret : answer_error(index, args, CL_INVALID_VALUE);
+    return host_call(host[index], args, api_kinds[index].arg_count, &ret)
+               ? ret
+               : answer_error(index, args, CL_INVALID_VALUE);
 }
 
 static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *args)
@@ -221,11 +230,13 @@ static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *ar
     const char *name =
         (const char *)(UINT_PTR)args[index == DXCLUNIX_API_clGetExtensionFunctionAddress ? 0 : 1];
 
-    if (!name || takes_callback(name))
-        return 0;
     UINT64 address;
 
-    return host_call(host[index], args, &address) ? (UINT64)(UINT_PTR)extension_thunk(address) : 0;
+    if (!name || takes_callback(name))
+        return 0;
+    return host_call(host[index], args, api_kinds[index].arg_count, &address)
+               ? (UINT64)(UINT_PTR)extension_thunk(address)
+               : 0;
 }
 
 /* Every thunk lands here with its index and its caller's arguments. */
@@ -233,10 +244,14 @@ __attribute__((used)) static UINT64 dxclunix_forward_c(UINT32 index, const UINT6
 {
     UINT64 adjusted[DXCLUNIX_MAX_ARGS], ret;
 
+    if (index < DXCLUNIX_API_COUNT && plain[index]) /* the common case first */
+        return call_entry(index, args);
     if (!open_once_done())
         return index < DXCLUNIX_API_COUNT ? answer_missing(index, args) : 0;
     if (index >= DXCLUNIX_API_COUNT) /* an extension function: its result type is unknown */
-        return host_call(host[index], args, &ret) ? ret : (UINT64)(INT64)CL_INVALID_VALUE;
+        return host_call(host[index], args, DXCLUNIX_MAX_ARGS, &ret)
+                   ? ret
+                   : (UINT64)(INT64)CL_INVALID_VALUE;
     if (!host[index] || refused[index] ||
         (index == DXCLUNIX_API_clEnqueueSVMFree && args[3] /* pfn_free_func */))
         return answer_missing(index, args);
