@@ -2,6 +2,7 @@
  * Wine's builtin opencl.dll loaded by its full system32 path beside dxcl (test_driver); both
  * work on the same driver handles. Each frame is a batch of calls, the two routes interleaved. */
 #include "benchlib.h"
+#include "real_driver.h"
 
 enum { INFO_CALLS = 5000, KERNEL_CALLS = 20, ITEMS = 64 };
 
@@ -99,6 +100,53 @@ static void compare_routes(const char *figure, void (*frame)(void *, struct benc
     bench_medians_free(m, 2);
 }
 
+/* The same calls into the driver through dxcl's Unix side and through Wine's opencl.dll, both
+ * loaded directly (run-bench puts the pair on WINEDLLPATH, and DXCL_UNIX=0 keeps dxcl itself
+ * on Wine's DLL); both reach the one host libOpenCL.so.1, so the handles are the same. */
+static void compare_unix_side(const struct route *wine)
+{
+    real_driver_lookup_fn lookup;
+    struct route routes[2] = {*wine, *wine};
+    static const char *const names[2] = {"the Unix side", "Wine's opencl.dll"};
+    struct {
+        const char *figure;
+        void (*frame)(void *, struct bench_clock *);
+        int per_frame;
+    } figures[] = {{"P2 clGetDeviceInfo(CL_DEVICE_NAME)", device_info, INFO_CALLS},
+                   {"P2 clGetCommandQueueInfo", queue_info, INFO_CALLS},
+                   {"P2 small kernel enqueue + clFinish", small_kernel, KERNEL_CALLS}};
+
+    if (!real_driver_load_unix_side(&lookup)) {
+        bench_note("P2 through the Unix side: not measured (no dxclunix.dll in Wine's DLL "
+                   "folders; run-bench puts build/lib/wine on WINEDLLPATH)");
+        return;
+    }
+    routes[0].get_device_info = (__typeof__(routes[0].get_device_info))lookup("clGetDeviceInfo");
+    routes[0].enqueue_kernel =
+        (__typeof__(routes[0].enqueue_kernel))lookup("clEnqueueNDRangeKernel");
+    routes[0].finish = (__typeof__(routes[0].finish))lookup("clFinish");
+    routes[0].get_queue_info =
+        (__typeof__(routes[0].get_queue_info))lookup("clGetCommandQueueInfo");
+    for (size_t f = 0; f < sizeof(figures) / sizeof(figures[0]); f++) {
+        struct bench_variant v[2];
+        struct bench_median m[2];
+        char name[128];
+
+        for (int i = 0; i < 2; i++)
+            v[i] = (struct bench_variant){
+                .name = names[i], .frame = figures[f].frame, .ctx = &routes[i]};
+        bench_interleave(v, 2, 4 * bench_frames, m);
+        for (int i = 0; i < 2; i++) {
+            snprintf(name, sizeof(name), "%s: driver through %s, per call", figures[f].figure,
+                     names[i]);
+            bench_value(name, bench_scaled(&m[i], 1000.0 / figures[f].per_frame), "us");
+        }
+        snprintf(name, sizeof(name), "%s: Unix side / Wine's opencl.dll", figures[f].figure);
+        bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), 1.00);
+        bench_medians_free(m, 2);
+    }
+}
+
 void bench_plain(void)
 {
     const struct test_driver *driver = test_driver();
@@ -135,6 +183,7 @@ void bench_plain(void)
     compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us",
                    1.02);
     compare_routes("P2 clSetKernelArg (cl_mem, long)", set_args, routes, INFO_CALLS, "us", 0);
+    compare_unix_side(&routes[1]);
 
     BENCH_CL(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL, NULL));
     for (int i = 0; i < ITEMS; i++)

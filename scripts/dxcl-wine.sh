@@ -5,10 +5,18 @@
 #   dxcl-wine.sh install   [--prefix DIR] [--dll PATH]
 #   dxcl-wine.sh uninstall [--prefix DIR]
 #   dxcl-wine.sh status    [--prefix DIR]
+#   dxcl-wine.sh unix install   [--wine-dir DIR] [--lib DIR]
+#   dxcl-wine.sh unix uninstall --wine-dir DIR
+#   dxcl-wine.sh unix status    [--wine-dir DIR]
 #
 # --prefix  the Wine prefix (default: $WINEPREFIX, else ~/.wine). For Proton:
 #           <steam library>/steamapps/compatdata/<appid>/pfx
 # --dll     dxcl's OpenCL.dll (default: build/bin/OpenCL.dll of this source tree)
+# --wine-dir  a Wine DLL folder, the one holding x86_64-windows/ and x86_64-unix/: Wine's own
+#           (/usr/lib/x86_64-linux-gnu/wine on Debian) or a Proton's (<proton>/files/lib/wine,
+#           or files/lib64/wine in Proton before 8.0). Without it, `unix install` tells how to
+#           use the Unix side through WINEDLLPATH instead, copying nothing.
+# --lib     the Unix side's Wine DLL folder (default: build/lib/wine of this source tree)
 # Environment: WINE (default: wine) is the wine used for the registry edits; for a Proton
 # prefix give Proton's own (<proton>/files/bin/wine), and run with the game stopped.
 #
@@ -21,6 +29,11 @@
 #   uninstall  puts the backup back (or lets wineboot -u restore Wine's file) and removes the
 #              override.
 #   status     exit 0 when dxcl is installed, 1 when not (or only partly).
+#   unix       dxcl's Unix side, the builtin pair dxclunix.dll + dxclunix.so (docs/deploy.md,
+#              "The Unix side"): install copies both into the Wine DLL folder (x86_64-windows,
+#              x86_64-unix), uninstall removes them, status tells whether they are there.
+#              dxcl takes the pair wherever Wine finds it (DXCL_UNIX=auto), so OpenCL then
+#              reaches the host's libOpenCL.so.1 without Wine's opencl.dll.
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,10 +49,20 @@ usage() {
 command=${1:-}
 [ -n "$command" ] || usage 2
 shift
+if [ "$command" = unix ]; then
+  command=unix-${1:-}
+  [ $# -eq 0 ] || shift
+fi
 prefix=${WINEPREFIX:-$HOME/.wine}
 dll=$script_dir/../build/bin/OpenCL.dll
+wine_dir=
+lib=$script_dir/../build/lib/wine
 while [ $# -gt 0 ]; do
   case "$1" in
+    --wine-dir) [ $# -ge 2 ] || die "--wine-dir needs a folder"; wine_dir=$2; shift 2 ;;
+    --wine-dir=*) wine_dir=${1#--wine-dir=}; shift ;;
+    --lib) [ $# -ge 2 ] || die "--lib needs a folder"; lib=$2; shift 2 ;;
+    --lib=*) lib=${1#--lib=}; shift ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --dll) [ $# -ge 2 ] || die "--dll needs a file"; dll=$2; shift 2 ;;
@@ -48,6 +71,49 @@ while [ $# -gt 0 ]; do
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
+
+# The Unix side: no prefix involved, only a Wine DLL folder.
+pair=(x86_64-windows/dxclunix.dll x86_64-unix/dxclunix.so)
+case "$command" in
+unix-install)
+  for file in "${pair[@]}"; do
+    [ -f "$lib/$file" ] || die "no $file in $lib (build it with make, or give --lib)"
+  done
+  lib=$(cd "$lib" && pwd)
+  if [ -z "$wine_dir" ]; then
+    echo "dxcl's Unix side is in $lib. To use it without copying it anywhere, start Wine with"
+    echo "  WINEDLLPATH=$lib"
+    echo "With dxcl's OpenCL.dll beside the program, WINEDLLOVERRIDES=\"opencl=n\" also keeps"
+    echo "Wine's own opencl.dll out, as under Proton. Proton's launcher sets WINEDLLPATH itself;"
+    echo "for Proton (or to make it permanent) copy the pair into the Wine or Proton tree:"
+    echo "  $0 unix install --wine-dir <wine>/lib/wine"
+    exit 0
+  fi
+  for dir in x86_64-windows x86_64-unix; do
+    [ -d "$wine_dir/$dir" ] || die "$wine_dir has no $dir/: give the folder that holds \
+x86_64-windows/ and x86_64-unix/ (Proton: <proton>/files/lib/wine)"
+  done
+  for file in "${pair[@]}"; do
+    install -m 644 "$lib/$file" "$wine_dir/$file"
+  done
+  echo "dxcl's Unix side installed in $wine_dir (${pair[*]})"
+  exit 0 ;;
+unix-uninstall)
+  [ -n "$wine_dir" ] || die "unix uninstall needs --wine-dir"
+  for file in "${pair[@]}"; do rm -f "$wine_dir/$file"; done
+  echo "dxcl's Unix side removed from $wine_dir"
+  exit 0 ;;
+unix-status)
+  [ -n "$wine_dir" ] || wine_dir=$lib
+  found=0
+  for file in "${pair[@]}"; do
+    if [ -f "$wine_dir/$file" ]; then echo "$file  present"; found=$((found + 1)); else echo "$file  absent"; fi
+  done
+  if [ "$found" = 2 ]; then echo "dxcl's Unix side is in $wine_dir"; exit 0; fi
+  echo "dxcl's Unix side is not (wholly) in $wine_dir"
+  exit 1 ;;
+unix-*) die "unknown command 'unix ${command#unix-}' (unix install, unix uninstall or unix status)" ;;
+esac
 
 case "$command" in
   install|uninstall|status) ;;

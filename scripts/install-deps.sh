@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  gcc gcc-mingw-w64-x86-64 cmake make clang-format
+  gcc gcc-mingw-w64-x86-64 cmake make clang-format # gcc: also dxcl's Unix side (dxclunix.so)
   wine wine64 xvfb xauth libgl1-mesa-dri
   pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
   libvulkan1 mesa-vulkan-drivers # Vulkan (lavapipe) for DXVK: make check DXVK=DIR

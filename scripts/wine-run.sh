@@ -9,7 +9,10 @@
 # Environment: DXCL_RIG_DIR (state: prefix, display; default build/rig next to this
 # script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all),
 # DXCL_DXVK_DIR (a folder holding DXVK's d3d9, d3d10core, d3d11 and dxgi DLLs: Direct3D
-# comes from DXVK on Vulkan instead of wined3d; see docs/testing.md, "Direct3D on DXVK").
+# comes from DXVK on Vulkan instead of wined3d; see docs/testing.md, "Direct3D on DXVK"),
+# DXCL_WINE_UNIX (a Wine DLL folder holding dxcl's Unix side, build/lib/wine: it goes on
+# WINEDLLPATH, dxcl must take it (DXCL_UNIX=1) and Wine's own opencl.dll is disabled, as
+# under Proton; docs/testing.md, "Through the Unix side").
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -126,7 +129,14 @@ if [ -n "$dxvk_dir" ]; then
   dxvk_log=$(mktemp -d "$rig_dir/dxvk-log.XXXXXX")
   export DXVK_LOG_PATH="Z:$dxvk_log" DXVK_LOG_LEVEL="${DXVK_LOG_LEVEL:-info}"
 fi
-export WINEDLLOVERRIDES="opencl=n,b;mscoree=;mshtml=$dxvk_overrides${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
+opencl_override="opencl=n,b"
+if [ -n "${DXCL_WINE_UNIX:-}" ]; then
+  [ -f "$DXCL_WINE_UNIX/x86_64-windows/dxclunix.dll" ] && [ -f "$DXCL_WINE_UNIX/x86_64-unix/dxclunix.so" ] ||
+    { echo "wine-run: DXCL_WINE_UNIX=$DXCL_WINE_UNIX has no x86_64-windows/dxclunix.dll and x86_64-unix/dxclunix.so" >&2; exit 2; }
+  export WINEDLLPATH="$DXCL_WINE_UNIX${WINEDLLPATH:+:$WINEDLLPATH}" DXCL_UNIX=1
+  opencl_override="opencl=n"
+fi
+export WINEDLLOVERRIDES="$opencl_override;mscoree=;mshtml=$dxvk_overrides${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 
 # The program writes to files, not to our output: Wine's wineserver and session processes
 # (explorer, services), started by the first program of a run, would otherwise inherit the

@@ -691,7 +691,7 @@ static void get_text(cl_uint param, char *out, size_t size)
 int main(int argc, char **argv)
 {
     bool formats = true;
-    char version[64], driver[MAX_PATH], data_path[64];
+    char version[64], driver[MAX_PATH], route[MAX_PATH + 64], data_path[64];
     cl_platform_id platforms[16];
     cl_uint num_platforms = 0;
     cl_int err;
@@ -730,10 +730,13 @@ int main(int argc, char **argv)
 
     get_text(DXCL_INFO_VERSION, version, sizeof(version));
     get_text(DXCL_INFO_DRIVER_PATH, driver, sizeof(driver));
+    get_text(DXCL_INFO_DRIVER_ROUTE, route, sizeof(route));
     get_text(DXCL_INFO_DATA_PATH, data_path, sizeof(data_path));
     printf("dxcl %s\n", version);
     printf("  OpenCL.dll    %s\n", opencl_path);
     printf("  Driver        %s\n", driver[0] ? driver : "none (no OpenCL driver could be loaded)");
+    if (driver[0])
+        printf("  Route         %s\n", route);
     printf("  Data path     %s\n", data_path);
 
     if (!cl.clGetPlatformIDs) {

@@ -14,6 +14,9 @@ extern "C" {
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
 #define DXCL_INFO_DATA_PATH                                                                        \
     0x3 /* char[]: how data moves: "copy engine, zero-copy where host memory is shared" */
+#define DXCL_INFO_DRIVER_ROUTE                                                                     \
+    0x4 /* char[]: how dxcl reaches the driver: "the Unix side (dxclunix, host <library>)",        \
+           "Wine's opencl.dll", "the system OpenCL.dll" or "DXCL_DRIVER" ("" if none) */
 
 /* The clGet*Info convention: CL_INVALID_VALUE for an unknown param_name or a buffer that is
  * too small. */

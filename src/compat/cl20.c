@@ -41,6 +41,26 @@ static cl_int queue_properties_to_1_2(const cl_queue_properties *props,
     return CL_SUCCESS;
 }
 
+static bool wants_queue_on_device(const cl_queue_properties *properties)
+{
+    for (const cl_queue_properties *p = properties; p && p[0]; p += 2)
+        if (p[0] == CL_QUEUE_PROPERTIES && (p[1] & CL_QUEUE_ON_DEVICE))
+            return true;
+    return false;
+}
+
+/* False when the device reports no queue on it (CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE 0). A device
+ * that does not answer is left to the driver. */
+static bool has_queues_on_device(cl_device_id device)
+{
+    cl_uint max_size = 1;
+
+    if (DXCL_DRIVER_CALL_INT(clGetDeviceInfo, (device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE,
+                                               sizeof(max_size), &max_size, NULL)) != CL_SUCCESS)
+        return true;
+    return max_size != 0;
+}
+
 cl_command_queue CL_API_CALL DXCL_IMPL(clCreateCommandQueueWithProperties)(
     cl_context context, cl_device_id device, const cl_queue_properties *properties,
     cl_int *errcode_ret)
@@ -51,6 +71,15 @@ cl_command_queue CL_API_CALL DXCL_IMPL(clCreateCommandQueueWithProperties)(
     cl_int err;
 
     if (drv->clCreateCommandQueueWithProperties) {
+        /* Some 2.0+ drivers stop the process for an on-device queue they cannot make (PoCL
+         * 3.1 aborts): a device with no queues on it gets the spec's error from dxcl. */
+        if (wants_queue_on_device(properties) && !has_queues_on_device(device)) {
+            set_error(errcode_ret, DXCL_FAIL(CL_INVALID_QUEUE_PROPERTIES,
+                                             "clCreateCommandQueueWithProperties: device %p has "
+                                             "no on-device queues",
+                                             (void *)device));
+            return NULL;
+        }
         queue = drv->clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
         dxcl_queue_created(queue, context);
         return queue;
@@ -71,8 +100,13 @@ cl_sampler CL_API_CALL DXCL_IMPL(clCreateSamplerWithProperties)(
     cl_filter_mode filter = CL_FILTER_NEAREST;
     unsigned seen = 0;
 
-    if (drv->clCreateSamplerWithProperties)
-        return drv->clCreateSamplerWithProperties(context, properties, errcode_ret);
+    if (drv->clCreateSamplerWithProperties) {
+        /* NULL means the defaults, as an empty list does; PoCL 3.1 refuses NULL. */
+        static const cl_sampler_properties defaults[] = {0};
+
+        return drv->clCreateSamplerWithProperties(context, properties ? properties : defaults,
+                                                  errcode_ret);
+    }
     for (const cl_sampler_properties *p = properties; p && p[0]; p += 2) {
         unsigned bit = p[0] == CL_SAMPLER_NORMALIZED_COORDS ? 1
                        : p[0] == CL_SAMPLER_ADDRESSING_MODE ? 2

@@ -1,8 +1,16 @@
-/* Loading the driver: %SystemRoot%\system32\OpenCL.dll (Wine's builtin under Wine, the
- * Khronos loader on Windows) or DXCL_DRIVER=<path>. When the system OpenCL.dll is a dxcl (this
- * module or another copy: scripts/dxcl-wine.sh installs dxcl there in a Wine prefix), dxcl
- * loads Wine's builtin opencl.dll from Wine's own folder instead. Loaded lazily: LoadLibrary is
- * not safe inside DllMain, and programs that never call OpenCL should not pay for it. */
+/* Loading the driver, by route (DXCL_UNIX chooses; docs/proxy.md, "The Unix side"):
+ *   - DXCL_DRIVER=<path>: that DLL;
+ *   - the Unix side: under Wine, dxcl's builtin pair dxclunix.dll, found in a Wine DLL folder
+ *     (Wine's own or a WINEDLLPATH entry, as <dir>\x86_64-windows\dxclunix.dll), which calls
+ *     the host's libOpenCL.so.1 directly (src/unix/): the whole OpenCL 3.0 API and every
+ *     extension function the host driver has. DXCL_UNIX=auto (the default) takes it when it
+ *     loads and opens the host library, DXCL_UNIX=1 only it, DXCL_UNIX=0 never;
+ *   - otherwise %SystemRoot%\system32\OpenCL.dll (Wine's builtin under Wine, the Khronos
+ *     loader on Windows). When the system OpenCL.dll is a dxcl (this module or another copy:
+ *     scripts/dxcl-wine.sh installs dxcl there in a Wine prefix), dxcl loads Wine's builtin
+ *     opencl.dll from Wine's own folder instead.
+ * Loaded lazily: LoadLibrary is not safe inside DllMain, and programs that never call OpenCL
+ * should not pay for it. */
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/lock.h"
@@ -15,7 +23,12 @@ static struct dxcl_driver driver;
  * (core/lock.h: no driver call under dxcl_lock and the other data locks) and calls the driver. */
 static struct dxcl_driver checked;
 static char driver_path[MAX_PATH];
+static char driver_route[MAX_PATH + 64];
 static HMODULE driver_module;
+/* The pair's own table: the host's entry points (src/unix/pe/dxclunix_pe.c). */
+typedef void *(WINAPI *pair_lookup_fn)(const char *name);
+typedef BOOL(WINAPI *pair_host_fn)(char *text, DWORD size);
+static pair_lookup_fn pair_lookup;
 static INIT_ONCE driver_once = INIT_ONCE_STATIC_INIT;
 
 static const struct {
@@ -45,9 +58,10 @@ static bool is_dxcl_module(HMODULE module)
 }
 
 /* Wine tells its processes where its DLLs are: WINEDLLDIR0, WINEDLLDIR1, ... hold folders such
- * as "\??\Z:\usr\lib\x86_64-linux-gnu\wine"; the 64-bit builtins are in x86_64-windows. False
- * when there is no WINEDLLDIR<index> (always, outside Wine). */
-static bool wine_builtin_path(unsigned index, char *path, size_t size)
+ * as "\??\Z:\usr\lib\x86_64-linux-gnu\wine" (Wine's own, then WINEDLLPATH's); the 64-bit
+ * builtins are in x86_64-windows. The path of `dll` in the folder of that index; false when
+ * there is no WINEDLLDIR<index> (always, outside Wine). */
+static bool wine_builtin_path(unsigned index, const char *dll, char *path, size_t size)
 {
     char name[32], dir[MAX_PATH];
     const char *start = dir;
@@ -59,7 +73,7 @@ static bool wine_builtin_path(unsigned index, char *path, size_t size)
         return false;
     if (!strncmp(start, "\\??\\", 4))
         start += 4;
-    len = (DWORD)snprintf(path, size, "%s\\x86_64-windows\\OpenCL.dll", start);
+    len = (DWORD)snprintf(path, size, "%s\\x86_64-windows\\%s", start, dll);
     return len < size;
 }
 
@@ -68,10 +82,11 @@ static HMODULE load_wine_builtin(void)
 {
     char path[MAX_PATH];
 
-    for (unsigned i = 0; wine_builtin_path(i, path, sizeof(path)); i++) {
+    for (unsigned i = 0; wine_builtin_path(i, "OpenCL.dll", path, sizeof(path)); i++) {
         HMODULE module = LoadLibraryA(path);
         if (module && !is_dxcl_module(module)) {
             strcpy(driver_path, path);
+            strcpy(driver_route, "Wine's opencl.dll");
             return module;
         }
         if (module)
@@ -117,14 +132,70 @@ static void fill_checked(void)
 #undef DXCL_API_FN
 }
 
-static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
-{
-    bool from_environment;
+/* DXCL_UNIX: whether dxcl takes the Unix side. */
+enum unix_setting { UNIX_AUTO, UNIX_ONLY, UNIX_NEVER };
 
-    (void)once, (void)param, (void)context;
-    from_environment = choose_driver_path();
+static enum unix_setting unix_setting(void)
+{
+    char value[8];
+
+    if (!dxcl_getenv("UNIX", value, sizeof(value)) || !strcmp(value, "auto"))
+        return UNIX_AUTO;
+    if (!strcmp(value, "0"))
+        return UNIX_NEVER;
+    if (!strcmp(value, "1"))
+        return UNIX_ONLY;
+    DXCL_LOG("%sUNIX=%s: want 0, 1 or auto; auto", DXCL_ENV_PREFIX, value);
+    return UNIX_AUTO;
+}
+
+/* The Unix side: dxclunix.dll of the first Wine DLL folder that has one, once it opened the
+ * host library; NULL with `why` set otherwise. */
+static HMODULE load_unix_side(char *why, size_t size)
+{
+    char path[MAX_PATH], host[512];
+
+    snprintf(why, size,
+             "no dxclunix.dll in Wine's DLL folders (WINEDLLDIR<n>: Wine's own and "
+             "WINEDLLPATH's, in x86_64-windows)");
+    for (unsigned i = 0; wine_builtin_path(i, "dxclunix.dll", path, sizeof(path)); i++) {
+        HMODULE module = LoadLibraryA(path);
+        pair_host_fn host_library =
+            module ? (pair_host_fn)(void *)GetProcAddress(module, "dxclunixGetHostLibrary") : NULL;
+        pair_lookup_fn lookup =
+            module ? (pair_lookup_fn)(void *)GetProcAddress(module, "dxclunixGetProcAddress")
+                   : NULL;
+
+        if (!module)
+            continue;
+        if (!host_library || !lookup) {
+            snprintf(why, size, "%s is not dxcl's Unix side", path);
+        } else if (!host_library(host, sizeof(host))) {
+            snprintf(why, size, "%s: %s", path, host);
+        } else {
+            strcpy(driver_path, path);
+            snprintf(driver_route, sizeof(driver_route), "the Unix side (dxclunix, host %s)", host);
+            pair_lookup = lookup;
+            return module;
+        }
+        FreeLibrary(module);
+    }
+    return NULL;
+}
+
+static bool under_wine(void)
+{
+    return GetProcAddress(GetModuleHandleA("ntdll.dll"), "wine_get_version") != NULL;
+}
+
+/* DXCL_DRIVER's DLL or the system OpenCL.dll (Wine's builtin when that is dxcl). */
+static void load_windows_driver(bool from_environment)
+{
     if (driver_path[0])
         driver_module = LoadLibraryA(driver_path);
+    strcpy(driver_route, from_environment ? "DXCL_DRIVER"
+                         : under_wine()   ? "Wine's opencl.dll"
+                                          : "the system OpenCL.dll");
     if (driver_module && !from_environment && is_dxcl_module(driver_module)) {
         /* dxcl is installed as the system OpenCL.dll: forward to Wine's builtin. */
         DXCL_LOG("the system OpenCL.dll %s is dxcl; looking for Wine's builtin", driver_path);
@@ -132,8 +203,7 @@ static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
         if (!(driver_module = load_wine_builtin())) {
             DXCL_LOG("no OpenCL driver: the system OpenCL.dll is dxcl and Wine's builtin "
                      "opencl.dll was not found (WINEDLLDIR0)");
-            driver_path[0] = 0;
-            return TRUE;
+            return;
         }
     }
     if (driver_module && is_own_module(driver_module)) {
@@ -141,17 +211,39 @@ static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
         DXCL_LOG("driver %s is dxcl itself; no driver available", driver_path);
         driver_module = NULL;
     }
-    if (!driver_module) {
+    if (!driver_module)
         DXCL_LOG("cannot load the OpenCL driver '%s' (error %lu)", driver_path, GetLastError());
-        driver_path[0] = 0;
+}
+
+static BOOL CALLBACK load_driver(INIT_ONCE *once, void *param, void **context)
+{
+    enum unix_setting use_unix = unix_setting();
+    bool from_environment;
+    char why[MAX_PATH + 600];
+
+    (void)once, (void)param, (void)context;
+    from_environment = choose_driver_path();
+    if (!from_environment && use_unix != UNIX_NEVER && under_wine() &&
+        !(driver_module = load_unix_side(why, sizeof(why))))
+        DXCL_LOG("the Unix side is not used: %s", why);
+    if (!driver_module && use_unix == UNIX_ONLY && !from_environment)
+        DXCL_LOG("no OpenCL driver: %sUNIX=1 and the Unix side is not used", DXCL_ENV_PREFIX);
+    else if (!driver_module)
+        load_windows_driver(from_environment);
+    if (!driver_module) {
+        driver_path[0] = driver_route[0] = 0;
         return TRUE;
     }
+    if (!pair_lookup) /* DXCL_DRIVER may name the Unix side too */
+        pair_lookup =
+            (pair_lookup_fn)(void *)GetProcAddress(driver_module, "dxclunixGetProcAddress");
     for (size_t i = 0; i < DXCL_ARRAY_SIZE(entry_points); i++) {
-        FARPROC proc = GetProcAddress(driver_module, entry_points[i].name);
+        FARPROC proc = pair_lookup ? (FARPROC)pair_lookup(entry_points[i].name)
+                                   : GetProcAddress(driver_module, entry_points[i].name);
         memcpy((char *)&driver + entry_points[i].offset, &proc, sizeof(proc));
     }
     fill_checked();
-    DXCL_LOG("forwarding to %s", driver_path);
+    DXCL_LOG("forwarding to %s through %s", driver_path, driver_route);
     return TRUE;
 }
 
@@ -176,6 +268,12 @@ const char *dxcl_driver_path(void)
 {
     dxcl_driver();
     return driver_path;
+}
+
+const char *dxcl_driver_route(void)
+{
+    dxcl_driver();
+    return driver_route;
 }
 
 cl_int dxcl_driver_missing(const char *name)

@@ -23,6 +23,9 @@ static inline const struct dxcl_driver *dxcl_driver(void)
 }
 /* The path of the driver module dxcl forwards to ("" when none could be loaded). */
 const char *dxcl_driver_path(void);
+/* How dxcl reaches the driver, in words: "the Unix side (dxclunix, host <library>)", "Wine's
+ * opencl.dll", "the system OpenCL.dll" or "DXCL_DRIVER" ("" when none could be loaded). */
+const char *dxcl_driver_route(void);
 
 /* An export of the driver module other than the OpenCL API (dxcl's own, when the driver is
  * another dxcl), or NULL. */

@@ -26,6 +26,9 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
     case DXCL_INFO_DRIVER_PATH:
         text = dxcl_driver_path();
         break;
+    case DXCL_INFO_DRIVER_ROUTE:
+        text = dxcl_driver_route();
+        break;
     case DXCL_INFO_DATA_PATH:
         text = "copy engine, zero-copy where host memory is shared";
         break;

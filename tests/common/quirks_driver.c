@@ -18,18 +18,15 @@
 #include <CL/cl_gl.h>
 #include <CL/cl_ext.h>
 
+#include "real_driver.h"
+
 static HMODULE real;
+static real_driver_lookup_fn real_lookup;
 
 static BOOL CALLBACK load_real(INIT_ONCE *once, void *param, void **context)
 {
-    char path[MAX_PATH];
-    UINT len = GetSystemDirectoryA(path, sizeof(path));
-
     (void)once, (void)param, (void)context;
-    if (len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path)) {
-        strcat(path, "\\OpenCL.dll");
-        real = LoadLibraryA(path);
-    }
+    real = real_driver_load(&real_lookup);
     return TRUE;
 }
 
@@ -38,7 +35,7 @@ static FARPROC real_function(const char *name)
     static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
 
     InitOnceExecuteOnce(&once, load_real, NULL, NULL);
-    return real ? GetProcAddress(real, name) : NULL;
+    return real_driver_proc(real, real_lookup, name);
 }
 
 #define QUIRKS_CAT_(a, b) a##b

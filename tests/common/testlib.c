@@ -1,5 +1,6 @@
 #include "testlib.h"
 #include "core/names.h"
+#include "real_driver.h"
 
 #include <dxcl/dxcl.h>
 
@@ -236,20 +237,16 @@ const struct test_driver *test_driver(void)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
     };
-    char path[MAX_PATH];
-    UINT len;
+    real_driver_lookup_fn lookup;
 
     if (driver_module)
         return &driver_table;
-    len = GetSystemDirectoryA(path, sizeof(path));
-    REQUIRE(len > 0 && len + sizeof("\\OpenCL.dll") <= sizeof(path), "GetSystemDirectory: %u", len);
-    strcat(path, "\\OpenCL.dll");
-    driver_module = LoadLibraryA(path);
-    REQUIRE(driver_module != NULL, "cannot load the system driver %s (error %lu)", path,
+    driver_module = real_driver_load(&lookup);
+    REQUIRE(driver_module != NULL, "cannot load the driver behind dxcl (error %lu)",
             GetLastError());
-    REQUIRE(driver_module != test_dxcl_module(), "the system driver %s is dxcl itself", path);
+    REQUIRE(driver_module != test_dxcl_module(), "the driver behind dxcl is dxcl itself");
     for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
-        FARPROC proc = GetProcAddress(driver_module, entries[i].name);
+        FARPROC proc = real_driver_proc(driver_module, lookup, entries[i].name);
         memcpy((char *)&driver_table + entries[i].offset, &proc, sizeof(proc));
     }
     return &driver_table;
@@ -344,6 +341,7 @@ void CL_CALLBACK test_keep_status(cl_event event, cl_int status, void *user_data
 static FARPROC forwarded_function(const char *name)
 {
     static HMODULE module;
+    static real_driver_lookup_fn lookup;
     FARPROC fn;
 
     if (!module) {
@@ -359,8 +357,9 @@ static FARPROC forwarded_function(const char *name)
             module = LoadLibraryA(path);
         REQUIRE(module != NULL, "the driver dxcl forwards to (%s) is not loaded", path);
         REQUIRE(module != test_dxcl_module(), "the driver %s is dxcl itself", path);
+        lookup = (real_driver_lookup_fn)(void *)GetProcAddress(module, "dxclunixGetProcAddress");
     }
-    fn = GetProcAddress(module, name);
+    fn = real_driver_proc(module, lookup, name);
     REQUIRE(fn != NULL, "the driver has no %s", name);
     return fn;
 }

@@ -1,0 +1,348 @@
+/* dxclunix.dll, the PE half of dxcl's Wine builtin pair (docs/proxy.md, "The Unix side"). It
+ * looks like an OpenCL driver DLL: it exports every entry point of src/core/cl_api.h, and each
+ * one calls the host's function of that name through the Unix half (dxclunix.so) with
+ * __wine_unix_call. dxclunixGetProcAddress tells which ones the host has, so that dxcl
+ * (src/core/driver.c) sees the host's API exactly: a function it lacks is one dxcl's compat
+ * layer provides or fails like a driver without it.
+ *
+ * Every export is a thunk of two instructions (its index, a jump) to one forwarder written in
+ * assembly, which hands the arguments to C as one array: DXCLUNIX_MAX_ARGS 64-bit slots, the
+ * four argument registers and the caller's stack slots behind them (reading slots the caller
+ * did not fill is harmless; nothing is written there). Extension functions get the same kind
+ * of thunk, from a pool, bound to the host's address on first lookup: their signatures are
+ * unknown, and integer and pointer arguments pass alike (OpenCL passes nothing else).
+ *
+ * Callbacks: a host driver thread cannot enter PE code, so no PE function pointer reaches the
+ * host. Where Wine's opencl.dll does the same, dxcl's compat layer delivers them (src/compat/):
+ * the context and build notifications are dropped (NULL to the host; a build without a
+ * callback completes before it returns), the set-callback functions answer
+ * CL_INVALID_OPERATION, and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
+ * function. Extension functions that take a callback are not handed out. */
+#include "../dxclunix.h"
+
+#define WIN32_LEAN_AND_MEAN
+#define CL_TARGET_OPENCL_VERSION 300
+#include <windows.h>
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* Every entry point of cl_api.h, in its order. */
+enum dxclunix_api {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCLUNIX_API_##name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+    DXCLUNIX_API_COUNT
+};
+
+/* Thunks for extension functions: slots after the entry points, each 16 bytes of code. */
+#define DXCLUNIX_EXTENSION_SLOTS 256
+#define DXCLUNIX_THUNK_SIZE 16
+
+static const char *const api_names[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) #name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
+
+/* What an entry point the host lacks returns, as cl_api.h's kinds say. */
+enum missing_kind { MISSING_INT, MISSING_OBJ, MISSING_PTR, MISSING_NONE };
+#define DXCLUNIX_COUNT(...)                                                                        \
+    DXCLUNIX_COUNT_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define DXCLUNIX_COUNT_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n,  \
+                        ...)                                                                       \
+    n
+static const struct {
+    unsigned char kind;
+    unsigned char arg_count; /* an OBJ's errcode_ret is its last argument */
+} api_kinds[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    {MISSING_##kind, DXCLUNIX_COUNT args},
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
+
+/* The callback arguments (1-based positions) dropped before the host sees a call: the
+ * function pointer and its user data. */
+static const struct {
+    unsigned char notify, user_data;
+} stripped[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clCreateContext] = {4, 5}, [DXCLUNIX_API_clCreateContextFromType] = {3, 4},
+    [DXCLUNIX_API_clBuildProgram] = {5, 6},  [DXCLUNIX_API_clCompileProgram] = {8, 9},
+    [DXCLUNIX_API_clLinkProgram] = {7, 8},
+};
+
+/* Entry points refused with CL_INVALID_OPERATION: they would have the host call PE code.
+ * clEnqueueSVMFree only with a free function (its 4th argument). */
+static const bool refused[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clSetEventCallback] = true,
+    [DXCLUNIX_API_clSetMemObjectDestructorCallback] = true,
+    [DXCLUNIX_API_clSetContextDestructorCallback] = true,
+    [DXCLUNIX_API_clSetProgramReleaseCallback] = true,
+    [DXCLUNIX_API_clEnqueueNativeKernel] = true,
+};
+
+typedef LONG(WINAPI *unix_dispatcher_fn)(UINT64 handle, unsigned int code, void *args);
+typedef LONG(WINAPI *query_memory_fn)(HANDLE process, const void *address, int info_class,
+                                      void *buffer, SIZE_T size, SIZE_T *size_ret);
+#define MEMORY_WINE_UNIX_FUNCS 1000 /* Wine's MEMORY_INFORMATION_CLASS for the Unix half */
+
+static unix_dispatcher_fn unix_dispatcher;
+static UINT64 unix_handle;
+static INIT_ONCE open_once = INIT_ONCE_STATIC_INIT;
+static volatile LONG opened;         /* the host library is open and host[] filled */
+static struct dxclunix_open opening; /* its answer: the host library's path, or why none */
+
+/* The host's address of each entry point, then of each extension slot handed out. */
+static UINT64 host[DXCLUNIX_API_COUNT + DXCLUNIX_EXTENSION_SLOTS];
+/* Entry points forwarded as they are: the host has them and the PE half changes nothing. */
+static bool plain[DXCLUNIX_API_COUNT];
+static LONG extension_count;
+static SRWLOCK extension_lock = SRWLOCK_INIT;
+extern const unsigned char dxclunix_api_thunks[], dxclunix_extension_thunks[];
+
+static LONG unix_call(enum dxclunix_code code, void *params)
+{
+    return unix_dispatcher(unix_handle, code, params);
+}
+
+static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
+{
+    HMODULE self = NULL, ntdll = GetModuleHandleA("ntdll.dll");
+    query_memory_fn query = (query_memory_fn)(void *)GetProcAddress(ntdll, "NtQueryVirtualMemory");
+    unix_dispatcher_fn *dispatcher =
+        (unix_dispatcher_fn *)(void *)GetProcAddress(ntdll, "__wine_unix_call_dispatcher");
+    struct dxclunix_lookup lookup = {api_names, host, DXCLUNIX_API_COUNT};
+
+    (void)once, (void)param, (void)context;
+    strcpy(opening.error, "not under Wine (ntdll has no __wine_unix_call_dispatcher)");
+    if (!query || !dispatcher || !*dispatcher)
+        return TRUE;
+    GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                           GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                       (const char *)&open_once, &self);
+    strcpy(opening.error, "Wine loaded no dxclunix.so (is dxclunix.dll a builtin, from "
+                          "<dir>/x86_64-windows with <dir>/x86_64-unix/dxclunix.so beside it?)");
+    if (query(GetCurrentProcess(), self, MEMORY_WINE_UNIX_FUNCS, &unix_handle, sizeof(unix_handle),
+              NULL) ||
+        !unix_handle)
+        return TRUE;
+    unix_dispatcher = *dispatcher;
+    opening.error[0] = 0;
+    if (unix_call(DXCLUNIX_OPEN, &opening) || opening.status != 0)
+        return TRUE;
+    unix_call(DXCLUNIX_LOOKUP, &lookup);
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        plain[i] = host[i] && !refused[i] && !stripped[i].notify &&
+                   i != DXCLUNIX_API_clEnqueueSVMFree &&
+                   i != DXCLUNIX_API_clGetExtensionFunctionAddress &&
+                   i != DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform;
+    InterlockedExchange(&opened, 1);
+    return TRUE;
+}
+
+static bool open_once_done(void)
+{
+    if (!opened)
+        InitOnceExecuteOnce(&open_once, open_host, NULL, NULL);
+    return opened != 0;
+}
+
+/* Extension functions that take a callback: the host would call PE code from its threads. */
+static bool takes_callback(const char *name)
+{
+    return strstr(name, "Callback") || !strcmp(name, "clEnqueueSVMFreeARM");
+}
+
+/* A PE thunk for the host's extension function `address` (one per address), or NULL. */
+static void *extension_thunk(UINT64 address)
+{
+    LONG count = InterlockedCompareExchange(&extension_count, 0, 0), slot;
+
+    if (!address)
+        return NULL;
+    for (slot = 0; slot < count; slot++)
+        if (host[DXCLUNIX_API_COUNT + slot] == address)
+            return (void *)(dxclunix_extension_thunks + slot * DXCLUNIX_THUNK_SIZE);
+    AcquireSRWLockExclusive(&extension_lock);
+    for (slot = 0; slot < extension_count && host[DXCLUNIX_API_COUNT + slot] != address; slot++)
+        ;
+    if (slot == extension_count && slot < DXCLUNIX_EXTENSION_SLOTS) {
+        host[DXCLUNIX_API_COUNT + slot] = address;
+        InterlockedExchange(&extension_count, slot + 1); /* publishes the slot */
+    }
+    ReleaseSRWLockExclusive(&extension_lock);
+    return slot < DXCLUNIX_EXTENSION_SLOTS
+               ? (void *)(dxclunix_extension_thunks + slot * DXCLUNIX_THUNK_SIZE)
+               : NULL;
+}
+
+/* The host's function, or false when it faulted: Wine then ends the Unix call with the
+ * fault's status (an invalid handle makes the ICD loader read through NULL, as it would crash a
+ * native program; Wine's opencl.dll reports the same as a failed call). */
+static bool host_call(UINT64 fn, const UINT64 *args, UINT64 count, UINT64 *ret)
+{
+    struct dxclunix_call call = {fn, args, count, 0};
+
+    if (unix_call(DXCLUNIX_CALL, &call))
+        return false;
+    *ret = call.ret;
+    return true;
+}
+
+/* A failed call by cl_api.h's kind: `error` as the result or in *errcode_ret, or NULL. */
+static UINT64 answer_error(enum dxclunix_api index, const UINT64 *args, cl_int error)
+{
+    cl_int *errcode_ret;
+
+    switch (api_kinds[index].kind) {
+    case MISSING_INT:
+        return (UINT64)(UINT32)error;
+    case MISSING_OBJ:
+        errcode_ret = (cl_int *)(UINT_PTR)args[api_kinds[index].arg_count - 1];
+        if (errcode_ret)
+            *errcode_ret = error;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* An entry point the host lacks, or one refused: what a driver without it returns. */
+static UINT64 answer_missing(enum dxclunix_api index, const UINT64 *args)
+{
+    return answer_error(index, args, CL_INVALID_OPERATION);
+}
+
+/* An entry point whose host function faulted: an invalid argument, as far as the PE side
+ * can tell. */
+static UINT64 call_entry(enum dxclunix_api index, const UINT64 *args)
+{
+    UINT64 ret;
+
+    return host_call(host[index], args, api_kinds[index].arg_count, &ret)
+               ? ret
+               : answer_error(index, args, CL_INVALID_VALUE);
+}
+
+static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *args)
+{
+    const char *name =
+        (const char *)(UINT_PTR)args[index == DXCLUNIX_API_clGetExtensionFunctionAddress ? 0 : 1];
+
+    UINT64 address;
+
+    if (!name || takes_callback(name))
+        return 0;
+    return host_call(host[index], args, api_kinds[index].arg_count, &address)
+               ? (UINT64)(UINT_PTR)extension_thunk(address)
+               : 0;
+}
+
+/* Every thunk lands here with its index and its caller's arguments. */
+__attribute__((used)) static UINT64 dxclunix_forward_c(UINT32 index, const UINT64 *args)
+{
+    UINT64 adjusted[DXCLUNIX_MAX_ARGS], ret;
+
+    if (index < DXCLUNIX_API_COUNT && plain[index]) /* the common case first */
+        return call_entry(index, args);
+    if (!open_once_done())
+        return index < DXCLUNIX_API_COUNT ? answer_missing(index, args) : 0;
+    if (index >= DXCLUNIX_API_COUNT) /* an extension function: its result type is unknown */
+        return host_call(host[index], args, DXCLUNIX_MAX_ARGS, &ret)
+                   ? ret
+                   : (UINT64)(INT64)CL_INVALID_VALUE;
+    if (!host[index] || refused[index] ||
+        (index == DXCLUNIX_API_clEnqueueSVMFree && args[3] /* pfn_free_func */))
+        return answer_missing(index, args);
+    if (index == DXCLUNIX_API_clGetExtensionFunctionAddress ||
+        index == DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform)
+        return forward_extension_lookup(index, args);
+    if (stripped[index].notify && args[stripped[index].notify - 1]) {
+        memcpy(adjusted, args, sizeof(adjusted));
+        adjusted[stripped[index].notify - 1] = 0;
+        adjusted[stripped[index].user_data - 1] = 0;
+        args = adjusted;
+    }
+    return call_entry(index, args);
+}
+
+/* The forwarder: spills the register arguments into their home slots, so that the caller's
+ * arguments lie in one array above the return address, and calls dxclunix_forward_c(index,
+ * array). Then the thunks: each entry point (exported by name) and each extension slot. */
+#define DXCLUNIX_STRING(x) #x
+#define DXCLUNIX_XSTRING(x) DXCLUNIX_STRING(x)
+/* clang-format off */
+__asm__(".text\n"
+        ".balign 16\n"
+        ".def dxclunix_forward; .scl 3; .type 32; .endef\n"
+        ".seh_proc dxclunix_forward\n"
+        "dxclunix_forward:\n"
+        "\tmovq %rcx, 8(%rsp)\n"
+        "\tmovq %rdx, 16(%rsp)\n"
+        "\tmovq %r8, 24(%rsp)\n"
+        "\tmovq %r9, 32(%rsp)\n"
+        "\tsubq $40, %rsp\n"
+        "\t.seh_stackalloc 40\n"
+        "\t.seh_endprologue\n"
+        "\tmovl %eax, %ecx\n"
+        "\tleaq 48(%rsp), %rdx\n"
+        "\tcall dxclunix_forward_c\n"
+        "\taddq $40, %rsp\n"
+        "\tret\n"
+        ".seh_endproc\n"
+        ".set dxclunix_index, 0\n"
+        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
+        ".globl dxclunix_api_thunks\n"
+        "dxclunix_api_thunks:\n"
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"                                      \
+        ".globl " #name "\n"                                                                       \
+        ".def " #name "; .scl 2; .type 32; .endef\n"                                               \
+        #name ":\n"                                                                                \
+        "\tmovl $dxclunix_index, %eax\n"                                                           \
+        "\tjmp dxclunix_forward\n"                                                                 \
+        ".set dxclunix_index, dxclunix_index + 1\n"                                                \
+        ".section .drectve\n"                                                                      \
+        ".ascii \" -export:" #name "\"\n"                                                           \
+        ".text\n"
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
+        ".globl dxclunix_extension_thunks\n"
+        "dxclunix_extension_thunks:\n"
+        ".rept " DXCLUNIX_XSTRING(DXCLUNIX_EXTENSION_SLOTS) "\n"
+        "\tmovl $dxclunix_index, %eax\n"
+        "\tjmp dxclunix_forward\n"
+        "\t.balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
+        ".set dxclunix_index, dxclunix_index + 1\n"
+        ".endr\n");
+/* clang-format on */
+
+/* dxcl's question to the pair: the thunk of an entry point the host has, NULL for one it
+ * lacks (or one the pair refuses outright), or when the host library cannot be opened. */
+__declspec(dllexport) void *WINAPI dxclunixGetProcAddress(const char *name);
+void *WINAPI dxclunixGetProcAddress(const char *name)
+{
+    if (!name || !open_once_done())
+        return NULL;
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        if (!strcmp(api_names[i], name))
+            return host[i] && !refused[i] ? (void *)(dxclunix_api_thunks + i * DXCLUNIX_THUNK_SIZE)
+                                          : NULL;
+    return NULL;
+}
+
+/* The host library the pair calls (its path), or why there is none; true when it is open. */
+__declspec(dllexport) BOOL WINAPI dxclunixGetHostLibrary(char *text, DWORD size);
+BOOL WINAPI dxclunixGetHostLibrary(char *text, DWORD size)
+{
+    bool open = open_once_done();
+    const char *what = open ? opening.path : opening.error;
+
+    if (text && size) {
+        strncpy(text, what, size - 1);
+        text[size - 1] = 0;
+    }
+    return open;
+}

@@ -1,0 +1,203 @@
+/* dxcl's Unix side (issue 25; docs/proxy.md, "The Unix side"). dxclGetInfo's route tells how
+ * dxcl reaches the driver.
+ *   - Through the Unix side (the .unix variants): what Wine's opencl.dll lacks reaches the
+ *     program from the host driver. clCreateBufferWithProperties (OpenCL 3.0) is the driver's
+ *     own, not dxcl's stand-in, and its buffer holds data; clCloneKernel (2.1) is the driver's
+ *     and a clone of a kernel with an argument set runs with that argument (test_guard_edges
+ *     runs the guard's clone path on a shared argument); an extension with functions that the
+ *     device lists is reachable: cl_khr_command_buffer (PoCL) records a buffer copy and replays
+ *     it, or, on a driver without it, every function of another listed extension resolves.
+ *     Callbacks reach the program although the pair never hands the host a PE function
+ *     (test_callbacks_* and test_link_errcode check them in the same variants).
+ *   - Through Wine's opencl.dll: that DLL's limits, so that the two routes are told apart:
+ *     no clCreateBufferWithProperties of the driver and no extension function. */
+#include "testlib.h"
+
+#include <dxcl/dxcl.h>
+#include <CL/cl_ext.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *source = "__kernel void add(__global uint *b, uint n) {\n"
+                            "    b[get_global_id(0)] += n;\n"
+                            "}\n";
+
+/* Extensions with functions, for a device without cl_khr_command_buffer. */
+static const struct {
+    const char *extension;
+    const char *functions[4];
+} other_extensions[] = {
+    {"cl_khr_external_memory",
+     {"clEnqueueAcquireExternalMemObjectsKHR", "clEnqueueReleaseExternalMemObjectsKHR"}},
+    {"cl_khr_semaphore",
+     {"clCreateSemaphoreWithPropertiesKHR", "clEnqueueWaitSemaphoresKHR",
+      "clEnqueueSignalSemaphoresKHR", "clReleaseSemaphoreKHR"}},
+    {"cl_khr_suggested_local_work_size", {"clGetKernelSuggestedLocalWorkSizeKHR"}},
+    {"cl_khr_il_program", {"clCreateProgramWithILKHR"}},
+};
+
+static void route_of_dxcl(char *route, size_t size)
+{
+    dxclGetInfo_fn info =
+        (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+
+    REQUIRE(info != NULL, "dxcl exports no dxclGetInfo");
+    CHECK_ERR(info(DXCL_INFO_DRIVER_ROUTE, size, route, NULL), CL_SUCCESS);
+}
+
+static char *device_extensions(cl_device_id device)
+{
+    size_t size = 0;
+    char *text;
+
+    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &size), CL_SUCCESS);
+    REQUIRE((text = calloc(1, size + 1)) != NULL, "out of memory");
+    CHECK_ERR(clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, text, NULL), CL_SUCCESS);
+    return text;
+}
+
+static void check_buffer_with_properties(cl_context context, cl_command_queue queue)
+{
+    const cl_mem_properties none[] = {0};
+    cl_uint in[4] = {7, 8, 9, 10}, out[4] = {0};
+    cl_int err;
+
+    CHECK(test_driver()->clCreateBufferWithProperties != NULL,
+          "the host driver's clCreateBufferWithProperties does not reach dxcl");
+    cl_mem buffer =
+        clCreateBufferWithProperties(context, none, CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
+    REQUIRE(buffer && err == CL_SUCCESS, "clCreateBufferWithProperties: %d", err);
+    CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK(!memcmp(in, out, sizeof(in)), "the buffer holds %u %u %u %u", out[0], out[1], out[2],
+          out[3]);
+    size_t size = 0;
+    CHECK_ERR(clGetMemObjectInfo(buffer, CL_MEM_PROPERTIES, 0, NULL, &size), CL_SUCCESS);
+    CHECK(size == sizeof(none), "CL_MEM_PROPERTIES: %zu bytes, want the list {0}", size);
+    clReleaseMemObject(buffer);
+}
+
+static void check_clone(cl_context context, cl_device_id device, cl_command_queue queue)
+{
+    cl_uint data[4] = {1, 2, 3, 4};
+    const cl_uint n = 5;
+    const size_t global = 4;
+    cl_int err;
+
+    CHECK(test_driver()->clCloneKernel != NULL,
+          "the host driver's clCloneKernel does not reach dxcl");
+    cl_kernel kernel = test_kernel(context, device, source, "add");
+    cl_mem buffer = clCreateBuffer(context, CL_MEM_COPY_HOST_PTR, sizeof(data), data, &err);
+    REQUIRE(buffer != NULL, "clCreateBuffer: %d", err);
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(buffer), &buffer), CL_SUCCESS);
+    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(n), &n), CL_SUCCESS);
+    cl_kernel clone = clCloneKernel(kernel, &err);
+    REQUIRE(clone && err == CL_SUCCESS, "clCloneKernel: %d", err);
+    clReleaseKernel(kernel); /* the clone keeps its own arguments */
+    CHECK_ERR(clEnqueueNDRangeKernel(queue, clone, 1, NULL, &global, NULL, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(data), data, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK(data[0] == 6 && data[3] == 9, "the clone added %u and %u, want 6 and 9", data[0],
+          data[3]);
+    clReleaseKernel(clone);
+    clReleaseMemObject(buffer);
+}
+
+#define LOOKUP(platform, type, name)                                                               \
+    ((type)clGetExtensionFunctionAddressForPlatform(platform, name))
+
+/* cl_khr_command_buffer through its functions: a recorded copy, replayed. */
+static void check_command_buffer(cl_platform_id platform, cl_context context,
+                                 cl_command_queue queue)
+{
+    clCreateCommandBufferKHR_fn create =
+        LOOKUP(platform, clCreateCommandBufferKHR_fn, "clCreateCommandBufferKHR");
+    clCommandCopyBufferKHR_fn copy =
+        LOOKUP(platform, clCommandCopyBufferKHR_fn, "clCommandCopyBufferKHR");
+    clFinalizeCommandBufferKHR_fn finalize =
+        LOOKUP(platform, clFinalizeCommandBufferKHR_fn, "clFinalizeCommandBufferKHR");
+    clEnqueueCommandBufferKHR_fn enqueue =
+        LOOKUP(platform, clEnqueueCommandBufferKHR_fn, "clEnqueueCommandBufferKHR");
+    clGetCommandBufferInfoKHR_fn info =
+        LOOKUP(platform, clGetCommandBufferInfoKHR_fn, "clGetCommandBufferInfoKHR");
+    clReleaseCommandBufferKHR_fn release =
+        LOOKUP(platform, clReleaseCommandBufferKHR_fn, "clReleaseCommandBufferKHR");
+    cl_uint in[4] = {11, 12, 13, 14}, out[4] = {0};
+    cl_command_buffer_state_khr state = 0;
+    cl_int err;
+
+    REQUIRE(create && copy && finalize && enqueue && info && release,
+            "cl_khr_command_buffer is listed but its functions are not all found (%p %p %p %p "
+            "%p %p)",
+            (void *)create, (void *)copy, (void *)finalize, (void *)enqueue, (void *)info,
+            (void *)release);
+    cl_mem src = clCreateBuffer(context, CL_MEM_COPY_HOST_PTR, sizeof(in), in, &err);
+    cl_mem dst = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof(out), NULL, &err);
+    REQUIRE(src && dst, "clCreateBuffer: %d", err);
+    cl_command_buffer_khr commands = create(1, &queue, NULL, &err);
+    REQUIRE(commands && err == CL_SUCCESS, "clCreateCommandBufferKHR: %d", err);
+    CHECK_ERR(copy(commands, NULL, src, dst, 0, 0, sizeof(in), 0, NULL, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(finalize(commands), CL_SUCCESS);
+    CHECK_ERR(info(commands, CL_COMMAND_BUFFER_STATE_KHR, sizeof(state), &state, NULL), CL_SUCCESS);
+    CHECK(state == CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR, "command buffer state %u", state);
+    CHECK_ERR(enqueue(0, NULL, commands, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK(!memcmp(in, out, sizeof(in)), "the replayed copy gave %u %u %u %u", out[0], out[1],
+          out[2], out[3]);
+    CHECK_ERR(release(commands), CL_SUCCESS);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+}
+
+/* Without cl_khr_command_buffer: every function of the first other listed extension. */
+static void check_other_extension(cl_platform_id platform, const char *extensions)
+{
+    for (size_t e = 0; e < sizeof(other_extensions) / sizeof(other_extensions[0]); e++) {
+        if (!test_has_word(extensions, other_extensions[e].extension))
+            continue;
+        for (const char *const *name = other_extensions[e].functions; *name; name++)
+            CHECK(clGetExtensionFunctionAddressForPlatform(platform, *name) != NULL,
+                  "%s is listed but %s is not found", other_extensions[e].extension, *name);
+        printf("unix_side: %s's functions found\n", other_extensions[e].extension);
+        return;
+    }
+    CHECK(false, "the device lists no extension with functions this test knows: %s", extensions);
+}
+
+int main(void)
+{
+    cl_platform_id platform = test_platform();
+    cl_device_id device = test_device(platform);
+    char route[MAX_PATH + 64] = "";
+    cl_int err;
+
+    route_of_dxcl(route, sizeof(route));
+    printf("unix_side: dxcl reaches the driver through %s\n", route);
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    REQUIRE(context != NULL, "clCreateContext: %d", err);
+    cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+    REQUIRE(queue != NULL, "clCreateCommandQueue: %d", err);
+    char *extensions = device_extensions(device);
+
+    if (!strncmp(route, "the Unix side", strlen("the Unix side"))) {
+        check_buffer_with_properties(context, queue);
+        check_clone(context, device, queue);
+        if (test_has_word(extensions, "cl_khr_command_buffer"))
+            check_command_buffer(platform, context, queue);
+        else
+            check_other_extension(platform, extensions);
+    } else {
+        CHECK(!strcmp(route, "Wine's opencl.dll"), "route \"%s\"", route);
+        CHECK(test_driver()->clCreateBufferWithProperties == NULL,
+              "Wine's opencl.dll has clCreateBufferWithProperties: a newer Wine?");
+        CHECK(clGetExtensionFunctionAddressForPlatform(platform, "clCreateCommandBufferKHR") ==
+                  NULL,
+              "Wine's opencl.dll hands out an extension function: a newer Wine?");
+    }
+    free(extensions);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+    return test_finish("unix_side");
+}
