@@ -21,10 +21,10 @@
 struct render_thread {
     const struct test_api *api;
     void *device;
-    void *texture;           /* the render thread's own */
-    volatile LONG stop;      /* the OpenCL thread stopped early (a failure): stop too */
-    volatile LONG rounds;    /* completed */
-    volatile LONG failures;  /* rounds whose read back differed from what was written */
+    void *texture;          /* the render thread's own */
+    volatile LONG stop;     /* the OpenCL thread stopped early (a failure): stop too */
+    volatile LONG rounds;   /* completed */
+    volatile LONG failures; /* rounds whose read back differed from what was written */
 };
 
 static DWORD WINAPI render_main(void *arg)
@@ -73,9 +73,9 @@ static void open_work(struct cl_work *w, struct interop_env *env, void *resource
     cl_int err;
 
     *w = (struct cl_work){.env = env, .texture = texture};
-    w->shared = texture ? env->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, resource, 0,
-                                                    &err)
-                        : env->cl->create_buffer(env->context, CL_MEM_READ_WRITE, resource, &err);
+    w->shared = texture
+                    ? env->cl->create_texture2d(env->context, CL_MEM_READ_WRITE, resource, 0, &err)
+                    : env->cl->create_buffer(env->context, CL_MEM_READ_WRITE, resource, &err);
     REQUIRE(err == CL_SUCCESS, "shared object: %d", err);
     if (!texture) {
         w->forward = interop_kernel(env, "inc");
@@ -212,8 +212,7 @@ static void run_case(const struct test_api *api, bool texture)
     printf("%s %s: %u OpenCL cycles beside %ld render rounds\n", api->name,
            texture ? "texture" : "buffer", done, render.rounds);
     CHECK(done >= CL_CYCLES, "OpenCL cycles: %u, want at least %u", done, CL_CYCLES);
-    CHECK(render.rounds == RENDER_ROUNDS, "render rounds: %ld of %u", render.rounds,
-          RENDER_ROUNDS);
+    CHECK(render.rounds == RENDER_ROUNDS, "render rounds: %ld of %u", render.rounds, RENDER_ROUNDS);
     CHECK(render.failures == 0, "render thread: %ld of %ld rounds wrong", render.failures,
           render.rounds);
     close_work(&work);
