@@ -80,9 +80,9 @@ struct dxcl_memobj {
      * upload were skipped. */
     volatile LONG lazy_pending;
     SRWLOCK lazy_lock;
-    /* A zero-copy object whose storage went to the driver for a whole overwrite the driver then
-     * refused: it holds none of the resource's contents; the next touch reads them in. Under
-     * lazy_lock. */
+    /* A copied object whose surface was only mapped for a whole overwrite the driver then
+     * refused: the mapping holds none of the resource's contents; the next touch reads them in.
+     * Under lazy_lock. */
     bool stale;
     volatile LONG skipped_uploads;
     cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */

@@ -31,12 +31,10 @@ static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
         return DXCL_FAIL(backend->errors.not_acquired, "%s: %s object %p is not acquired",
                          g->caller, backend->name, (void *)use->mem);
     if (mem) {
-        bool untouched_whole = whole && use->use == DXCL_USE_OVERWRITE && mem->lazy_pending;
         g->objects[g->count++] = (struct dxcl_guarded_object){
             .mem = mem,
             .use = use->use,
-            .overwrite_later = untouched_whole && !dxcl_memobj_zero_copy(mem),
-            .overwrite_in_place = untouched_whole && dxcl_memobj_zero_copy(mem)};
+            .overwrite = whole && use->use == DXCL_USE_OVERWRITE && mem->lazy_pending};
     }
     return CL_SUCCESS;
 }
@@ -61,9 +59,9 @@ cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
         err = hold_object(g, &uses[i]);
     for (size_t i = 0; i < g->count && err == CL_SUCCESS && queue; i++) {
         struct dxcl_guarded_object *object = &g->objects[i];
-        if (object->overwrite_in_place)
-            err = dxcl_lazy_overwrite_in_place(queue, object->mem, caller, &object->prepared);
-        else if (!object->overwrite_later)
+        if (object->overwrite)
+            err = dxcl_lazy_overwrite(queue, object->mem, caller, &object->prepared);
+        else
             err = dxcl_lazy_touch(queue, object->mem, caller);
     }
     if (err != CL_SUCCESS)
@@ -77,9 +75,6 @@ cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result)
         struct dxcl_guarded_object *object = &g->objects[i];
         if (result == CL_SUCCESS && object->use != DXCL_USE_READ)
             InterlockedExchange(&object->mem->written, 1);
-        if (result == CL_SUCCESS && object->overwrite_later &&
-            dxcl_lazy_overwritten(g->queue, object->mem, g->caller) != CL_SUCCESS)
-            DXCL_LOG("%s: %p keeps its Direct3D contents", g->caller, (void *)object->mem->handle);
         if (result != CL_SUCCESS && object->prepared)
             dxcl_lazy_rejected(object->mem);
         dxcl_memobj_put(object->mem);

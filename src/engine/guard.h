@@ -28,9 +28,8 @@ struct dxcl_use_of {
 struct dxcl_guarded_object {
     struct dxcl_memobj *mem;
     enum dxcl_use use;
-    bool overwrite_later;    /* a whole overwrite of an untouched copied object */
-    bool overwrite_in_place; /* a whole overwrite of an untouched zero-copy object */
-    bool prepared;           /* its storage went to the driver without the resource's data */
+    bool overwrite; /* a whole overwrite of an untouched object (dxcl_lazy_overwrite) */
+    bool prepared;  /* its storage went to the driver without the resource's data */
 };
 
 struct dxcl_guarded {

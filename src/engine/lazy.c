@@ -135,17 +135,15 @@ static cl_int locked(cl_command_queue queue, struct dxcl_memobj *mem, const char
     return err;
 }
 
-/* A stale zero-copy object (dxcl_lazy_rejected): its storage came back to the host
- * (reclaim_stale), the resource is read into it, and it goes to the driver again. */
+/* A stale copied object (dxcl_lazy_rejected): its surface was only mapped for an overwrite the
+ * driver refused; the resource is read in and uploaded as a first touch does. */
 static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     cl_event upload = NULL;
-    cl_int err = mem->host_mapped || !dxcl_memobj_zero_copy(mem) ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+    cl_int err;
 
-    if (err == CL_SUCCESS) {
-        surface_out(mem);
-        err = surface_in(mem, true);
-    }
+    surface_out(mem);
+    err = surface_in(mem, true);
     if (err == CL_SUCCESS)
         err = queue_upload(queue, mem, caller, &upload);
     if (upload)
@@ -168,31 +166,18 @@ static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char 
     return order_after_upload(queue, mem, caller);
 }
 
-/* A stale object's storage comes back from the driver first, under its lazy lock alone: that
- * waits for the queue, never inside the program's Direct3D protection. */
-static void reclaim_stale(cl_command_queue queue, struct dxcl_memobj *mem)
-{
-    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-    if (mem->stale)
-        dxcl_zero_copy_reclaim(queue, mem);
-    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-}
-
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     if (!mem->lazy_pending && !mem->stale && (!mem->lazy_queue || mem->lazy_queue == queue))
         return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
-    if (mem->stale)
-        reclaim_stale(queue, mem);
     return locked(queue, mem, caller, touch);
 }
 
-static cl_int overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
+/* A copied object: its surface only mapped, for the release to download into. */
+static cl_int map_for_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     cl_int err;
 
-    if (!mem->lazy_pending)
-        return CL_SUCCESS; /* another command touched it first */
     if ((err = surface_in(mem, false)) != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
                          caller, mem->desc.backend->name, (void *)mem->handle);
@@ -204,23 +189,18 @@ static cl_int overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const
     return CL_SUCCESS;
 }
 
-cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
-{
-    if (!mem->lazy_pending)
-        return CL_SUCCESS;
-    return locked(queue, mem, caller, overwritten);
-}
-
-/* The zero-copy hand-over without the resource's contents: the command overwrites them. */
+/* A zero-copy object: its storage handed over, the resource copied in first (the copy keeps
+ * DXVK from giving the staging resource new memory at the map: design.md, "Staging that
+ * moves"); no upload moves bytes. */
 static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *mem,
                                   const char *caller)
 {
     cl_event upload;
     cl_int err;
 
-    if ((err = surface_in(mem, false)) != CL_SUCCESS)
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
-                         caller, mem->desc.backend->name, (void *)mem->handle);
+    if ((err = surface_in(mem, true)) != CL_SUCCESS)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
+                         mem->desc.backend->name, (void *)mem->handle);
     if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
         if (upload)
             uploaded(mem, upload, NULL);
@@ -231,19 +211,25 @@ static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *me
     }
     uploaded(mem, upload, queue);
     InterlockedIncrement(&mem->skipped_uploads);
-    DXCL_LOG("%s: %p overwritten: the Direct3D read is skipped", caller, (void *)mem->handle);
+    DXCL_LOG("%s: %p overwritten: its storage is handed over as it is", caller,
+             (void *)mem->handle);
     return CL_SUCCESS;
 }
 
-cl_int dxcl_lazy_overwrite_in_place(cl_command_queue queue, struct dxcl_memobj *mem,
-                                    const char *caller, bool *prepared)
+cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
+                           bool *prepared)
 {
     void *protection = enter(mem);
     cl_int err;
 
     *prepared = mem->lazy_pending;
     /* Another thread's command may have touched it first: then this one is an ordinary touch. */
-    err = *prepared ? hand_over_untouched(queue, mem, caller) : touch(queue, mem, caller);
+    if (!*prepared)
+        err = touch(queue, mem, caller);
+    else if (dxcl_memobj_zero_copy(mem))
+        err = hand_over_untouched(queue, mem, caller);
+    else
+        err = map_for_overwrite(queue, mem, caller);
     *prepared &= err == CL_SUCCESS;
     leave(mem, protection);
     return err;
@@ -252,7 +238,8 @@ cl_int dxcl_lazy_overwrite_in_place(cl_command_queue queue, struct dxcl_memobj *
 void dxcl_lazy_rejected(struct dxcl_memobj *mem)
 {
     dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-    mem->stale = true;
+    /* A zero-copy object's storage got the resource's contents before it went to the driver. */
+    mem->stale = !dxcl_memobj_zero_copy(mem);
     InterlockedDecrement(&mem->skipped_uploads); /* it will be read after all */
     dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
 }

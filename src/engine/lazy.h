@@ -16,26 +16,22 @@
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem);
 /* Before a command that uses the object on `queue` is queued: the first one after the acquire
  * brings in the Direct3D contents and queues their upload on `queue`; a later one on another
- * queue is ordered after that upload. Not for a command that overwrites all of a copied
- * object: see dxcl_lazy_overwritten. */
+ * queue is ordered after that upload. Not for a command that overwrites all of an untouched
+ * object: see dxcl_lazy_overwrite. */
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
-/* After the driver accepted a command that overwrites all of the object, which is not
- * zero-copy: when nothing touched it before, its surface is only mapped (for the release to
- * download into), and nothing is read from Direct3D or uploaded. Decided after the driver's
- * answer, so that a command it rejects leaves the object as it was. A zero-copy object's
- * storage is the surface itself, so a command overwriting it is a touch like any other (until
- * its staging memory moves: then it copies, engine/zerocopy.h). */
-cl_int dxcl_lazy_overwritten(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller);
 
-/* Before a command that overwrites all of a zero-copy object no command touched since the
- * acquire: its storage (the staging memory) goes to the driver without the resource's contents
- * (mapped, not read), as the command needs. *prepared says whether it did (another thread's
- * touch may have come first). Tentative: see dxcl_lazy_rejected. */
-cl_int dxcl_lazy_overwrite_in_place(cl_command_queue queue, struct dxcl_memobj *mem,
-                                    const char *caller, bool *prepared);
-/* The driver refused the command dxcl_lazy_overwrite_in_place prepared the object for: its
- * storage holds none of the resource's contents, so the next command that touches it reads
- * them in first, which waits for the commands queued before it (a rare error path). */
+/* Before a command that overwrites all of an object no command touched since the acquire
+ * reaches the driver: a copied object's surface is only mapped (for the release to download
+ * into), nothing read from Direct3D nor uploaded; a zero-copy object's storage (the staging
+ * memory) goes to the driver, the resource copied into it first, so that the staging resource is
+ * never mapped unwritten (DXVK may give a small staging resource new memory at such a map). A
+ * failure fails the command before the driver sees it: no write is lost. *prepared says whether
+ * it did this (another thread's touch may have come first). Tentative: see dxcl_lazy_rejected. */
+cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller,
+                           bool *prepared);
+/* The driver refused the command dxcl_lazy_overwrite prepared the object for: it holds none of
+ * the resource's contents, so the next command that touches it reads them in first (for a
+ * zero-copy object that waits for the commands queued before it: a rare error path). */
 void dxcl_lazy_rejected(struct dxcl_memobj *mem);
 
 #endif

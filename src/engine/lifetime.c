@@ -272,6 +272,19 @@ static bool driver_busy(struct dxcl_memobj *mem)
     return false;
 }
 
+/* The driver is still busy after a few milliseconds: the fences of an idle queue complete
+ * sooner, and a teardown finished here leaves nothing for the waiter (nor in the driver when
+ * the program exits right after). Longer work, which may wait for the program, parks. */
+static bool driver_busy_for_long(struct dxcl_memobj *mem)
+{
+    for (int polls = 0; polls < 8; polls++) {
+        if (!driver_busy(mem))
+            return false;
+        Sleep(polls < 4 ? 0 : 1);
+    }
+    return true;
+}
+
 /* An object released while acquired has its surface in host memory: it goes back to Direct3D
  * unwritten (the program dropped the object, and its OpenCL contents with it). */
 static void give_surface_back(struct dxcl_memobj *mem)
@@ -344,7 +357,7 @@ static void park(struct dxcl_memobj *mem)
 static void teardown(struct dxcl_memobj *mem)
 {
     give_surface_back(mem);
-    if (driver_busy(mem))
+    if (driver_busy_for_long(mem))
         park(mem);
     else
         finish(mem);

@@ -216,21 +216,3 @@ void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
                                                NULL);
     mem->host_mapped = NULL;
 }
-
-cl_int dxcl_zero_copy_reclaim(cl_command_queue queue, struct dxcl_memobj *mem)
-{
-    cl_event mapped_event = NULL;
-    cl_int err = CL_SUCCESS;
-    void *mapped;
-
-    if (!dxcl_memobj_zero_copy(mem) || mem->host_mapped)
-        return CL_SUCCESS; /* the host has it already (a copied object's storage is its own) */
-    mapped = map_object(queue, mem, CL_MAP_WRITE_INVALIDATE_REGION, 0, NULL, &mapped_event, &err);
-    if (!mapped)
-        return err;
-    err = dxcl_driver()->clWaitForEvents(1, &mapped_event);
-    dxcl_driver()->clReleaseEvent(mapped_event);
-    mem->host_mapped = mapped;
-    remember_queue(mem, queue);
-    return err;
-}

@@ -33,8 +33,4 @@ void dxcl_zero_copy_undo(struct dxcl_memobj *mem);
  * could not be queued (the object stays mapped). */
 bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem);
 
-/* The storage of a zero-copy object comes back to the host before Direct3D writes the staging
- * memory again: a map after everything queued on `queue`, waited for. */
-cl_int dxcl_zero_copy_reclaim(cl_command_queue queue, struct dxcl_memobj *mem);
-
 #endif
