@@ -338,18 +338,17 @@ static bool undo_later(struct transfer *t, cl_uint uploads)
 static cl_int hand_out_event(struct transfer *t, cl_event final, cl_event *event,
                              struct dxcl_event_commands *kept)
 {
-    cl_int err;
-
     if (!event) {
         if (final)
             dxcl_driver()->clReleaseEvent(final);
         dxcl_event_commands_drop(kept);
         return CL_SUCCESS;
     }
-    if ((err = dxcl_event_register(final, t->command, kept)) != CL_SUCCESS) {
-        dxcl_driver()->clReleaseEvent(final);
-        return err;
-    }
+    /* The transfer happened: the call succeeds and the program gets its event even when the
+     * record cannot be kept (out of memory), which then reports the driver's command type. */
+    if (dxcl_event_register(final, t->command, kept) != CL_SUCCESS)
+        DXCL_LOG("%s: no memory for the event's record: it reports the driver's command type",
+                 t->name);
     *event = final;
     return CL_SUCCESS;
 }
@@ -378,8 +377,9 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
     cl_int err;
     cl_uint i, uploads = 0;
 
+    /* An event with profiling times covers the transfer: the uploads are not deferred then. */
     for (i = 0; i < t->count; i++)
-        t->deferred[i] = dxcl_lazy_eligible(t->mems[i]);
+        t->deferred[i] = !timed && dxcl_lazy_eligible(t->mems[i]);
     if ((err = surfaces_in(t)) != CL_SUCCESS)
         return err;
     memset(t->events, 0, t->count * sizeof(cl_event));
