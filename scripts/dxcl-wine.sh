@@ -8,7 +8,8 @@
 #
 # --prefix  the Wine prefix (default: $WINEPREFIX, else ~/.wine). For Proton:
 #           <steam library>/steamapps/compatdata/<appid>/pfx
-# --dll     dxcl's OpenCL.dll (default: build/bin/OpenCL.dll of this source tree)
+# --dll     dxcl's OpenCL.dll (default: the release archive's OpenCL.dll, or the shipped build
+#           build/release/OpenCL.dll of this source tree)
 # Environment: WINE (default: wine) is the wine used for the registry edits; for a Proton
 # prefix give Proton's own (<proton>/files/bin/wine), and run with the game stopped.
 #
@@ -37,7 +38,9 @@ command=${1:-}
 [ -n "$command" ] || usage 2
 shift
 prefix=${WINEPREFIX:-$HOME/.wine}
-dll=$script_dir/../build/bin/OpenCL.dll
+# The shipped OpenCL.dll: beside scripts/ in a release archive (make dist), else the build's.
+dll=$script_dir/../OpenCL.dll
+[ -f "$dll" ] || dll=$script_dir/../build/release/OpenCL.dll
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix=$2; shift 2 ;;

@@ -55,14 +55,6 @@ typedef cl_int(CL_API_CALL *dxclGetExtensionPath_fn)(cl_platform_id platform, co
                                                      cl_uint *path, size_t served_by_size,
                                                      char *served_by);
 
-/* Fault injection for reliability tests (docs/reliability.md): the nth pass from now through
- * `point` ("lock", "upload", "download", "staging", "alloc", "chain") fails once with the
- * spec's error ("move": the nth D3D10/D3D11 staging map returns another address, which
- * nothing may fail on); nth 0 disarms. *fired_before receives how many faults the point has
- * injected so far. The environment variable DXCL_FAULT=point:nth[,point:nth...] arms the same at
- * load. CL_INVALID_VALUE for an unknown point. */
-typedef cl_int(CL_API_CALL *dxclFaultArm_fn)(const char *point, cl_uint nth, cl_uint *fired_before);
-
 #ifdef __cplusplus
 }
 #endif
