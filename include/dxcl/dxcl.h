@@ -12,8 +12,9 @@ extern "C" {
 
 #define DXCL_INFO_VERSION 0x1     /* char[]: dxcl's version, "0.1.0" */
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
-#define DXCL_INFO_DATA_PATH                                                                        \
-    0x3 /* char[]: how data moves: "copy engine, zero-copy where host memory is shared" */
+/* char[]: how the copy engine moves data, and where zero-copy applies (for every object; which
+ * transfer one object got: dxclGetTransferMode). Up to 200 bytes. */
+#define DXCL_INFO_DATA_PATH 0x3
 
 /* The clGet*Info convention: CL_INVALID_VALUE for an unknown param_name or a buffer that is
  * too small. */
