@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
-#define DXCL_INFO_VERSION 0x1     /* char[]: dxcl's version, "0.1.0" */
+/* char[]: dxcl's version: git describe --tags of its build, else the project version, the
+ * commit count and hash, "0.1.0-196-gc505ab3" ("-dirty" for a build of changed sources). */
+#define DXCL_INFO_VERSION 0x1
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
 /* char[]: how the copy engine moves data, and where zero-copy applies (for every object; which
  * transfer one object got: dxclGetTransferMode). Up to 200 bytes. */

@@ -4,6 +4,7 @@
 #include "core/route.h"
 #include "core/driver.h"
 #include "engine/zerocopy.h"
+#include "dxcl_version.h" /* generated at build time: cmake/version.cmake */
 
 #include <dxcl/dxcl.h>
 #include <stdio.h>
