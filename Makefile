@@ -3,7 +3,7 @@ BUILD ?= build
 TOOLCHAIN := cmake/mingw-w64-x86_64.cmake
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo check bench soak clean
+.PHONY: all deps configure build demo check bench soak dist clean
 
 all: build
 
@@ -42,6 +42,10 @@ bench: build
 # 10,000 soak cycles (STRESS_FRAMES, SOAK_CYCLES, SOAK_EVERY for other counts).
 soak: build
 	@cmake --build $(BUILD) --target run-soak
+
+# The release archive: build/dist/dxcl-<version>.tar.gz (docs/deploy.md, "Releases").
+dist: deps configure
+	@cmake --build $(BUILD) -j $(JOBS) --target dist
 
 clean:
 	rm -rf $(BUILD)

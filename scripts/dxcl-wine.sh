@@ -11,12 +11,14 @@
 #
 # --prefix  the Wine prefix (default: $WINEPREFIX, else ~/.wine). For Proton:
 #           <steam library>/steamapps/compatdata/<appid>/pfx
-# --dll     dxcl's OpenCL.dll (default: build/bin/OpenCL.dll of this source tree)
+# --dll     dxcl's OpenCL.dll (default: the release archive's OpenCL.dll, or the shipped build
+#           build/release/OpenCL.dll of this source tree)
 # --wine-dir  a Wine DLL folder, the one holding x86_64-windows/ and x86_64-unix/: Wine's own
 #           (/usr/lib/x86_64-linux-gnu/wine on Debian) or a Proton's (<proton>/files/lib/wine,
 #           or files/lib64/wine in Proton before 8.0). Without it, `unix install` tells how to
 #           use the Unix side through WINEDLLPATH instead, copying nothing.
-# --lib     the Unix side's Wine DLL folder (default: build/lib/wine of this source tree)
+# --lib     the Unix side's Wine DLL folder (default: the release archive's lib/wine, or
+#           build/lib/wine of this source tree)
 # Environment: WINE (default: wine) is the wine used for the registry edits; for a Proton
 # prefix give Proton's own (<proton>/files/bin/wine), and run with the game stopped.
 #
@@ -54,9 +56,12 @@ if [ "$command" = unix ]; then
   [ $# -eq 0 ] || shift
 fi
 prefix=${WINEPREFIX:-$HOME/.wine}
-dll=$script_dir/../build/bin/OpenCL.dll
+# The shipped OpenCL.dll: beside scripts/ in a release archive (make dist), else the build's.
+dll=$script_dir/../OpenCL.dll
+[ -f "$dll" ] || dll=$script_dir/../build/release/OpenCL.dll
 wine_dir=
-lib=$script_dir/../build/lib/wine
+lib=$script_dir/../lib/wine
+[ -d "$lib" ] || lib=$script_dir/../build/lib/wine
 while [ $# -gt 0 ]; do
   case "$1" in
     --wine-dir) [ $# -ge 2 ] || die "--wine-dir needs a folder"; wine_dir=$2; shift 2 ;;

@@ -1,23 +1,31 @@
-/* clCreateFromDX9MediaSurfaceKHR checks shared_handle (issue 18): the spec's
+/* clCreateFromDX9MediaSurfaceKHR checks shared_handle (issues 18 and 24): the spec's
  * CL_INVALID_DX9_MEDIA_SURFACE_KHR covers "shared_handle is neither NULL nor a valid handle".
- * On D3D9 and D3D9Ex adapters, for an NV12 plane and an A8R8G8B8 surface: a made-up value
- * ((HANDLE)0x12345678) and a handle that was closed are refused with that error (no object,
- * errcode_ret set); NULL is accepted. */
+ * On D3D9 and D3D9Ex adapters, for an NV12 plane and an A8R8G8B8 surface: made-up values
+ * ((HANDLE)0x12345678, 0x1, 0x10000, a freed heap address) and a handle that was closed are
+ * refused with that error (no object, errcode_ret set, nothing crashes); NULL is accepted. */
 #include "dx9util.h"
+
+#include <stdlib.h>
 
 static void check_handles(struct dx9_env *env, IDirect3DSurface9 *surface, const char *what)
 {
     HANDLE closed = CreateEventA(NULL, FALSE, FALSE, NULL);
+    void *freed = malloc(64);
     const struct {
         HANDLE handle;
         const char *name;
     } invalid[] = {
         {(HANDLE)(uintptr_t)0x12345678, "(HANDLE)0x12345678"},
+        {(HANDLE)(uintptr_t)0x1, "(HANDLE)0x1"},
+        {(HANDLE)(uintptr_t)0x10000, "(HANDLE)0x10000"},
+        {(HANDLE)freed, "a freed heap address"},
         {closed, "a closed handle"},
     };
     cl_int err;
 
     REQUIRE(closed != NULL && CloseHandle(closed), "an event handle to close");
+    REQUIRE(freed != NULL, "a heap block to free");
+    free(freed); /* only its address is used */
     for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
         cl_dx9_surface_info_khr info = {surface, invalid[i].handle};
         err = CL_SUCCESS;

@@ -18,6 +18,7 @@
  *   test_emulated_chains failed_write    the failing chain
  *   test_emulated_chains released_map    the released mapped image */
 #include "threads.h"
+#include "core/test_hooks.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
 #include "dx9util.h"
 #include "interop.h"
 #include "threads.h"
+#include "core/test_hooks.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>

@@ -13,6 +13,7 @@
  * object's storage again: neither from the staging pool nor when it moved during the creation
  * check. */
 #include "interop.h"
+#include "core/test_hooks.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>

@@ -10,10 +10,13 @@
 extern "C" {
 #endif
 
-#define DXCL_INFO_VERSION 0x1     /* char[]: dxcl's version, "0.1.0" */
+/* char[]: dxcl's version: git describe --tags of its build, else the project version, the
+ * commit count and hash, "0.1.0-196-gc505ab3" ("-dirty" for a build of changed sources). */
+#define DXCL_INFO_VERSION 0x1
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
-#define DXCL_INFO_DATA_PATH                                                                        \
-    0x3 /* char[]: how data moves: "copy engine, zero-copy where host memory is shared" */
+/* char[]: how the copy engine moves data, and where zero-copy applies (for every object; which
+ * transfer one object got: dxclGetTransferMode). Up to 200 bytes. */
+#define DXCL_INFO_DATA_PATH 0x3
 #define DXCL_INFO_DRIVER_ROUTE                                                                     \
     0x4 /* char[]: how dxcl reaches the driver: "the Unix side (dxclunix, host <library>)",        \
            "Wine's opencl.dll", "the system OpenCL.dll" or "DXCL_DRIVER" ("" if none) */
@@ -57,14 +60,6 @@ typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl
 typedef cl_int(CL_API_CALL *dxclGetExtensionPath_fn)(cl_platform_id platform, const char *extension,
                                                      cl_uint *path, size_t served_by_size,
                                                      char *served_by);
-
-/* Fault injection for reliability tests (docs/reliability.md): the nth pass from now through
- * `point` ("lock", "upload", "download", "staging", "alloc", "chain") fails once with the
- * spec's error ("move": the nth D3D10/D3D11 staging map returns another address, which
- * nothing may fail on); nth 0 disarms. *fired_before receives how many faults the point has
- * injected so far. The environment variable DXCL_FAULT=point:nth[,point:nth...] arms the same at
- * load. CL_INVALID_VALUE for an unknown point. */
-typedef cl_int(CL_API_CALL *dxclFaultArm_fn)(const char *point, cl_uint nth, cl_uint *fired_before);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,5 @@
+/* COM helpers (com.h): interface queries on pointers the program hands dxcl, checked to be
+ * readable objects with callable methods first, and object identity. */
 #include "core/com.h"
 
 static bool readable(const void *address, size_t size)

@@ -1,3 +1,5 @@
+/* clGetDeviceIDsFrom* (devices.h): which of the driver's OpenCL devices serve a Direct3D adapter,
+ * matched by LUID where the driver reports one. */
 #include "core/devices.h"
 #include "core/driver.h"
 #include "core/names.h"

@@ -1,3 +1,5 @@
+/* dxcl's settings from the environment (env.h), read with the build's prefix (DXCL_, or
+ * DXCL_BACK_ for the tests' dxcl_back.dll). */
 #include "core/env.h"
 
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* Event records of acquires and releases (event.h): the spec's command type and, on a profiling
+ * queue, the whole call's times, answered in place of the driver's. */
 #include "core/event.h"
 #include "core/info.h"
 #include "core/table.h"

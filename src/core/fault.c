@@ -1,8 +1,12 @@
-#include "core/env.h"
+/* Fault injection (fault.h): the points' countdowns, DXCL_FAULT, and the dxclFaultArm export
+ * (core/test_hooks.h). Compiled in the test build only (DXCL_TEST_HOOKS). */
 #include "core/fault.h"
-#include "core/log.h"
 
-#include <dxcl/dxcl.h>
+#ifdef DXCL_TEST_HOOKS
+#include "core/env.h"
+#include "core/log.h"
+#include "core/test_hooks.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,3 +72,5 @@ DXCL_EXPORT cl_int CL_API_CALL dxclFaultArm(const char *point, cl_uint nth, cl_u
     }
     return CL_INVALID_VALUE;
 }
+
+#endif

@@ -1,7 +1,10 @@
 /* Fault injection for the reliability tests: DXCL_FAULT makes the N-th pass through a fault
  * point fail, so that the error paths of acquire, release and object creation run on the real
- * stack (or, for `move`, makes Direct3D's answer the rare one dxcl must survive). Off by
- * default; when off a fault point costs one load and a branch. */
+ * stack (or, for `move`, makes Direct3D's answer the rare one dxcl must survive). It exists in
+ * the test build only (DXCL_TEST_HOOKS: build/bin/OpenCL.dll, which the tests load); in the
+ * shipped build (build/release/OpenCL.dll) a fault point is the constant false, DXCL_FAULT is
+ * not read and dxclFaultArm is not exported. In the test build a disarmed point costs one load
+ * and a branch. */
 #ifndef DXCL_FAULT_H
 #define DXCL_FAULT_H
 
@@ -21,6 +24,7 @@ enum dxcl_fault_point {
     DXCL_FAULT_COUNT
 };
 
+#ifdef DXCL_TEST_HOOKS
 extern volatile LONG dxcl_fault_armed;
 bool dxcl_fault_fire(enum dxcl_fault_point point);
 
@@ -29,6 +33,20 @@ static inline bool dxcl_fault_hit(enum dxcl_fault_point point)
 {
     return dxcl_fault_armed && dxcl_fault_fire(point);
 }
+
+/* Reads DXCL_FAULT once at load: "lock:3,download:1" fails the 3rd lock and the 1st download. */
+void dxcl_fault_init(void);
+#else
+static inline bool dxcl_fault_hit(enum dxcl_fault_point point)
+{
+    (void)point;
+    return false;
+}
+
+static inline void dxcl_fault_init(void)
+{
+}
+#endif
 
 /* calloc and malloc through the alloc fault point. */
 static inline void *dxcl_calloc(size_t count, size_t size)
@@ -40,8 +58,5 @@ static inline void *dxcl_malloc(size_t size)
 {
     return dxcl_fault_hit(DXCL_FAULT_ALLOC) ? NULL : malloc(size);
 }
-
-/* Reads DXCL_FAULT once at load: "lock:3,download:1" fails the 3rd lock and the 1st download. */
-void dxcl_fault_init(void);
 
 #endif

@@ -1,3 +1,5 @@
+/* The registry (registry.h): the backends, extensions and release listeners that register at
+ * DLL load, and the extension strings and function addresses answered from them. */
 #include "core/registry.h"
 #include "core/names.h"
 #include "core/env.h"

@@ -1,3 +1,5 @@
+/* What both D3D9 families ask of a D3D9 device (d3d9_device.h): a D3D9Ex adapter's LUID, whether
+ * a resource is the device's, and whether a shared handle is one Direct3D would accept. */
 #include "dx9/d3d9_device.h"
 #include "core/com.h"
 #include "core/context.h"

@@ -1,3 +1,5 @@
+/* Moving an IDirect3DSurface9's bytes for both D3D9 families (d3d9_surface.h): LockRect, or
+ * GetRenderTargetData / UpdateSurface through a system-memory copy. */
 #include "dx9/d3d9_surface.h"
 
 bool dxcl_d3d9_surface_reachable(IDirect3DSurface9 *surface)

@@ -1,3 +1,5 @@
+/* What D3D10 and D3D11 share (dxgi.h): adapters and device queries, the D3D1x resource rules,
+ * the staging pool of a context and its mappings, the DXGI format family. */
 #include "dxgi/dxgi.h"
 #include "core/com.h"
 #include "core/devices.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* DXCL_ZERO_COPY=0 turns zero-copy off (for comparison, and as an escape hatch). */
-static bool zero_copy_allowed(void)
+bool dxcl_zero_copy_allowed(void)
 {
     static LONG state; /* 0 unknown, 1 allowed, 2 off */
     char value[8];
@@ -54,7 +54,7 @@ static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dx
         return "the format is emulated (the layouts differ)";
     if (mem->desc.type == CL_MEM_OBJECT_IMAGE3D)
         return "3D staging memory moves on copies (seen on wined3d)";
-    if (!zero_copy_allowed())
+    if (!dxcl_zero_copy_allowed())
         return "DXCL_ZERO_COPY=0";
     if (!host_unified(ctx->handle))
         return "a device of the context does not share host memory";

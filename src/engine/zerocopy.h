@@ -10,6 +10,8 @@
 
 #include "core/memobj.h"
 
+/* False when DXCL_ZERO_COPY=0 turns zero-copy off for every object. */
+bool dxcl_zero_copy_allowed(void);
 /* At creation, before the driver object exists: true (and *host, the memory to use) when the
  * object can use its surface's host copy as storage. Logs the choice either way. */
 bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,

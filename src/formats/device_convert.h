@@ -1,9 +1,10 @@
-/* Emulated formats converted on the device (docs/design.md, "Formats the driver lacks"): a
- * shared image's upload writes the spec-layout bytes as they are into a device buffer (one
- * write of the spec's size) and a small kernel spreads them into the backing layout, which the
- * driver copies into the image; a download runs the same backwards. The kernels are OpenCL C
- * that dxcl builds once per context, on first use; where that fails (or DXCL_CONVERT=host)
- * the copy engine converts on the host as before (engine/copy.c). */
+/* Emulated formats converted on the device (docs/design.md, "Formats the driver lacks"), only
+ * with DXCL_CONVERT=device (off by default: the copy engine converts on the host,
+ * engine/copy.c): a shared image's upload writes the spec-layout bytes as they are into a
+ * device buffer (one write of the spec's size) and a small kernel spreads them into the backing
+ * layout, which the driver copies into the image; a download runs the same backwards. The
+ * kernels are OpenCL C that dxcl builds once per context, on first use; where that fails the
+ * copy engine converts on the host. */
 #ifndef DXCL_DEVICE_CONVERT_H
 #define DXCL_DEVICE_CONVERT_H
 

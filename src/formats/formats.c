@@ -1,4 +1,4 @@
-/* The spec's format tables (CURRENT.md 1.11.7) and the choice of the driver format that backs
+/* The Khronos sharing specs' format tables and the choice of the driver format that backs
  * each spec format. */
 #include "formats/formats.h"
 #include "core/driver.h"

@@ -1,6 +1,6 @@
-/* Host commands on images whose format the driver lacks (docs/design.md, "Format emulation"):
- * each takes the arguments of the OpenCL function it stands for, runs it as a chain of driver
- * commands on an image of an emulated format, and forwards anything else to the driver. The
+/* Host commands on images whose format the driver lacks (docs/design.md, "Formats the driver
+ * lacks"): each takes the arguments of the OpenCL function it stands for, runs it as a chain of
+ * driver commands on an image of an emulated format, and forwards anything else to the driver. The
  * enqueue guard calls them after its checks (src/engine/guard.c). */
 #ifndef DXCL_HOST_COMMANDS_H
 #define DXCL_HOST_COMMANDS_H

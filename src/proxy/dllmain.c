@@ -1,3 +1,5 @@
+/* DllMain: at load, dxcl starts its log, fault injection (test builds only) and the lock
+ * checker; at unload, it closes the log. */
 #include "core/common.h"
 #include "core/fault.h"
 #include "core/lock.h"

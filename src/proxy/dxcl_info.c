@@ -3,6 +3,8 @@
 #include "core/memobj.h"
 #include "core/route.h"
 #include "core/driver.h"
+#include "engine/zerocopy.h"
+#include "dxcl_version.h" /* generated at build time: cmake/version.cmake */
 
 #include <dxcl/dxcl.h>
 #include <stdio.h>
@@ -30,7 +32,11 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
         text = dxcl_driver_route();
         break;
     case DXCL_INFO_DATA_PATH:
-        text = "copy engine, zero-copy where host memory is shared";
+        /* What holds for every object; which transfer an object got: dxclGetTransferMode. */
+        text = dxcl_zero_copy_allowed()
+                   ? "copy engine; zero-copy for D3D10/D3D11 buffers and 2D textures of native "
+                     "formats where the context's devices share host memory"
+                   : "copy engine; zero-copy off (DXCL_ZERO_COPY=0)";
         break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The rule of scripts/wine-run.sh for a SIGQUIT death at exit (docs/testing.md, "SIGQUIT at
+# exit"): it counts as the program's exit only after a summary with at least one passed check
+# and none failed. wine-run.sh runs here against a stand-in `wine` that prints a summary line
+# and then kills itself with SIGQUIT, as Wine's thread ends and LLVM's handler do to a real
+# test; wineboot and wineserver are stand-ins too, so no prefix or display is made.
+#
+#   test-wine-run-sigquit.sh WINE-RUN.SH
+set -euo pipefail
+
+wine_run=$1
+work=$(mktemp -d "${TMPDIR:-/tmp}/dxcl-sigquit-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+
+cat >"$work/bin/wine" <<'STUB'
+#!/usr/bin/env bash
+ulimit -c 0
+printf '%s\n' "$FAKE_SUMMARY"
+# wine-run.sh starts the program in the background, where a shell ignores SIGQUIT: perl puts
+# the default action back (Wine's process has its own handlers) before the signal.
+[ "$FAKE_EXIT" != quit ] || exec perl -e '$SIG{QUIT} = "DEFAULT"; kill "QUIT", $$; sleep 5'
+exit "$FAKE_EXIT"
+STUB
+cat >"$work/bin/wineboot" <<'STUB'
+#!/usr/bin/env bash
+mkdir -p "$WINEPREFIX" && touch "$WINEPREFIX/system.reg"
+STUB
+printf '#!/bin/sh\nexit 0\n' >"$work/bin/wineserver"
+chmod +x "$work/bin/"*
+
+failures=0
+# expect STATUS SUMMARY EXIT: wine-run.sh's status for a program printing SUMMARY last and
+# ending with EXIT (a status, or `quit` for SIGQUIT).
+expect() {
+  local want=$1 summary=$2 how=$3 status=0
+  PATH="$work/bin:$PATH" DISPLAY=:stub DXCL_RIG_DIR="$work/rig" DXCL_DXVK_DIR= \
+    FAKE_SUMMARY="$summary" FAKE_EXIT="$how" "$wine_run" stub.exe >"$work/out" 2>&1 || status=$?
+  if [ "$status" = "$want" ]; then
+    echo "ok: \"$summary\", then $how: wine-run.sh exits $status"
+  else
+    echo "FAIL: \"$summary\", then $how: wine-run.sh exits $status, want $want; its output:"
+    sed 's/^/  /' "$work/out"
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 "stub: 12 passed, 0 failed" quit
+expect 0 "stub: 1 passed, 0 failed" quit
+expect 0 $'stub: 4 passed, 0 failed\r' quit # Wine's C runtime ends lines with CR LF
+expect 131 "stub: 0 passed, 0 failed" quit
+expect 131 "stub: 10 passed, 1 failed" quit
+expect 131 "stub: 3 passed, 0 failed, then more output" quit
+expect 131 "no summary" quit
+expect 0 "stub: 5 passed, 0 failed" 0
+expect 1 "stub: 5 passed, 1 failed" 1
+
+[ "$failures" = 0 ] || { echo "$failures of the cases above failed"; exit 1; }
+echo "sigquit rule: 9 cases passed"
