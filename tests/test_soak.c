@@ -18,10 +18,10 @@
  *   test_soak cycles [every]   exactly that many (every: cycles / 4); make soak runs 10000 1000
  *   test_soak                  the make check form: the driver and dxcl loops only (the baseline
  *                              is reported by the long forms), as many cycles as fit a time
- *                              budget, at most 1600, a checkpoint every sixteenth, the first
+ *                              budget, at most 320, a checkpoint every sixteenth, the first
  *                              interval a warm-up. Calibration cycles of each loop time the
- *                              driver: PoCL runs all 1600 under DXVK, about 350 on wined3d; a
- *                              driver that takes a second per context (NVIDIA) about 32.
+ *                              driver: PoCL on an idle rig runs all 320, a driver that takes a
+ *                              second per context (NVIDIA) about 25.
  *                              DXCL_SOAK_BUDGET_S sets the budget (default 60 s).
  * Every form checks the same target, 1 KB per cycle beyond the driver loop, on the same
  * estimate (the median interval growth per cycle after the warm-up): a short run measures
@@ -38,7 +38,7 @@
  * loops (CTest stops a test at 300 s; a driver that loads slowly must still fit, loaded). At
  * least SHORT_MIN_CYCLES, in SHORT_INTERVALS checkpoint intervals: the first is the warm-up,
  * the median of the others is the estimate. */
-#define SHORT_CYCLES 1600
+#define SHORT_CYCLES 320
 #define SHORT_BUDGET_S 60
 #define SHORT_INTERVALS 16
 #define SHORT_MIN_CYCLES 32
