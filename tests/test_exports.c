@@ -286,13 +286,34 @@ static void check_queue_with_properties(void)
         if (queue)
             clReleaseCommandQueue(queue);
     }
-    err = 1;
-    queue = clCreateCommandQueueWithProperties(context, device, unknown, &err);
-    CHECK(queue == NULL, "an unknown property gave a queue");
-    CHECK_ERR(err, CL_INVALID_VALUE);
-    /* Without errcode_ret the failure must not crash. */
-    CHECK(clCreateCommandQueueWithProperties(context, device, unknown, NULL) == NULL,
-          "an unknown property gave a queue (errcode_ret NULL)");
+    if (emulated) {
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, unknown, &err);
+        CHECK(queue == NULL, "an unknown property gave a queue");
+        CHECK_ERR(err, CL_INVALID_VALUE);
+        /* Without errcode_ret the failure must not crash. */
+        CHECK(clCreateCommandQueueWithProperties(context, device, unknown, NULL) == NULL,
+              "an unknown property gave a queue (errcode_ret NULL)");
+    } else {
+        /* A 2.0 driver's own function decides: dxcl answers as the driver does (NVIDIA's 580
+         * accepts an unknown property name through dxcl's Unix side). */
+        cl_int drv_err = 1;
+        cl_command_queue drv_queue =
+            test_driver()->clCreateCommandQueueWithProperties(context, device, unknown, &drv_err);
+        err = 1;
+        queue = clCreateCommandQueueWithProperties(context, device, unknown, &err);
+        CHECK_ERR(err, drv_err);
+        CHECK((queue == NULL) == (drv_queue == NULL), "an unknown property: a queue %s",
+              queue ? "from dxcl only" : "from the driver only");
+        if (drv_queue)
+            clReleaseCommandQueue(drv_queue);
+        if (queue)
+            clReleaseCommandQueue(queue);
+        queue = clCreateCommandQueueWithProperties(context, device, unknown, NULL);
+        CHECK(queue == NULL || drv_queue, "an unknown property gave a queue (errcode_ret NULL)");
+        if (queue)
+            clReleaseCommandQueue(queue);
+    }
 
     if (emulated) {
         /* The emulation's own rules (docs/proxy.md). */
