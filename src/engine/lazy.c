@@ -189,16 +189,29 @@ static cl_int map_for_overwrite(cl_command_queue queue, struct dxcl_memobj *mem,
     return CL_SUCCESS;
 }
 
-/* A zero-copy object: its storage handed over, the resource copied in first (the copy keeps
- * DXVK from giving the staging resource new memory at the map: design.md, "Staging that
- * moves"); no upload moves bytes. */
+/* DXVK gives a staging resource new memory at a Map only below this size (its default
+ * d3d11.maxImplicitDiscardSize); larger ones are mapped where they are. */
+#define IMPLICIT_DISCARD_MAX (256u * 1024u)
+
+static size_t host_bytes(const struct dxcl_memobj *mem)
+{
+    size_t depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
+
+    if (mem->desc.type == CL_MEM_OBJECT_BUFFER)
+        return mem->desc.size;
+    return mem->host_copy.row_pitch * mem->desc.height * depth;
+}
+
+/* A zero-copy object: its storage handed over; a small one gets the resource copied in first
+ * (the copy keeps DXVK from giving the staging resource new memory at the map: design.md,
+ * "Staging that moves"); no upload moves bytes. */
 static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *mem,
                                   const char *caller)
 {
     cl_event upload;
     cl_int err;
 
-    if ((err = surface_in(mem, true)) != CL_SUCCESS)
+    if ((err = surface_in(mem, host_bytes(mem) <= IMPLICIT_DISCARD_MAX)) != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be read", caller,
                          mem->desc.backend->name, (void *)mem->handle);
     if ((err = queue_upload(queue, mem, caller, &upload)) != CL_SUCCESS) {
@@ -238,8 +251,9 @@ cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, cons
 void dxcl_lazy_rejected(struct dxcl_memobj *mem)
 {
     dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-    /* A zero-copy object's storage got the resource's contents before it went to the driver. */
-    mem->stale = !dxcl_memobj_zero_copy(mem);
+    /* A small zero-copy object's storage got the resource's contents before it went to the
+     * driver; a larger one's did not, and the next touch reads them in (reload). */
+    mem->stale = !dxcl_memobj_zero_copy(mem) || host_bytes(mem) > IMPLICIT_DISCARD_MAX;
     InterlockedDecrement(&mem->skipped_uploads); /* it will be read after all */
     dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
 }
