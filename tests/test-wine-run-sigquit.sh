@@ -20,6 +20,8 @@ printf '%s\n' "$FAKE_SUMMARY"
 # wine-run.sh starts the program in the background, where a shell ignores SIGQUIT: perl puts
 # the default action back (Wine's process has its own handlers) before the signal.
 [ "$FAKE_EXIT" != quit ] || exec perl -e '$SIG{QUIT} = "DEFAULT"; kill "QUIT", $$; sleep 5'
+[ "$FAKE_EXIT" != kill ] || exec perl -e 'kill "KILL", $$; sleep 5'
+[ "$FAKE_EXIT" != segv ] || exec perl -e '$SIG{SEGV} = "DEFAULT"; kill "SEGV", $$; sleep 5'
 exit "$FAKE_EXIT"
 STUB
 cat >"$work/bin/wineboot" <<'STUB'
@@ -52,8 +54,12 @@ expect 131 "stub: 0 passed, 0 failed" quit
 expect 131 "stub: 10 passed, 1 failed" quit
 expect 131 "stub: 3 passed, 0 failed, then more output" quit
 expect 131 "no summary" quit
+expect 0 "stub: 7 passed, 0 failed" kill
+expect 0 "stub: 7 passed, 0 failed" segv
+expect 137 "stub: 7 passed, 1 failed" kill
+expect 139 "stub: 0 passed, 0 failed" segv
 expect 0 "stub: 5 passed, 0 failed" 0
 expect 1 "stub: 5 passed, 1 failed" 1
 
 [ "$failures" = 0 ] || { echo "$failures of the cases above failed"; exit 1; }
-echo "sigquit rule: 9 cases passed"
+echo "exit-signal rule: 13 cases passed"
