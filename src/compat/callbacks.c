@@ -202,23 +202,8 @@ static cl_context context_of(const struct watched_object *object)
 /* Markers behind everything queued so far on the queues of the object's context. */
 static void fence(struct watched_object *object)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    size_t count;
-    struct dxcl_queue **queues = dxcl_context_queues(context_of(object), &count);
-
     object->fenced = true;
-    object->fences = count ? calloc(count, sizeof(cl_event)) : NULL;
-    for (size_t i = 0; i < count; i++) {
-        cl_command_queue queue = dxcl_queue_handle(queues[i]);
-        cl_event marker;
-        if (object->fences &&
-            drv->clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker) == CL_SUCCESS) {
-            drv->clFlush(queue);
-            object->fences[object->fence_count++] = marker;
-        }
-        dxcl_queue_put(queues[i]);
-    }
-    free(queues);
+    object->fences = dxcl_fence_context_queues(context_of(object), 0, &object->fence_count);
 }
 
 static bool fences_done(const struct watched_object *object)

@@ -50,6 +50,10 @@ struct dxcl_queue;
 struct dxcl_queue **dxcl_context_queues(cl_context context, size_t *count);
 cl_command_queue dxcl_queue_handle(const struct dxcl_queue *queue);
 void dxcl_queue_put(struct dxcl_queue *queue);
+/* Markers behind everything queued so far on each queue of `context` the program holds (each
+ * flushed), plus `extra` free slots at the end: a malloc'ed array of *count events, or NULL
+ * (then *count is 0). The caller releases the events and frees the array. */
+cl_event *dxcl_fence_context_queues(cl_context context, size_t extra, size_t *count);
 /* How many queues of `context` the program holds. */
 size_t dxcl_context_queue_count(cl_context context);
 /* The queue runs its commands in order: a command needs no barrier to follow the one before. */

@@ -176,3 +176,24 @@ cl_int CL_API_CALL DXCL_IMPL(clReleaseCommandQueue)(cl_command_queue command_que
         dxcl_released(command_queue); /* a queue holds its context */
     return err;
 }
+
+cl_event *dxcl_fence_context_queues(cl_context context, size_t extra, size_t *count)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t queue_count;
+    struct dxcl_queue **held = dxcl_context_queues(context, &queue_count);
+    cl_event *fences = queue_count + extra ? calloc(queue_count + extra, sizeof(cl_event)) : NULL;
+
+    *count = 0;
+    for (size_t i = 0; i < queue_count; i++) {
+        cl_command_queue queue = dxcl_queue_handle(held[i]);
+        if (fences &&
+            drv->clEnqueueMarkerWithWaitList(queue, 0, NULL, &fences[*count]) == CL_SUCCESS) {
+            drv->clFlush(queue);
+            ++*count;
+        }
+        dxcl_queue_put(held[i]);
+    }
+    free(held);
+    return fences;
+}

@@ -225,27 +225,12 @@ static cl_int event_status(cl_event event)
  * queue dxcl last used for the object (the program may have released that one). */
 static void fence(struct dxcl_memobj *mem)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    size_t count;
-    struct dxcl_queue **queues = dxcl_context_queues(mem->context->handle, &count);
-
     mem->fenced = true;
-    mem->fences = dxcl_calloc(count + 1, sizeof(cl_event));
-    for (size_t i = 0; i < count; i++) {
-        cl_command_queue queue = dxcl_queue_handle(queues[i]);
-        cl_event marker;
-        if (mem->fences &&
-            drv->clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker) == CL_SUCCESS) {
-            drv->clFlush(queue);
-            mem->fences[mem->fence_count++] = marker;
-        }
-        dxcl_queue_put(queues[i]);
-    }
-    free(queues);
+    mem->fences = dxcl_fence_context_queues(mem->context->handle, 1, &mem->fence_count);
     if (mem->fences && mem->queue &&
-        drv->clEnqueueMarkerWithWaitList(mem->queue, 0, NULL, &mem->fences[mem->fence_count]) ==
-            CL_SUCCESS)
-        drv->clFlush(mem->queue), mem->fence_count++;
+        dxcl_driver()->clEnqueueMarkerWithWaitList(mem->queue, 0, NULL,
+                                                   &mem->fences[mem->fence_count]) == CL_SUCCESS)
+        dxcl_driver()->clFlush(mem->queue), mem->fence_count++;
 }
 
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
