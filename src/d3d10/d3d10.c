@@ -10,68 +10,18 @@
 
 DXCL_DXGI_RESOURCES(D3D10, d3d10)
 
-static ID3D10Multithread *multithread(ID3D10Device *device)
+/* The device's ID3D10Multithread, or NULL (a runtime without it). */
+static struct dxcl_dxgi_multithread *d3d10_multithread(struct dxcl_context *ctx)
 {
-    ID3D10Multithread *mt;
+    void *mt;
 
-    if (FAILED(ID3D10Device_QueryInterface(device, &IID_ID3D10Multithread, (void **)&mt)))
+    if (FAILED(
+            ID3D10Device_QueryInterface((ID3D10Device *)ctx->device, &IID_ID3D10Multithread, &mt)))
         return NULL;
     return mt;
 }
 
-static bool d3d10_prepare_device(struct dxcl_context *ctx)
-{
-    UINT flags = ID3D10Device_GetCreationFlags((ID3D10Device *)ctx->device);
-    ID3D10Multithread *mt = multithread(ctx->device);
-    bool turn_on, any_thread;
-
-    any_thread =
-        dxcl_dxgi_thread_rule(ctx, flags & D3D10_CREATE_DEVICE_SINGLETHREADED, mt,
-                              mt && ID3D10Multithread_GetMultithreadProtected(mt), &turn_on);
-    if (turn_on)
-        ID3D10Multithread_SetMultithreadProtected(mt, TRUE);
-    if (mt)
-        ID3D10Multithread_Release(mt);
-    return any_thread;
-}
-
-/* The device's protection (turned on again if the program turned it off), entered; NULL on a
- * device made for one thread. */
-static ID3D10Multithread *enter_device(struct dxcl_context *ctx)
-{
-    ID3D10Multithread *mt = multithread(ctx->device);
-
-    if (!mt)
-        return NULL;
-    if (!ID3D10Multithread_GetMultithreadProtected(mt)) {
-        if (!dxcl_dxgi_protect_again(ctx)) {
-            ID3D10Multithread_Release(mt);
-            return NULL;
-        }
-        ID3D10Multithread_SetMultithreadProtected(mt, TRUE);
-    }
-    ID3D10Multithread_Enter(mt);
-    return mt;
-}
-
-static void leave_device(ID3D10Multithread *mt)
-{
-    if (!mt)
-        return;
-    ID3D10Multithread_Leave(mt);
-    ID3D10Multithread_Release(mt);
-}
-
-/* The backend's view of the same, which the core enters before dxcl_device_lock. */
-static void *d3d10_enter_device(struct dxcl_context *ctx)
-{
-    return enter_device(ctx);
-}
-
-static void d3d10_leave_device(void *protection)
-{
-    leave_device(protection);
-}
+DXCL_DXGI_PROTECTION(D3D10, d3d10)
 
 static HRESULT map(struct dxcl_dxgi_surface *s, struct dxcl_mapping *mapping)
 {
@@ -109,14 +59,14 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
-    ID3D10Multithread *mt = enter_device(surface->context);
+    void *mt = d3d10_enter_device(surface->context);
     HRESULT hr;
 
     ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
                                        (ID3D10Resource *)surface->resource, surface->subresource,
                                        NULL);
     hr = map(s, &surface->mapping);
-    leave_device(mt);
+    dxcl_dxgi_leave_device(mt);
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
@@ -126,10 +76,10 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 
 static cl_int d3d10_map_host(struct dxcl_surface *surface)
 {
-    ID3D10Multithread *mt = enter_device(surface->context);
+    void *mt = d3d10_enter_device(surface->context);
     HRESULT hr = map(surface->backend_data, &surface->mapping);
 
-    leave_device(mt);
+    dxcl_dxgi_leave_device(mt);
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
@@ -141,16 +91,16 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
-    ID3D10Multithread *mt;
+    void *mt;
 
     dxcl_dxgi_unmapping(surface);
-    mt = enter_device(surface->context);
+    mt = d3d10_enter_device(surface->context);
     unmap(s);
     if (write_back)
         ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)surface->resource,
                                            surface->subresource, 0, 0, 0,
                                            (ID3D10Resource *)s->staging, 0, NULL);
-    leave_device(mt);
+    dxcl_dxgi_leave_device(mt);
     surface->mapping.data = NULL;
     return CL_SUCCESS;
 }

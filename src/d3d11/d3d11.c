@@ -10,60 +10,19 @@
 DXCL_DXGI_RESOURCES(D3D11, d3d11)
 
 /* The immediate context's ID3D11Multithread, or NULL (a runtime without it). */
-static ID3D11Multithread *multithread(struct dxcl_context *ctx)
+static struct dxcl_dxgi_multithread *d3d11_multithread(struct dxcl_context *ctx)
 {
     ID3D11DeviceContext *immediate;
-    ID3D11Multithread *mt;
+    void *mt;
 
     ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
-    if (FAILED(ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, (void **)&mt)))
+    if (FAILED(ID3D11DeviceContext_QueryInterface(immediate, &IID_ID3D11Multithread, &mt)))
         mt = NULL;
     ID3D11DeviceContext_Release(immediate);
     return mt;
 }
 
-static bool d3d11_prepare_device(struct dxcl_context *ctx)
-{
-    UINT flags = ID3D11Device_GetCreationFlags((ID3D11Device *)ctx->device);
-    ID3D11Multithread *mt = multithread(ctx);
-    bool turn_on, any_thread;
-
-    any_thread =
-        dxcl_dxgi_thread_rule(ctx, flags & D3D11_CREATE_DEVICE_SINGLETHREADED, mt,
-                              mt && ID3D11Multithread_GetMultithreadProtected(mt), &turn_on);
-    if (turn_on)
-        ID3D11Multithread_SetMultithreadProtected(mt, TRUE);
-    if (mt)
-        ID3D11Multithread_Release(mt);
-    return any_thread;
-}
-
-/* The device's protection (turned on again if the program turned it off: dxcl's copies must
- * not overlap the program's calls), entered; NULL on a device made for one thread. */
-static void *d3d11_enter_device(struct dxcl_context *ctx)
-{
-    ID3D11Multithread *mt = multithread(ctx);
-
-    if (!mt)
-        return NULL;
-    if (!ID3D11Multithread_GetMultithreadProtected(mt)) {
-        if (!dxcl_dxgi_protect_again(ctx)) {
-            ID3D11Multithread_Release(mt);
-            return NULL;
-        }
-        ID3D11Multithread_SetMultithreadProtected(mt, TRUE);
-    }
-    ID3D11Multithread_Enter(mt);
-    return mt;
-}
-
-static void d3d11_leave_device(void *protection)
-{
-    ID3D11Multithread *mt = protection;
-
-    ID3D11Multithread_Leave(mt);
-    ID3D11Multithread_Release(mt);
-}
+DXCL_DXGI_PROTECTION(D3D11, d3d11)
 
 /* The immediate context, inside the program's protection. */
 static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, void **protection)
@@ -78,8 +37,7 @@ static ID3D11DeviceContext *enter_device(struct dxcl_surface *surface, void **pr
 static void leave_device(ID3D11DeviceContext *immediate, void *protection)
 {
     ID3D11DeviceContext_Release(immediate);
-    if (protection)
-        d3d11_leave_device(protection);
+    dxcl_dxgi_leave_device(protection);
 }
 
 static void copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s, ID3D11Resource *dst,

@@ -327,31 +327,45 @@ struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *bac
                                        dxgi_plane_format, dxgi_creates_type, device_backs};
 }
 
-bool dxcl_dxgi_thread_rule(struct dxcl_context *ctx, bool single_threaded, const void *protection,
-                           bool is_protected, bool *turn_on)
+/* Whether dxcl may use the device from its own threads, from what the device tells: created
+ * single-threaded, has a protection interface, protected now (else turned on). */
+static bool thread_rule(struct dxcl_context *ctx, bool single_threaded,
+                        struct dxcl_dxgi_multithread *mt)
 {
-    *turn_on = false;
     if (single_threaded) {
         DXCL_LOG("%s device %p was created single-threaded: dxcl uses it only inside the "
                  "program's OpenCL calls",
                  ctx->backend->name, ctx->device);
         return false;
     }
-    if (!protection) {
+    if (!mt) {
         DXCL_LOG("%s device %p has no multithread protection: dxcl uses it only inside the "
                  "program's OpenCL calls",
                  ctx->backend->name, ctx->device);
         return false;
     }
-    if (!is_protected)
+    if (!mt->lpVtbl->GetMultithreadProtected((IUnknown *)mt)) {
         DXCL_LOG("%s device %p: dxcl turns on its multithread protection, so that its copies "
                  "never overlap the program's own calls",
                  ctx->backend->name, ctx->device);
-    *turn_on = !is_protected;
+        mt->lpVtbl->SetMultithreadProtected((IUnknown *)mt, TRUE);
+    }
     return true;
 }
 
-bool dxcl_dxgi_protect_again(struct dxcl_context *ctx)
+bool dxcl_dxgi_prepare_device(struct dxcl_context *ctx, bool single_threaded,
+                              struct dxcl_dxgi_multithread *mt)
+{
+    bool any_thread = thread_rule(ctx, single_threaded, mt);
+
+    if (mt)
+        mt->lpVtbl->Release((IUnknown *)mt);
+    return any_thread;
+}
+
+/* The program turned the protection off after dxcl turned it on: whether to turn it on again
+ * (the device is ctx->any_thread; logged once). */
+static bool protect_again(struct dxcl_context *ctx)
 {
     static volatile LONG said;
 
@@ -360,4 +374,31 @@ bool dxcl_dxgi_protect_again(struct dxcl_context *ctx)
                  "on again for its copies",
                  ctx->backend->name, ctx->device);
     return ctx->any_thread;
+}
+
+void *dxcl_dxgi_enter_device(struct dxcl_context *ctx, struct dxcl_dxgi_multithread *mt)
+{
+    IUnknown *unknown = (IUnknown *)mt;
+
+    if (!mt)
+        return NULL;
+    if (!mt->lpVtbl->GetMultithreadProtected(unknown)) {
+        if (!protect_again(ctx)) {
+            mt->lpVtbl->Release(unknown);
+            return NULL;
+        }
+        mt->lpVtbl->SetMultithreadProtected(unknown, TRUE);
+    }
+    mt->lpVtbl->Enter(unknown);
+    return mt;
+}
+
+void dxcl_dxgi_leave_device(void *protection)
+{
+    struct dxcl_dxgi_multithread *mt = protection;
+
+    if (!mt)
+        return;
+    mt->lpVtbl->Leave((IUnknown *)mt);
+    mt->lpVtbl->Release((IUnknown *)mt);
 }

@@ -10,19 +10,63 @@
 #include "formats/formats.h"
 #include "core/registry.h"
 
+#include <stddef.h>
+
 /* The adapter LUID of a D3D1x device (IDXGIDevice) or of an IDXGIAdapter; false when the
  * object is neither. */
 bool dxcl_dxgi_luid(const void *object, bool is_adapter, LUID *luid);
 
-/* The D3D1x threading rule, decided when a context opens its device, from what the device
- * tells (created single-threaded, has a multithread protection interface, protected now):
- * returns whether dxcl may use the device from its own threads, and sets *turn_on when dxcl
- * must turn the protection on for that (logged). */
-bool dxcl_dxgi_thread_rule(struct dxcl_context *ctx, bool single_threaded, const void *protection,
-                           bool is_protected, bool *turn_on);
-/* The program turned the protection off after dxcl turned it on: whether to turn it on again
- * (the device is ctx->any_thread; logged once). */
-bool dxcl_dxgi_protect_again(struct dxcl_context *ctx);
+/* ID3D10Multithread and ID3D11Multithread: the same methods in the same vtable order
+ * (d3d10.h, d3d11_4.h), so the protection rules are written once for both; each backend checks
+ * the layout at compile time (DXCL_DXGI_PROTECTION). */
+struct dxcl_dxgi_multithread_vtbl {
+    HRESULT(STDMETHODCALLTYPE *QueryInterface)(IUnknown *mt, REFIID riid, void **out);
+    ULONG(STDMETHODCALLTYPE *AddRef)(IUnknown *mt);
+    ULONG(STDMETHODCALLTYPE *Release)(IUnknown *mt);
+    void(STDMETHODCALLTYPE *Enter)(IUnknown *mt);
+    void(STDMETHODCALLTYPE *Leave)(IUnknown *mt);
+    BOOL(STDMETHODCALLTYPE *SetMultithreadProtected)(IUnknown *mt, BOOL protect);
+    BOOL(STDMETHODCALLTYPE *GetMultithreadProtected)(IUnknown *mt);
+};
+struct dxcl_dxgi_multithread {
+    const struct dxcl_dxgi_multithread_vtbl *lpVtbl;
+};
+#define DXCL_DXGI_MULTITHREAD_SLOT(API, method)                                                    \
+    _Static_assert(offsetof(API##MultithreadVtbl, method) ==                                       \
+                       offsetof(struct dxcl_dxgi_multithread_vtbl, method),                        \
+                   #API "Multithread's " #method " is where dxgi.h expects it")
+/* The backend's prepare_device and enter_device (<prefix>_prepare_device, _enter_device)
+ * over <prefix>_multithread, its protection interface of a context's device (API is D3D10 or
+ * D3D11); leave_device is dxcl_dxgi_leave_device. */
+#define DXCL_DXGI_PROTECTION(API, prefix)                                                          \
+    DXCL_DXGI_MULTITHREAD_SLOT(I##API, Release);                                                   \
+    DXCL_DXGI_MULTITHREAD_SLOT(I##API, Enter);                                                     \
+    DXCL_DXGI_MULTITHREAD_SLOT(I##API, Leave);                                                     \
+    DXCL_DXGI_MULTITHREAD_SLOT(I##API, SetMultithreadProtected);                                   \
+    DXCL_DXGI_MULTITHREAD_SLOT(I##API, GetMultithreadProtected);                                   \
+    static bool prefix##_prepare_device(struct dxcl_context *ctx)                                  \
+    {                                                                                              \
+        UINT flags = I##API##Device_GetCreationFlags((I##API##Device *)ctx->device);               \
+                                                                                                   \
+        return dxcl_dxgi_prepare_device(ctx, flags & API##_CREATE_DEVICE_SINGLETHREADED,           \
+                                        prefix##_multithread(ctx));                                \
+    }                                                                                              \
+    static void *prefix##_enter_device(struct dxcl_context *ctx)                                   \
+    {                                                                                              \
+        return dxcl_dxgi_enter_device(ctx, prefix##_multithread(ctx));                             \
+    }
+
+/* The D3D1x threading rule, decided when a context opens its device (the backend's
+ * prepare_device), from its creation flag and its protection interface `mt` (NULL when the
+ * runtime has none; its reference is taken over): returns whether dxcl may use the device from
+ * its own threads, and turns the protection on when dxcl needs it for that (logged). */
+bool dxcl_dxgi_prepare_device(struct dxcl_context *ctx, bool single_threaded,
+                              struct dxcl_dxgi_multithread *mt);
+/* The device's protection `mt` (its reference is taken over), turned on again if the program
+ * turned it off (dxcl's copies must not overlap the program's calls), entered; NULL on a device
+ * dxcl uses only inside the program's calls. */
+void *dxcl_dxgi_enter_device(struct dxcl_context *ctx, struct dxcl_dxgi_multithread *mt);
+void dxcl_dxgi_leave_device(void *protection);
 
 /* A D3D1x resource in plain terms. */
 struct dxcl_dxgi_resource {
@@ -169,8 +213,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
 
 /* A whole D3D1x family (API is D3D10 or D3D11): the backend, named dxcl_<prefix>_backend,
  * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_copy_to_host,
- * <prefix>_map_host, <prefix>_unmap_host, <prefix>_enter_device and <prefix>_leave_device,
- * and its entry points. All tokens come from the Khronos header of that API. */
+ * <prefix>_map_host, <prefix>_unmap_host and DXCL_DXGI_PROTECTION's functions, and its entry
+ * points. All tokens come from the Khronos header of that API. */
 #define DXCL_DXGI_FAMILY(API, prefix)                                                              \
     static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                     \
                                    struct dxcl_shared_desc *desc)                                  \
@@ -192,7 +236,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .unmap_host = prefix##_unmap_host,                                                         \
         .prepare_device = prefix##_prepare_device,                                                 \
         .enter_device = prefix##_enter_device,                                                     \
-        .leave_device = prefix##_leave_device,                                                     \
+        .leave_device = dxcl_dxgi_leave_device,                                                    \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
