@@ -4,6 +4,8 @@
 #include "benchlib.h"
 #include "real_driver.h"
 
+#include <string.h>
+
 enum { INFO_CALLS = 5000, KERNEL_CALLS = 20, ITEMS = 64 };
 
 static const char add_one_source[] =
@@ -73,6 +75,57 @@ static void small_kernel(void *ctx, struct bench_clock *clock)
     }
     *r->enqueued += KERNEL_CALLS;
     bench_mark(clock);
+}
+
+/* dxcl's export itself, as a program built with dllimport (or calling through
+ * GetProcAddress) calls it: the import slot, not the executable's import thunk, whose extra
+ * jump the driver route would not have. */
+extern void *__imp_clGetDeviceInfo, *__imp_clEnqueueNDRangeKernel, *__imp_clFinish,
+    *__imp_clGetCommandQueueInfo, *__imp_clSetKernelArg;
+#define DXCL_EXPORT_OF(fn) ((__typeof__(&fn))__imp_##fn)
+
+/* The floor of any proxy DLL: the driver's function behind one bare indirect jump, in
+ * executable memory of its own (as dxcl's forwarded exports are: `jmp *slot(%rip)`). NULL when
+ * no executable memory can be had. */
+static void *bare_jump(void *target)
+{
+    static const unsigned char jmp_rip[6] = {0xff, 0x25, 0, 0, 0, 0}; /* jmp *0(%rip) */
+    unsigned char *code = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    DWORD old;
+
+    if (!code)
+        return NULL;
+    memcpy(code, jmp_rip, sizeof(jmp_rip));
+    memcpy(code + sizeof(jmp_rip), &target, sizeof(target));
+    if (!VirtualProtect(code, 4096, PAGE_EXECUTE_READ, &old))
+        return NULL;
+    FlushInstructionCache(GetCurrentProcess(), code, 4096);
+    return code;
+}
+
+/* The forwarded query through dxcl against the driver behind a bare jump: how much of P2's
+ * forwarded figure is the jump any proxy adds, and how much is dxcl's own. */
+static void compare_with_floor(const struct route routes[2])
+{
+    struct route floor_route = routes[1];
+    struct route pair[2] = {routes[0], floor_route};
+    struct bench_variant v[2];
+    struct bench_median m[2];
+
+    pair[1].get_queue_info =
+        (__typeof__(floor_route.get_queue_info))bare_jump((void *)routes[1].get_queue_info);
+    if (!pair[1].get_queue_info) {
+        bench_note("P2 forwarded floor: not measured (no executable memory)");
+        return;
+    }
+    v[0] = (struct bench_variant){.name = "through dxcl", .frame = queue_info, .ctx = &pair[0]};
+    v[1] = (struct bench_variant){.name = "bare jump", .frame = queue_info, .ctx = &pair[1]};
+    bench_interleave(v, 2, 4 * bench_frames, m);
+    bench_value("P2 clGetCommandQueueInfo (forwarded): driver behind one bare jump, per call",
+                bench_scaled(&m[1], 1000.0 / INFO_CALLS), "us");
+    bench_value("P2 clGetCommandQueueInfo (forwarded): dxcl / bare jump",
+                bench_frame_ratio(&m[0], &m[1], 1.0), "x (no target)");
+    bench_medians_free(m, 2);
 }
 
 /* target 0: the ratio is shown without a target (a call whose own cost is a few ns, where any
@@ -166,12 +219,13 @@ void bench_plain(void)
     const cl_long delta = 1;
     BENCH_CL(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer));
     BENCH_CL(clSetKernelArg(kernel, 1, sizeof(delta), &delta));
-    struct route routes[2] = {{clGetDeviceInfo, clEnqueueNDRangeKernel, clFinish,
-                               clGetCommandQueueInfo, clSetKernelArg, device, queue, kernel, buffer,
-                               &enqueued},
-                              {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel,
-                               driver->clFinish, driver->clGetCommandQueueInfo,
-                               driver->clSetKernelArg, device, queue, kernel, buffer, &enqueued}};
+    struct route routes[2] = {
+        {DXCL_EXPORT_OF(clGetDeviceInfo), DXCL_EXPORT_OF(clEnqueueNDRangeKernel),
+         DXCL_EXPORT_OF(clFinish), DXCL_EXPORT_OF(clGetCommandQueueInfo),
+         DXCL_EXPORT_OF(clSetKernelArg), device, queue, kernel, buffer, &enqueued},
+        {driver->clGetDeviceInfo, driver->clEnqueueNDRangeKernel, driver->clFinish,
+         driver->clGetCommandQueueInfo, driver->clSetKernelArg, device, queue, kernel, buffer,
+         &enqueued}};
     REQUIRE(routes[1].get_device_info && routes[1].enqueue_kernel && routes[1].finish &&
                 routes[1].get_queue_info && routes[1].set_kernel_arg,
             "the driver lacks an OpenCL 1.2 function");
@@ -180,6 +234,7 @@ void bench_plain(void)
                    1.02);
     compare_routes("P2 clGetCommandQueueInfo (forwarded)", queue_info, routes, INFO_CALLS, "us",
                    1.02);
+    compare_with_floor(routes);
     compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us",
                    1.02);
     compare_routes("P2 clSetKernelArg (cl_mem, long)", set_args, routes, INFO_CALLS, "us", 0);
