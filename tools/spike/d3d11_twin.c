@@ -77,9 +77,8 @@ struct interop_surface_vtbl {
     ULONG(STDMETHODCALLTYPE *AddRef)(struct interop_surface *);
     ULONG(STDMETHODCALLTYPE *Release)(struct interop_surface *);
     HRESULT(STDMETHODCALLTYPE *GetDevice)(struct interop_surface *, void **);
-    HRESULT(STDMETHODCALLTYPE *GetVulkanImageInfo)(struct interop_surface *, vk_image *,
-                                                    int *layout,
-                                                    struct vk_image_create_info *);
+    HRESULT(STDMETHODCALLTYPE *GetVulkanImageInfo)
+    (struct interop_surface *, vk_image *, int *layout, struct vk_image_create_info *);
 };
 struct interop_surface {
     const struct interop_surface_vtbl *lpVtbl;
@@ -102,9 +101,8 @@ struct interop_device_vtbl {
     void(STDMETHODCALLTYPE *ReleaseSubmissionQueue)(struct interop_device *);
     void(STDMETHODCALLTYPE *GetSubmissionQueue1)(struct interop_device *, void **queue,
                                                  uint32_t *index, uint32_t *family);
-    HRESULT(STDMETHODCALLTYPE *CreateTexture2DFromVkImage)(struct interop_device *,
-                                                           const D3D11_TEXTURE2D_DESC1 *, vk_image,
-                                                           ID3D11Texture2D **);
+    HRESULT(STDMETHODCALLTYPE *CreateTexture2DFromVkImage)
+    (struct interop_device *, const D3D11_TEXTURE2D_DESC1 *, vk_image, ID3D11Texture2D **);
 };
 struct interop_device {
     const struct interop_device_vtbl *lpVtbl;
@@ -193,8 +191,8 @@ static void d3d_wait(ID3D11Device *device, ID3D11DeviceContext *immediate)
         return;
     ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
     ID3D11DeviceContext_Flush(immediate);
-    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, &done,
-                                       sizeof(done), 0) != S_OK)
+    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, &done, sizeof(done),
+                                       0) != S_OK)
         SwitchToThread();
     ID3D11Query_Release(query);
 }
@@ -232,8 +230,8 @@ static int load_cl(void)
 }
 
 /* The texture's bytes as Direct3D reads them back (a staging copy); 1 when they equal want. */
-static int d3d_reads(ID3D11Device *device, ID3D11DeviceContext *immediate,
-                     ID3D11Texture2D *texture, const uint32_t *want, uint32_t *bad_row)
+static int d3d_reads(ID3D11Device *device, ID3D11DeviceContext *immediate, ID3D11Texture2D *texture,
+                     const uint32_t *want, uint32_t *bad_row)
 {
     D3D11_TEXTURE2D_DESC desc;
     ID3D11Texture2D *staging;
@@ -298,9 +296,8 @@ static void opencl_side(ID3D11Device *device, ID3D11DeviceContext *immediate,
                                      CL_DEVICE_HANDLE_LIST_END_KHR,
                                      0};
     cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
-    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
-                          .image_width = WIDTH,
-                          .image_height = HEIGHT};
+    cl_image_desc desc = {
+        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = WIDTH, .image_height = HEIGHT};
     t0 = now_ms();
     cl_mem image = cl.clCreateImageWithProperties(context, mem_props, CL_MEM_READ_WRITE, &format,
                                                   &desc, NULL, &err);
@@ -312,8 +309,7 @@ static void opencl_side(ID3D11Device *device, ID3D11DeviceContext *immediate,
     size_t origin[3] = {0, 0, 0}, region[3] = {WIDTH, HEIGHT, 1};
     /* Direct3D -> twin (GPU copy) -> OpenCL. */
     t0 = now_ms();
-    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)twin,
-                                     (ID3D11Resource *)texture);
+    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)twin, (ID3D11Resource *)texture);
     d3d_wait(device, immediate);
     double copy_ms = now_ms() - t0;
     t0 = now_ms();
@@ -330,8 +326,7 @@ static void opencl_side(ID3D11Device *device, ID3D11DeviceContext *immediate,
     cl.clFinish(queue);
     double write_ms = now_ms() - t0;
     t0 = now_ms();
-    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)texture,
-                                     (ID3D11Resource *)twin);
+    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)texture, (ID3D11Resource *)twin);
     int exact = d3d_reads(device, immediate, texture, want, &bad);
     double back_ms = now_ms() - t0;
     check(err == CL_SUCCESS && exact,
@@ -375,8 +370,16 @@ int main(void)
            vk_physical, vk_device);
 
     pattern(pixels, 0x1234abcdu);
-    D3D11_TEXTURE2D_DESC desc = {WIDTH, HEIGHT, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, {1, 0},
-                                 D3D11_USAGE_DEFAULT, D3D11_BIND_SHADER_RESOURCE, 0, 0};
+    D3D11_TEXTURE2D_DESC desc = {WIDTH,
+                                 HEIGHT,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0},
+                                 D3D11_USAGE_DEFAULT,
+                                 D3D11_BIND_SHADER_RESOURCE,
+                                 0,
+                                 0};
     D3D11_SUBRESOURCE_DATA init = {pixels, WIDTH * 4, 0};
     ID3D11Texture2D *texture;
     hr = ID3D11Device_CreateTexture2D(device, &desc, &init, &texture);
@@ -388,8 +391,9 @@ int main(void)
     struct vk_image_create_info info = {.s_type = 14 /* VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO */};
     if (SUCCEEDED(hr))
         hr = surface->lpVtbl->GetVulkanImageInfo(surface, &image, &layout, &info);
-    check(SUCCEEDED(hr), "1. IDXGIVkInteropSurface::GetVulkanImageInfo: 0x%08lx, VkImage 0x%llx "
-                         "layout %d format %d tiling %d usage 0x%x",
+    check(SUCCEEDED(hr),
+          "1. IDXGIVkInteropSurface::GetVulkanImageInfo: 0x%08lx, VkImage 0x%llx "
+          "layout %d format %d tiling %d usage 0x%x",
           (unsigned long)hr, (unsigned long long)image, layout, info.format, info.tiling,
           info.usage);
 
@@ -424,11 +428,11 @@ int main(void)
         goto done;
     uint32_t bad = 0;
     t0 = now_ms();
-    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)twin,
-                                     (ID3D11Resource *)texture);
+    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)twin, (ID3D11Resource *)texture);
     int exact = d3d_reads(device, immediate, twin, pixels, &bad);
-    check(exact, "3. the texture copied into the twin on the GPU reads back exactly through "
-                 "Direct3D (%.3f ms, row %u)",
+    check(exact,
+          "3. the texture copied into the twin on the GPU reads back exactly through "
+          "Direct3D (%.3f ms, row %u)",
           now_ms() - t0, bad);
     opencl_side(device, immediate, texture, twin, fd, pixels);
 done:

@@ -157,9 +157,8 @@ static bool enabled(const VkDeviceCreateInfo *info, const char *name)
 static int32_t memory_type(VkPhysicalDevice physical, PFN_vkGetInstanceProcAddr gipa,
                            VkInstance instance, uint32_t bits, VkMemoryPropertyFlags want)
 {
-    PFN_vkGetPhysicalDeviceMemoryProperties get =
-        (PFN_vkGetPhysicalDeviceMemoryProperties)gipa(instance,
-                                                      "vkGetPhysicalDeviceMemoryProperties");
+    PFN_vkGetPhysicalDeviceMemoryProperties get = (PFN_vkGetPhysicalDeviceMemoryProperties)gipa(
+        instance, "vkGetPhysicalDeviceMemoryProperties");
     VkPhysicalDeviceMemoryProperties props;
 
     get(physical, &props);
@@ -326,8 +325,7 @@ static VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device,
 
 /* Images of the twin's size: their host handles, to compare with DXVK's interop answer. */
 static VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
-                                                   const VkAllocationCallbacks *alloc,
-                                                   VkImage *out)
+                                                   const VkAllocationCallbacks *alloc, VkImage *out)
 {
     PFN_vkGetDeviceProcAddr gdpa = device_gdpa(device);
     VkResult result = ((PFN_vkCreateImage)gdpa(device, "vkCreateImage"))(device, info, alloc, out);
