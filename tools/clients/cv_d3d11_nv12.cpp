@@ -18,6 +18,9 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <d3d11.h>
 
+#include <CL/cl.h>
+#include <CL/cl_d3d11.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +121,40 @@ static void compare(const cv::Mat &got, const cv::Mat &want, int f, const char *
           max_diff, differing, (int)diff.total() * diff.channels());
 }
 
+// After OpenCV threw: dxcl's own answer for each NV12 plane of the texture, so the output says
+// which CL error refused the share (OpenCV's message has none). OpenCL.dll is loaded as OpenCV
+// loads it.
+static void probe_nv12_share(ID3D11Texture2D *tex)
+{
+    typedef cl_int(CL_API_CALL * GetDeviceInfo)(cl_device_id, cl_device_info, size_t, void *,
+                                                size_t *);
+    typedef void *(CL_API_CALL * GetAddress)(cl_platform_id, const char *);
+    HMODULE cl = LoadLibraryA("OpenCL.dll");
+    GetDeviceInfo get_device_info =
+        cl ? (GetDeviceInfo)(void *)GetProcAddress(cl, "clGetDeviceInfo") : nullptr;
+    GetAddress get_address =
+        cl ? (GetAddress)(void *)GetProcAddress(cl, "clGetExtensionFunctionAddressForPlatform")
+           : nullptr;
+    cl_device_id device = (cl_device_id)cv::ocl::Device::getDefault().ptr();
+    cl_context context = (cl_context)cv::ocl::Context::getDefault().ptr();
+    cl_platform_id platform = nullptr;
+    if (!get_device_info || !get_address ||
+        get_device_info(device, CL_DEVICE_PLATFORM, sizeof(platform), &platform, nullptr))
+        return;
+    clCreateFromD3D11Texture2DKHR_fn create =
+        (clCreateFromD3D11Texture2DKHR_fn)get_address(platform, "clCreateFromD3D11Texture2DKHR");
+    typedef cl_int(CL_API_CALL * Release)(cl_mem);
+    Release release = (Release)(void *)GetProcAddress(cl, "clReleaseMemObject");
+    for (UINT plane = 0; create && plane < 2; plane++) {
+        cl_int err = 0;
+        cl_mem image = create(context, CL_MEM_READ_WRITE, tex, plane, &err);
+        std::printf("  clCreateFromD3D11Texture2DKHR(NV12 texture, subresource %u): %d\n", plane,
+                    err);
+        if (image && release)
+            release(image);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? std::atoi(argv[1]) : 30;
@@ -144,19 +181,20 @@ int main(int argc, char **argv)
         return finish(3);
     }
 
-    ID3D11Texture2D *tex = make_texture(dev, w, h, false, &hr);
-    HRESULT hr2 = S_OK;
-    ID3D11Texture2D *tex_out = tex ? make_texture(dev, w, h, false, &hr2) : nullptr;
-    HRESULT hr3 = S_OK;
-    ID3D11Texture2D *staging = tex_out ? make_texture(dev, w, h, true, &hr3) : nullptr;
-    if (!staging) {
-        std::printf("NV12 UNSUPPORTED: Direct3D cannot create %dx%d NV12 textures: "
-                    "CreateTexture2D default hr=0x%08lx, second default hr=0x%08lx, "
-                    "staging hr=0x%08lx; nothing past this point was tested\n",
-                    w, h, (unsigned long)hr, (unsigned long)hr2, (unsigned long)hr3);
-        check(false, "NV12 textures created by Direct3D");
-        return finish(4);
+    // Each creation's own HRESULT proves a refusal: the shared one, the output, the staging one.
+    const char *names[3] = {"default (shader resource)", "second default", "staging"};
+    ID3D11Texture2D *textures[3] = {nullptr, nullptr, nullptr};
+    for (int i = 0; i < 3; i++) {
+        textures[i] = make_texture(dev, w, h, i == 2, &hr);
+        if (!textures[i]) {
+            std::printf("NV12 UNSUPPORTED: Direct3D cannot create a %dx%d NV12 texture: "
+                        "CreateTexture2D (%s) hr=0x%08lx; nothing past this point was tested\n",
+                        w, h, names[i], (unsigned long)hr);
+            check(false, "NV12 textures created by Direct3D");
+            return finish(4);
+        }
     }
+    ID3D11Texture2D *tex = textures[0], *tex_out = textures[1], *staging = textures[2];
     check(true, "NV12 textures created (default with shader-resource binding, and staging)");
 
     int code = 0;
@@ -171,6 +209,7 @@ int main(int argc, char **argv)
             cv::directx::convertFromD3D11Texture2D(tex, bgr);
         } catch (const cv::Exception &e) {
             check(false, "frame %d convertFromD3D11Texture2D threw: %s", f, e.what());
+            probe_nv12_share(tex);
             code = 5;
             break;
         }
@@ -184,7 +223,8 @@ int main(int argc, char **argv)
               "frame %d convertFromD3D11Texture2D gave a %dx%d %s UMat", f, bgr_gpu.cols,
               bgr_gpu.rows, bgr_gpu.type() == CV_8UC3 ? "CV_8UC3" : "other-type");
         if (bgr_gpu.size() == bgr_cpu.size() && bgr_gpu.type() == bgr_cpu.type())
-            compare(bgr_gpu, bgr_cpu, f, "NV12 -> BGR (OpenCL) vs the CPU's cvtColor(COLOR_YUV2BGR_NV12)");
+            compare(bgr_gpu, bgr_cpu, f,
+                    "NV12 -> BGR (OpenCL) vs the CPU's cvtColor(COLOR_YUV2BGR_NV12)");
 
         cv::Mat other(h * 3 / 2, w, CV_8UC1, cv::Scalar(0x55));
         if (!staging_io(ctx, staging, other, true))
@@ -194,6 +234,7 @@ int main(int argc, char **argv)
             cv::directx::convertToD3D11Texture2D(bgr, tex_out);
         } catch (const cv::Exception &e) {
             check(false, "frame %d convertToD3D11Texture2D threw: %s", f, e.what());
+            probe_nv12_share(tex_out);
             code = 5;
             break;
         }
