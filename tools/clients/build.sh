@@ -113,6 +113,9 @@ step_bundle() {
       [ -f "$dir/$dll" ] && cp "$dir/$dll" "$stage/"
     done
   done
+  # Wine's dxva2.dll: the rig's Wine is pruned without it (FFmpeg's DXVA2 device needs it);
+  # jobs.txt loads it as native (dxva2=n,b)
+  cp /usr/lib/x86_64-linux-gnu/wine/x86_64-windows/dxva2.dll "$stage/"
   mkdir -p "$OUTDIR"
   tar -C "$stage" -cJf "$OUTDIR/clients.tar.xz" .
   cp "$here/run.sh" "$here/jobs.txt" "$OUTDIR/"
