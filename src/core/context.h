@@ -24,7 +24,7 @@ struct dxcl_context {
     /* dxcl's own queue on the context, for work that must not wait behind the program's
      * commands (engine/lifetime.c); made on first use, released with the record. */
     cl_command_queue own_queue;
-    /* The conversion kernels of emulated formats (formats/device_convert.c), built for the
+    /* The conversion kernels of emulated formats (engine/device_convert.c), built for the
      * context's devices by the first conversion; convert_state says how that went (not tried,
      * building, built, failed: the host converts). Released with the record. */
     cl_program convert_program;

@@ -66,7 +66,7 @@ struct dxcl_memobj {
      * unchanged). */
     volatile LONG written;
     void *convert_buffer; /* emulated formats converted on the host: the backing-layout copy */
-    /* Emulated formats converted on the device (formats/device_convert.h): buffers and kernels,
+    /* Emulated formats converted on the device (engine/device_convert.h): buffers and kernels,
      * made on first use; downloaded_on_device when the last download left nothing for the
      * host to convert. */
     struct dxcl_device_convert *device_convert;

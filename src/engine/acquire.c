@@ -6,7 +6,7 @@
  * wait for the program (a user event it has not set, or CL_CONTEXT_INTEROP_USER_SYNC), on the
  * callback waiter once they are done, with the call's event completing after that (a pending
  * release). One host copy per direction; formats the driver lacks convert on the host, or on
- * the device with DXCL_CONVERT=device (formats/device_convert.h). */
+ * the device with DXCL_CONVERT=device (engine/device_convert.h). */
 #include "engine/acquire.h"
 #include "core/driver.h"
 #include "core/event.h"

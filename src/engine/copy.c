@@ -3,7 +3,7 @@
 #include "core/driver.h"
 #include "core/fault.h"
 #include "engine/zerocopy.h"
-#include "formats/device_convert.h"
+#include "engine/device_convert.h"
 #include "formats/pixels.h"
 
 cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)

@@ -1,4 +1,4 @@
-/* Emulated formats converted on the device (formats/device_convert.h). An upload is three
+/* Emulated formats converted on the device (engine/device_convert.h). An upload is three
  * driver commands, each waiting for the one before it: the spec-layout bytes from host memory
  * into a tight device buffer (clEnqueueWriteBufferRect, the spec's size), the conversion
  * kernel from there into a tight backing-layout buffer (the channels the spec lacks filled
@@ -10,7 +10,7 @@
  * binary of an earlier build where the context has one device); each
  * object keeps its two buffers and two kernels (arguments set once, so no two threads ever
  * share a kernel's arguments) until its teardown. */
-#include "formats/device_convert.h"
+#include "engine/device_convert.h"
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
