@@ -4,15 +4,15 @@
  * every earlier command and the wait list, a read brings the data back into the mapping and
  * the backend copies it into the resource: before the call returns, or, when the downloads may
  * wait for the program (a user event it has not set, or CL_CONTEXT_INTEROP_USER_SYNC), on the
- * callback waiter once they are done, with the call's event completing after that (a pending
+ * waiter once they are done, with the call's event completing after that (a pending
  * release). One host copy per direction; formats the driver lacks convert on the host, or on
  * the device with DXCL_CONVERT=device (engine/device_convert.h). */
 #include "engine/acquire.h"
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
-#include "compat/callbacks.h"
 #include "core/memobj.h"
+#include "core/waiter.h"
 #include "engine/copy.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"
@@ -44,7 +44,7 @@ struct transfer {
 };
 
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
- * downloads on the callback waiter, or on the acquire that needs the objects again first. */
+ * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
     struct transfer t;   /* the call's, with its lists on the heap */
     cl_event final;      /* after the downloads */

@@ -1,10 +1,10 @@
 /* Creation and teardown of shared objects (engine/lifetime.h). */
 #include "engine/lifetime.h"
-#include "compat/callbacks.h"
 #include "core/api.h"
 #include "core/driver.h"
 #include "core/fault.h"
 #include "core/registry.h"
+#include "core/waiter.h"
 #include "engine/copy.h"
 #include "engine/zerocopy.h"
 #include "formats/formats.h"
