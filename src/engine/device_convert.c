@@ -14,12 +14,13 @@
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
+#include "engine/object.h"
 #include "formats/convert_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The context's program: dxcl_context.convert_state. */
+/* The context's program: dxcl_engine_context.convert_state. */
 enum { PROGRAM_NONE, PROGRAM_BUILDING, PROGRAM_READY, PROGRAM_FAILED };
 
 struct dxcl_device_convert {
@@ -197,16 +198,20 @@ static cl_program build(cl_context context)
  * transfer converts on the host) or when it failed. */
 static cl_program context_program(struct dxcl_context *ctx)
 {
-    LONG state = InterlockedCompareExchange(&ctx->convert_state, PROGRAM_BUILDING, PROGRAM_NONE);
+    struct dxcl_engine_context *engine = dxcl_engine_context(ctx);
     cl_program program;
+    LONG state;
 
+    if (!engine)
+        return NULL;
+    state = InterlockedCompareExchange(&engine->convert_state, PROGRAM_BUILDING, PROGRAM_NONE);
     if (state == PROGRAM_READY)
-        return ctx->convert_program;
+        return engine->convert_program;
     if (state != PROGRAM_NONE)
         return NULL;
     program = build(ctx->handle);
-    ctx->convert_program = program;
-    InterlockedExchange(&ctx->convert_state, program ? PROGRAM_READY : PROGRAM_FAILED);
+    engine->convert_program = program;
+    InterlockedExchange(&engine->convert_state, program ? PROGRAM_READY : PROGRAM_FAILED);
     return program;
 }
 
@@ -279,7 +284,8 @@ static cl_int make_state(struct dxcl_memobj *mem, cl_program program,
  * allocated: the transfer then fails as the host path's would without its buffer. */
 static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
 {
-    struct dxcl_device_convert *dc = mem->device_convert;
+    struct dxcl_object *obj = dxcl_object_of(mem);
+    struct dxcl_device_convert *dc = obj->device_convert;
     cl_program program;
     cl_int err;
 
@@ -294,7 +300,7 @@ static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
         *oom = true;
         return NULL;
     }
-    mem->device_convert = dc;
+    obj->device_convert = dc;
     if ((err = make_state(mem, program, dc)) != CL_SUCCESS) {
         DXCL_LOG("memobj %p: no buffers or kernels to convert on the device (%s): the host "
                  "converts",
@@ -462,6 +468,7 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
                           const struct dxcl_pixel_box *dst, cl_event after, cl_event *event,
                           cl_int *err)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
     bool oom;
     struct dxcl_device_convert *dc = state_of(mem, &oom);
@@ -471,7 +478,7 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
     struct chain c;
     cl_event done = NULL;
 
-    mem->downloaded_on_device = false;
+    obj->downloaded_on_device = false;
     *err = CL_OUT_OF_HOST_MEMORY;
     if (!dc)
         return oom;
@@ -491,15 +498,16 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
                        queue, dc->spec, CL_FALSE, zero, zero, bytes, row, slice, dst->row_pitch,
                        bytes[2] > 1 ? dst->slice_pitch : 0, dst->data, CHAIN_WAIT(&c), &done),
                    true, done);
-    mem->downloaded_on_device = chain_end(&c, mem, "download", event, err);
-    return mem->downloaded_on_device;
+    obj->downloaded_on_device = chain_end(&c, mem, "download", event, err);
+    return obj->downloaded_on_device;
 }
 
 void dxcl_device_convert_free(struct dxcl_memobj *mem)
 {
-    if (!mem->device_convert)
+    struct dxcl_object *obj = dxcl_object_of(mem);
+    if (!obj->device_convert)
         return;
-    free_state(mem->device_convert);
-    free(mem->device_convert);
-    mem->device_convert = NULL;
+    free_state(obj->device_convert);
+    free(obj->device_convert);
+    obj->device_convert = NULL;
 }
