@@ -152,6 +152,7 @@ void dxcl_download_done(struct dxcl_memobj *mem)
 void dxcl_conversion_free(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     free(obj->convert_buffer);
     obj->convert_buffer = NULL;
     dxcl_device_convert_free(mem);

@@ -66,6 +66,7 @@ static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, cons
 static void uploaded(struct dxcl_memobj *mem, cl_event upload, cl_command_queue queue)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (obj->pending_write)
         dxcl_driver()->clReleaseEvent(obj->pending_write);
     obj->pending_write = upload;
@@ -162,6 +163,7 @@ static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char
 static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (obj->lazy_pending)
         return bring_in(queue, mem, caller);
     if (obj->stale)
@@ -173,6 +175,7 @@ static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char 
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (!obj->lazy_pending && !obj->stale && (!obj->lazy_queue || obj->lazy_queue == queue))
         return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
     return locked(queue, mem, caller, touch);
@@ -257,6 +260,7 @@ cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, cons
 void dxcl_lazy_rejected(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     dxcl_take(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     /* A small zero-copy object's storage got the resource's contents before it went to the
      * driver; a larger one's did not, and the next touch reads them in (reload). */

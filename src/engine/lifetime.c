@@ -230,6 +230,7 @@ static cl_int event_status(cl_event event)
 static void fence(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     obj->fenced = true;
     obj->fences = dxcl_fence_context_queues(mem->context->handle, 1, &obj->fence_count);
     if (obj->fences && obj->queue &&
@@ -242,6 +243,7 @@ static void fence(struct dxcl_memobj *mem)
 static bool driver_busy(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (obj->pending_write) {
         if (event_status(obj->pending_write) > CL_COMPLETE)
             return true;

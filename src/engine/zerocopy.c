@@ -121,6 +121,7 @@ static void *map_object(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_
 static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (obj->queue == queue)
         return;
     dxcl_driver()->clRetainCommandQueue(queue);
@@ -220,6 +221,7 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
 void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (obj->host_mapped)
         dxcl_driver()->clEnqueueUnmapMemObject(obj->queue, mem->handle, obj->host_mapped, 0, NULL,
                                                NULL);
