@@ -11,6 +11,7 @@
  * object keeps its two buffers and two kernels (arguments set once, so no two threads ever
  * share a kernel's arguments) until its teardown. */
 #include "engine/device_convert.h"
+#include "core/chain.h"
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
@@ -315,94 +316,27 @@ static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
     return dc;
 }
 
-/* Commands queued one after the other. On an out-of-order queue each waits for the one before
- * it, the first for the caller's wait list. On an in-order queue the queue orders them: only
- * the first waits for the wait list, and only the last command and the one that uses host
- * memory make an event (on PoCL through Wine an event between two commands costs about a
- * third of a 1080p RG8 upload). */
-struct chain {
-    cl_command_queue queue;
-    bool in_order;
-    cl_uint num_events;
-    const cl_event *wait_list;
-    bool started;
-    cl_event last; /* the event of the last command that made one */
-    cl_int err;
-};
-
-static struct chain chain_start(cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list)
-{
-    return (struct chain){.queue = queue,
-                          .in_order = dxcl_queue_in_order(queue),
-                          .num_events = num_events,
-                          .wait_list = wait_list,
-                          .err = CL_SUCCESS};
-}
-
-/* The next command's wait list: CHAIN_WAIT(c) as its two arguments. */
-static cl_uint chain_wait_count(const struct chain *c)
-{
-    return !c->started ? c->num_events : c->in_order ? 0 : 1;
-}
-
-static const cl_event *chain_wait_list(const struct chain *c)
-{
-    return !c->started ? c->wait_list : c->in_order ? NULL : &c->last;
-}
-
-#define CHAIN_WAIT(c) chain_wait_count(c), chain_wait_list(c)
-
-/* Whether the next command makes an event: `needed` for the last and the host memory's. */
-static bool chain_wants(const struct chain *c, bool needed)
-{
-    return needed || !c->in_order;
-}
-
-static bool chain_next(struct chain *c)
-{
-    if (c->err == CL_SUCCESS && dxcl_fault_hit(DXCL_FAULT_CONVERT))
-        c->err = CL_OUT_OF_RESOURCES;
-    return c->err == CL_SUCCESS;
-}
-
-static void chain_step(struct chain *c, cl_int err, bool wanted, cl_event next)
-{
-    /* Wine's opencl.dll returns no event from some commands (clEnqueueCopyBufferToImage): a
-     * marker without a wait list stands for everything enqueued before it. */
-    if (err == CL_SUCCESS && wanted && !next)
-        err = dxcl_driver()->clEnqueueMarkerWithWaitList(c->queue, 0, NULL, &next);
-    if (err != CL_SUCCESS) {
-        c->err = err;
-        return;
-    }
-    c->started = true;
-    if (!wanted)
-        return;
-    if (c->last)
-        dxcl_driver()->clReleaseEvent(c->last);
-    c->last = next;
-}
-
-static void kernel_step(struct chain *c, struct dxcl_device_convert *dc, cl_kernel kernel,
+static void kernel_step(struct dxcl_chain *c, struct dxcl_device_convert *dc, cl_kernel kernel,
                         bool needed)
 {
     const size_t global[2] = {dc->width, dc->rows};
-    bool wanted = chain_wants(c, needed);
+    bool wanted = dxcl_chain_wants(c, needed);
     cl_event done = NULL;
 
-    if (chain_next(c))
-        chain_step(c,
-                   dxcl_driver()->clEnqueueNDRangeKernel(c->queue, kernel, 2, NULL, global, NULL,
-                                                         CHAIN_WAIT(c), wanted ? &done : NULL),
-                   wanted, done);
+    if (dxcl_chain_next(c))
+        dxcl_chain_step(c,
+                        dxcl_driver()->clEnqueueNDRangeKernel(c->queue, kernel, 2, NULL, global,
+                                                              NULL, DXCL_CHAIN_WAIT(c),
+                                                              wanted ? &done : NULL),
+                        wanted, done);
 }
 
 /* A chain that failed part-way: a command already queued may use the host memory (the
- * surface's mapping), which the caller may give back, so wait for it (the last event made is
- * that command's or a later one's) before the host takes over. */
-static bool chain_end(struct chain *c, struct dxcl_memobj *mem, const char *what, cl_event *event,
-                      cl_int *err)
+ * surface's mapping), which the caller may give back, or the object's buffers, which its next
+ * transfer uses, so every chain waits for what it queued (uses_host) before the host takes
+ * over. */
+static bool chain_end(struct dxcl_chain *c, struct dxcl_memobj *mem, const char *what,
+                      cl_event *event, cl_int *err)
 {
     if (c->err == CL_SUCCESS) {
         if (event)
@@ -414,10 +348,7 @@ static bool chain_end(struct chain *c, struct dxcl_memobj *mem, const char *what
     }
     DXCL_LOG("memobj %p: the %s on the device could not be queued (%s): the host converts",
              (void *)mem->handle, what, dxcl_error_name(c->err));
-    if (c->last) {
-        dxcl_driver()->clWaitForEvents(1, &c->last);
-        dxcl_driver()->clReleaseEvent(c->last);
-    }
+    dxcl_chain_abandon(c);
     return false;
 }
 
@@ -440,27 +371,29 @@ bool dxcl_device_upload(cl_command_queue queue, struct dxcl_memobj *mem,
     struct dxcl_device_convert *dc = state_of(mem, &oom);
     const size_t zero[3] = {0, 0, 0};
     size_t bytes[3], row, slice, image[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
-    struct chain c;
+    struct dxcl_chain c;
     cl_event done = NULL;
 
     *err = CL_OUT_OF_HOST_MEMORY;
     if (!dc)
         return oom;
-    c = chain_start(queue, num_events, wait_list);
+    c = dxcl_chain_start(queue, num_events, wait_list, DXCL_FAULT_CONVERT);
+    c.uses_host = true; /* see chain_end */
     spec_region(mem, bytes, &row, &slice);
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueWriteBufferRect(
-                       queue, dc->spec, CL_FALSE, zero, zero, bytes, row, slice, src->row_pitch,
-                       bytes[2] > 1 ? src->slice_pitch : 0, src->data, CHAIN_WAIT(&c), &done),
-                   true, done);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueWriteBufferRect(queue, dc->spec, CL_FALSE, zero, zero, bytes,
+                                                      row, slice, src->row_pitch,
+                                                      bytes[2] > 1 ? src->slice_pitch : 0,
+                                                      src->data, DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
     kernel_step(&c, dc, dc->to, false);
     done = NULL;
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueCopyBufferToImage(queue, dc->backing, mem->handle, 0, zero, image,
-                                                   CHAIN_WAIT(&c), &done),
-                   true, done);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueCopyBufferToImage(queue, dc->backing, mem->handle, 0, zero,
+                                                        image, DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
     return chain_end(&c, mem, "upload", event, err);
 }
 
@@ -475,29 +408,32 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
     const size_t zero[3] = {0, 0, 0};
     size_t bytes[3], row, slice, image[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
     bool wanted;
-    struct chain c;
+    struct dxcl_chain c;
     cl_event done = NULL;
 
     obj->downloaded_on_device = false;
     *err = CL_OUT_OF_HOST_MEMORY;
     if (!dc)
         return oom;
-    c = chain_start(queue, 1, &after);
+    c = dxcl_chain_start(queue, 1, &after, DXCL_FAULT_CONVERT);
+    c.uses_host = true; /* see chain_end */
     spec_region(mem, bytes, &row, &slice);
-    wanted = chain_wants(&c, false);
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueCopyImageToBuffer(queue, mem->handle, dc->backing, zero, image, 0,
-                                                   CHAIN_WAIT(&c), wanted ? &done : NULL),
-                   wanted, done);
+    wanted = dxcl_chain_wants(&c, false);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueCopyImageToBuffer(queue, mem->handle, dc->backing, zero,
+                                                        image, 0, DXCL_CHAIN_WAIT(&c),
+                                                        wanted ? &done : NULL),
+                        wanted, done);
     kernel_step(&c, dc, dc->from, false);
     done = NULL;
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueReadBufferRect(
-                       queue, dc->spec, CL_FALSE, zero, zero, bytes, row, slice, dst->row_pitch,
-                       bytes[2] > 1 ? dst->slice_pitch : 0, dst->data, CHAIN_WAIT(&c), &done),
-                   true, done);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueReadBufferRect(queue, dc->spec, CL_FALSE, zero, zero, bytes,
+                                                     row, slice, dst->row_pitch,
+                                                     bytes[2] > 1 ? dst->slice_pitch : 0, dst->data,
+                                                     DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
     obj->downloaded_on_device = chain_end(&c, mem, "download", event, err);
     return obj->downloaded_on_device;
 }
@@ -505,6 +441,7 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
 void dxcl_device_convert_free(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+
     if (!obj->device_convert)
         return;
     free_state(obj->device_convert);
