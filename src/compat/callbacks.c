@@ -8,12 +8,13 @@
  *     program's first release of it the waiter waits for the driver's count to fall to dxcl's
  *     own (the program's references, queued commands and dependent objects all count there),
  *     runs the callbacks newest first and drops dxcl's reference.
- * Nothing pending: the waiter sleeps on a condition variable. Something pending: it polls the
- * driver with an exponential backoff (1 to 16 ms; up to 1 s when only destructors wait),
- * reset by progress, a new registration or a release.
- * Callbacks run on the waiter thread with no dxcl lock held. docs/design.md has the rest. */
+ * The waiter (core/waiter.h) runs them as one of its sources: it polls the driver with an
+ * exponential backoff (1 to 16 ms; up to 1 s when only destructors wait), reset by progress,
+ * a new registration or a release. Callbacks run on the waiter thread with no dxcl lock held.
+ * docs/design.md has the rest. */
 #include "compat/callbacks.h"
 #include "core/context.h"
+#include "core/waiter.h"
 #include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
@@ -64,25 +65,15 @@ struct watched_object {
     struct destructor_callback *callbacks; /* newest first: the order they run in */
 };
 
-static SRWLOCK waiter_lock = SRWLOCK_INIT;
-static CONDITION_VARIABLE waiter_wake = CONDITION_VARIABLE_INIT;
-static INIT_ONCE waiter_once = INIT_ONCE_STATIC_INIT;
-static bool waiter_running;
+/* Guards the registrations on their way to the waiter: the new callbacks, the table of
+ * watched objects and the newly dying ones. */
+static SRWLOCK callbacks_lock = SRWLOCK_INIT;
 static struct event_list pending_events[3];
 static struct dxcl_table watched; /* handle -> watched_object, until the program's last release */
 static struct watched_object *dying;
 static LONG watched_count;
-static bool new_work;
 
 static enum capability event_capability, mem_capability, context_capability;
-
-/* Work of other layers that waits on the driver (dxcl_waiter_poll). */
-struct poller {
-    struct poller *next;
-    bool (*poll)(void *arg);
-    void *arg;
-};
-static struct poller *new_pollers; /* guarded by waiter_lock */
 
 static void list_append(struct event_list *list, struct event_callback *cb)
 {
@@ -169,12 +160,12 @@ static void destroy_watched(struct watched_object *object)
     struct destructor_callback *cb, *next;
 
     /* Leaves the table first: a registration from now on starts a new record. */
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     dxcl_table_remove(&watched, object->handle);
     InterlockedDecrement(&watched_count);
     cb = object->callbacks;
     object->callbacks = NULL;
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     for (; cb; cb = next) {
         next = cb->next;
         if (object->is_context)
@@ -253,144 +244,41 @@ static bool run_destructors(struct watched_object **list)
     return progress;
 }
 
-static bool has_pending(const struct event_list *events, const struct watched_object *objects,
-                        const struct poller *pollers)
-{
-    return events[0].head || events[1].head || events[2].head || objects || pollers;
-}
+/* What the waiter runs of the callbacks, and the dying objects it watches; the waiter
+ * thread's own. */
+static struct event_list waiting_events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+static struct watched_object *waiting_objects;
 
-/* Calls each poller; keeps those not done yet. */
-static bool run_pollers(struct poller **list)
+/* The waiter's round (struct dxcl_waiter_source): events are polled at most 16 ms apart; an
+ * object waiting for the driver's last internal reference (a queue holding a context the
+ * program released) at most a second apart: the program's releases wake the waiter sooner. */
+static bool callbacks_round(DWORD *max_wait_ms)
 {
-    struct poller **link = list, *poller;
+    struct watched_object **tail;
     bool progress = false;
 
-    while ((poller = *link)) {
-        if (!poller->poll(poller->arg)) {
-            link = &poller->next;
-            continue;
-        }
-        *link = poller->next;
-        free(poller);
-        progress = true;
-    }
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
+    for (unsigned i = 0; i < 3; i++)
+        list_splice(&waiting_events[i], &pending_events[i]);
+    for (tail = &waiting_objects; *tail; tail = &(*tail)->next)
+        ;
+    *tail = dying;
+    dying = NULL;
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
+
+    /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
+    for (int i = 2; i >= 0; i--)
+        progress |= run_event_callbacks(&waiting_events[i], i);
+    progress |= run_destructors(&waiting_objects);
+    if (waiting_events[0].head || waiting_events[1].head || waiting_events[2].head)
+        *max_wait_ms = 16;
+    else
+        *max_wait_ms = waiting_objects ? 1000 : 0;
     return progress;
 }
 
-/* Events are polled at most 16 ms apart. An object waiting for the driver's last internal
- * reference (a queue holding a context the program released), and other layers' pollers, at
- * most a second apart: the program's releases and completed events wake the waiter sooner. */
-static DWORD max_backoff_ms(const struct event_list *events)
-{
-    return events[0].head || events[1].head || events[2].head ? 16 : 1000;
-}
-
-static DWORD WINAPI waiter_main(void *param)
-{
-    struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
-    struct watched_object *objects = NULL, **tail;
-    struct poller *pollers = NULL, **ptail;
-    DWORD backoff_ms = 1;
-
-    (void)param;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-    for (;;) {
-        bool progress = false;
-
-        while (!new_work && !has_pending(events, objects, pollers))
-            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, INFINITE, 0);
-        for (unsigned i = 0; i < 3; i++)
-            list_splice(&events[i], &pending_events[i]);
-        for (tail = &objects; *tail; tail = &(*tail)->next)
-            ;
-        *tail = dying;
-        dying = NULL;
-        for (ptail = &pollers; *ptail; ptail = &(*ptail)->next)
-            ;
-        *ptail = new_pollers;
-        new_pollers = NULL;
-        if (new_work)
-            backoff_ms = 1;
-        new_work = false;
-        dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-
-        /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
-        for (int i = 2; i >= 0; i--)
-            progress |= run_event_callbacks(&events[i], i);
-        progress |= run_destructors(&objects);
-        progress |= run_pollers(&pollers);
-
-        dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-        backoff_ms = progress ? 1 : backoff_ms * 2;
-        if (backoff_ms > max_backoff_ms(events))
-            backoff_ms = max_backoff_ms(events);
-        if (!new_work && has_pending(events, objects, pollers))
-            SleepConditionVariableSRW(&waiter_wake, &waiter_lock, backoff_ms, 0);
-    }
-    return 0;
-}
-
-/* The waiter pins dxcl in memory: FreeLibrary then never unmaps code the waiter runs, and the
- * only DLL_PROCESS_DETACH dxcl sees is the process's exit, when Windows already ended the
- * waiter. So nothing joins it, under the loader lock or elsewhere. */
-static BOOL CALLBACK start_waiter(INIT_ONCE *once, void *param, void **context)
-{
-    HMODULE self;
-    HANDLE thread;
-
-    (void)once, (void)param, (void)context;
-    if (!GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
-                            (const char *)&waiter_main, &self)) {
-        DXCL_LOG("callbacks: cannot pin dxcl in memory (error %lu)", GetLastError());
-        return TRUE;
-    }
-    if (!(thread = CreateThread(NULL, 0, waiter_main, NULL, 0, NULL))) {
-        DXCL_LOG("callbacks: cannot start the waiter thread (error %lu)", GetLastError());
-        return TRUE;
-    }
-    CloseHandle(thread);
-    waiter_running = true;
-    return TRUE;
-}
-
-static bool ensure_waiter(void)
-{
-    InitOnceExecuteOnce(&waiter_once, start_waiter, NULL, NULL);
-    return waiter_running;
-}
-
-static void wake_waiter(void)
-{
-    new_work = true;
-    WakeConditionVariable(&waiter_wake);
-}
-
-bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg)
-{
-    struct poller *poller = malloc(sizeof(*poller));
-
-    if (!poller || !ensure_waiter()) {
-        free(poller);
-        return false;
-    }
-    poller->poll = poll;
-    poller->arg = arg;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-    poller->next = new_pollers;
-    new_pollers = poller;
-    wake_waiter();
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-    return true;
-}
-
-void dxcl_waiter_wake(void)
-{
-    if (!waiter_running)
-        return;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-    wake_waiter();
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
-}
+static struct dxcl_waiter_source callbacks_source = {callbacks_round, NULL};
+DXCL_WAITER_SOURCE(callbacks_source)
 
 /* First call for a capability: ask the driver; CL_INVALID_OPERATION for an object it
  * otherwise knows (checked by `valid`) means it cannot deliver that callback. */
@@ -437,7 +325,7 @@ cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
         return dxcl_driver_missing("clRetainEvent");
     if ((err = drv->clRetainEvent(event)) != CL_SUCCESS)
         return DXCL_FAIL(err, "clSetEventCallback: event %p not retained", (void *)event);
-    if (!(cb = malloc(sizeof(*cb))) || !ensure_waiter()) {
+    if (!(cb = malloc(sizeof(*cb))) || !dxcl_waiter_start()) {
         free(cb);
         drv->clReleaseEvent(event);
         return DXCL_FAIL(CL_OUT_OF_HOST_MEMORY, "clSetEventCallback: no waiter");
@@ -445,10 +333,10 @@ cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
     cb->event = event;
     cb->notify = notify;
     cb->user_data = user_data;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     list_append(&pending_events[type], cb);
-    wake_waiter();
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
+    dxcl_waiter_wake();
     return CL_SUCCESS;
 }
 
@@ -467,21 +355,21 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
         free(cb);
         return err;
     }
-    if (!cb || !ensure_waiter()) {
+    if (!cb || !dxcl_waiter_start()) {
         free(cb);
         release_object(handle, is_context);
         return CL_OUT_OF_HOST_MEMORY;
     }
     cb->notify = notify;
     cb->user_data = user_data;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     if ((object = dxcl_table_get(&watched, handle))) {
         extra_reference = true; /* one dxcl reference is enough */
     } else if ((object = malloc(sizeof(*object))) && dxcl_table_put(&watched, handle, object)) {
         *object = probe;
         InterlockedIncrement(&watched_count);
     } else {
-        dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+        dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
         free(object);
         free(cb);
         release_object(handle, is_context);
@@ -489,7 +377,7 @@ static cl_int watch_destructor(void *handle, bool is_context, void *notify, void
     }
     cb->next = object->callbacks;
     object->callbacks = cb;
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     if (extra_reference)
         release_object(handle, is_context);
     return CL_SUCCESS;
@@ -501,9 +389,9 @@ cl_uint dxcl_callbacks_references(const void *handle)
 
     if (!InterlockedCompareExchange(&watched_count, 0, 0))
         return 0;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     refs = dxcl_table_get(&watched, handle) ? 1 : 0;
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     return refs;
 }
 
@@ -515,17 +403,17 @@ static void object_released(const void *handle)
 
     if (!InterlockedCompareExchange(&watched_count, 0, 0))
         return;
-    dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     if ((object = dxcl_table_get(&watched, handle)) && !object->dying) {
         object->dying = true;
         object->next = dying;
         dying = object;
     }
-    wake_waiter(); /* a last reference (of this object or of one holding it) may be gone */
-    dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
+    dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
+    dxcl_waiter_wake(); /* a last reference (of this object or of one holding it) may be gone */
 }
 
-static struct dxcl_release_listener release_listener = {object_released, dxcl_waiter_wake, NULL};
+static struct dxcl_release_listener release_listener = {object_released, NULL, NULL};
 DXCL_LISTEN_TO_RELEASES(release_listener)
 
 /* clSetMemObjectDestructorCallback and clSetContextDestructorCallback: the driver's when it

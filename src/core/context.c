@@ -119,12 +119,39 @@ static void free_record(struct dxcl_context *ctx)
         ctx->backend->close_device(ctx);
     else if (ctx->backend && ctx->device)
         IUnknown_Release((IUnknown *)ctx->device);
-    if (ctx->own_queue)
-        dxcl_driver()->clReleaseCommandQueue(ctx->own_queue);
-    if (ctx->convert_program)
-        dxcl_driver()->clReleaseProgram(ctx->convert_program);
+    for (struct dxcl_context_part *part = ctx->parts, *next; part; part = next) {
+        next = part->next;
+        part->kind->free(part);
+    }
     free(ctx->properties);
     free(ctx);
+}
+
+struct dxcl_context_part *dxcl_context_part(struct dxcl_context *ctx,
+                                            const struct dxcl_context_part_kind *kind)
+{
+    struct dxcl_context_part *part = ctx->parts;
+
+    while (part && part->kind != kind)
+        part = part->next;
+    return part;
+}
+
+/* Parts are only ever added, at the head, until the record goes. */
+struct dxcl_context_part *dxcl_context_add_part(struct dxcl_context *ctx,
+                                                struct dxcl_context_part *part)
+{
+    struct dxcl_context_part *head, *found;
+
+    do {
+        head = ctx->parts;
+        for (found = head; found && found->kind != part->kind; found = found->next)
+            ;
+        if (found)
+            return found;
+        part->next = head;
+    } while (InterlockedCompareExchangePointer((void *volatile *)&ctx->parts, part, head) != head);
+    return part;
 }
 
 /* Builds the record and validates the interop device before the driver context exists. */

@@ -5,6 +5,8 @@
 #include "core/backend.h"
 #include "core/table.h"
 
+struct dxcl_context_part;
+
 struct dxcl_context {
     struct dxcl_mirrored mirror; /* the program's references: its clRetain/clRelease calls */
     cl_context handle;
@@ -21,15 +23,27 @@ struct dxcl_context {
     /* dxcl may use the device from its own thread (backend->prepare_device). */
     bool any_thread;
     void *backend_data; /* backend per-context state */
-    /* dxcl's own queue on the context, for work that must not wait behind the program's
-     * commands (engine/lifetime.c); made on first use, released with the record. */
-    cl_command_queue own_queue;
-    /* The conversion kernels of emulated formats (formats/device_convert.c), built for the
-     * context's devices by the first conversion; convert_state says how that went (not tried,
-     * building, built, failed: the host converts). Released with the record. */
-    cl_program convert_program;
-    volatile LONG convert_state;
+    /* The upper layers' state of the context (struct dxcl_context_part), newest first. */
+    struct dxcl_context_part *volatile parts;
 };
+
+/* State an upper layer keeps per context (the copy engine's, engine/object.h), made on its first
+ * use and freed with the record: the layer's struct begins with this header. Core never looks
+ * past it. */
+struct dxcl_context_part_kind {
+    void (*free)(struct dxcl_context_part *part); /* releases what the part holds, and the part */
+};
+struct dxcl_context_part {
+    const struct dxcl_context_part_kind *kind;
+    struct dxcl_context_part *next; /* the record's list */
+};
+/* The part of `kind` of `ctx`, or NULL when it has none yet. */
+struct dxcl_context_part *dxcl_context_part(struct dxcl_context *ctx,
+                                            const struct dxcl_context_part_kind *kind);
+/* Gives `part` to `ctx` unless a part of its kind came first: the part of its kind `ctx` has
+ * now (`part`, or the earlier one: the caller then frees its own). */
+struct dxcl_context_part *dxcl_context_add_part(struct dxcl_context *ctx,
+                                                struct dxcl_context_part *part);
 
 /* Finds the record of `handle` for `backend` and takes a record reference.
  * CL_INVALID_CONTEXT when the handle is not a context created with that API's device. */

@@ -12,8 +12,8 @@ LONG dxcl_lock_checking;
 static DWORD depth_slot = TLS_OUT_OF_INDEXES;
 
 static const char *const lock_names[DXCL_LOCK_COUNT] = {
-    "a lazy-upload lock", "dxcl_device_lock", "the staging pool lock",
-    "dxcl_lock",          "the waiter lock",  "the log lock",
+    "a lazy-upload lock", "dxcl_device_lock", "the staging pool lock", "dxcl_lock",
+    "the callbacks lock", "the waiter lock",  "the log lock",
 };
 
 /* Each lock's count on this thread, 8 bits a lock, packed in the TLS value. */

@@ -8,11 +8,13 @@
  *                     surfaces' host-copy counts
  *   DXCL_LOCK_POOL    a context's pool of idle staging resources (dxgi/dxgi.c)
  *   DXCL_LOCK_TABLES  dxcl_lock: the side tables and the records' state
- *   DXCL_LOCK_WAITER  the callback waiter's lists (compat/callbacks.c)
+ *   DXCL_LOCK_CALLBACKS  the callbacks dxcl delivers, on their way to the waiter
+ *                     (compat/callbacks.c)
+ *   DXCL_LOCK_WAITER  the waiter thread's new work (core/waiter.c)
  *   DXCL_LOCK_LOG     one log line at a time (core/log.c)
- * Calls: no driver call and no Direct3D call while holding POOL, TABLES, WAITER or LOG: those
- * guard dxcl's own data only, and a call that blocks (on a user event, on Direct3D work) would
- * hold up every thread behind them. LAZY and DEVICE exist to serialise such calls.
+ * Calls: no driver call and no Direct3D call while holding POOL, TABLES, CALLBACKS, WAITER or
+ * LOG: those guard dxcl's own data only, and a call that blocks (on a user event, on Direct3D
+ * work) would hold up every thread behind them. LAZY and DEVICE exist to serialise such calls.
  *
  * DXCL_LOCK_CHECK=1 (set for every test) checks both rules: every take against the locks the
  * thread holds (a per-thread count of each), every driver call (core/driver.c hands out a table
@@ -29,6 +31,7 @@ enum dxcl_lock_id {
     DXCL_LOCK_DEVICE,
     DXCL_LOCK_POOL,
     DXCL_LOCK_TABLES,
+    DXCL_LOCK_CALLBACKS,
     DXCL_LOCK_WAITER,
     DXCL_LOCK_LOG,
     DXCL_LOCK_COUNT

@@ -48,6 +48,9 @@ struct dxcl_shared_desc {
  * went (or back, when the call failed). Commands may use it only while ACQUIRED. */
 enum dxcl_transfer_state { DXCL_IDLE, DXCL_ACQUIRING, DXCL_ACQUIRED, DXCL_RELEASING };
 
+/* The record of a shared object (or of an ordinary image of an emulated format): what the
+ * tables, the backends and the formats need. The copy engine keeps its state of a shared object
+ * around the record (engine/object.h); core never sees it. */
 struct dxcl_memobj {
     struct dxcl_mirrored mirror;
     /* The record's holders: one while the program holds the object (it is in the table), and
@@ -61,49 +64,6 @@ struct dxcl_memobj {
     cl_mem_flags flags;
     struct dxcl_backing backing; /* images: spec and driver formats */
     enum dxcl_transfer_state state;
-    /* A command that can write the object was accepted by the driver since the acquire:
-     * release downloads and writes back only such objects (the Direct3D data of others is
-     * unchanged). */
-    volatile LONG written;
-    void *convert_buffer; /* emulated formats converted on the host: the backing-layout copy */
-    /* Emulated formats converted on the device (formats/device_convert.h): buffers and kernels,
-     * made on first use; downloaded_on_device when the last download left nothing for the
-     * host to convert. */
-    struct dxcl_device_convert *device_convert;
-    bool downloaded_on_device;
-    /* The acquire's upload (or the first touch's), until release; changed under lazy_lock
-     * once the object is acquired. */
-    cl_event pending_write;
-    /* Lazy uploads (engine/lazy.h): acquired, and no command has touched the object yet (its
-     * surface is not in host memory for it); lazy_lock serialises the first touches and the
-     * release's look at them. skipped_uploads counts the acquires whose Direct3D read and
-     * upload were skipped. */
-    volatile LONG lazy_pending;
-    SRWLOCK lazy_lock;
-    /* A copied object whose surface was only mapped for a whole overwrite the driver then
-     * refused: the mapping holds none of the resource's contents; the next touch reads them in.
-     * Under lazy_lock. */
-    bool stale;
-    volatile LONG skipped_uploads;
-    cl_command_queue lazy_queue; /* where the deferred upload went (not retained), or NULL */
-    /* Zero-copy (engine/zerocopy.h): the surface's host copy is the driver object's storage
-     * (data NULL: the copy engine copies); host_mapped while the driver object is mapped for
-     * Direct3D's turn; queue (retained) is the queue dxcl last used for the object. moved: an
-     * acquire found the surface's mapping elsewhere than host_copy, which stays the driver's
-     * storage for the object's life; the object copies from then on (set by the call that
-     * holds the object: an acquire, or its first command under lazy_lock). */
-    struct dxcl_mapping host_copy;
-    void *host_mapped;
-    cl_command_queue queue;
-    volatile LONG moved;
-    struct dxcl_memobj *next_parked; /* engine/lifetime.c: waiting for the driver to finish */
-    /* The teardown's markers behind the program's commands (engine/lifetime.c). */
-    bool fenced;
-    cl_event *fences;
-    size_t fence_count;
-    /* A release of the object whose end waits for its downloads (engine/acquire.c), or NULL;
-     * under dxcl_lock. The object stays RELEASING until then. */
-    struct dxcl_pending_release *pending_release;
 };
 
 /* A call that uses a record outside dxcl_lock holds it; take the hold while dxcl_lock is held
@@ -117,13 +77,6 @@ static inline void dxcl_memobj_hold(struct dxcl_memobj *mem)
 static inline bool dxcl_memobj_unhold(struct dxcl_memobj *mem)
 {
     return InterlockedDecrement(&mem->holds) == 0;
-}
-
-/* Bytes move between Direct3D and the driver by map and unmap of the staging memory itself
- * (zero-copy), not by copies. */
-static inline bool dxcl_memobj_zero_copy(const struct dxcl_memobj *mem)
-{
-    return mem->host_copy.data && !mem->moved;
 }
 
 /* The record of `handle`, NULL when it is not a shared object. */

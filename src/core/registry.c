@@ -174,7 +174,8 @@ void dxcl_listen_to_releases(struct dxcl_release_listener *listener)
 void dxcl_released(const void *handle)
 {
     for (struct dxcl_release_listener *l = release_listeners; l; l = l->next)
-        l->released(handle);
+        if (l->released)
+            l->released(handle);
 }
 
 void dxcl_user_event_set(void)

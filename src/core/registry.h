@@ -38,7 +38,8 @@ char *dxcl_extend_extension_string(const char *driver_list);
 /* Upper layers that must hear of the program's releases (compat/ delivers destructor callbacks
  * the driver drops). Registered at DLL load, so core needs no include of theirs. */
 struct dxcl_release_listener {
-    /* After the program's successful clRelease of a cl_mem, cl_context or cl_command_queue. */
+    /* Optional: after the program's successful clRelease of a cl_mem, cl_context or
+     * cl_command_queue. */
     void (*released)(const void *handle);
     /* Optional: after the program set a user event (work waiting for it may go on now). */
     void (*user_event_set)(void);

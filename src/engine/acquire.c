@@ -4,18 +4,19 @@
  * every earlier command and the wait list, a read brings the data back into the mapping and
  * the backend copies it into the resource: before the call returns, or, when the downloads may
  * wait for the program (a user event it has not set, or CL_CONTEXT_INTEROP_USER_SYNC), on the
- * callback waiter once they are done, with the call's event completing after that (a pending
+ * waiter once they are done, with the call's event completing after that (a pending
  * release). One host copy per direction; formats the driver lacks convert on the host, or on
- * the device with DXCL_CONVERT=device (formats/device_convert.h). */
+ * the device with DXCL_CONVERT=device (engine/device_convert.h). */
 #include "engine/acquire.h"
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
-#include "compat/callbacks.h"
 #include "core/memobj.h"
+#include "core/waiter.h"
 #include "engine/copy.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"
+#include "engine/object.h"
 #include "engine/timing.h"
 #include "engine/zerocopy.h"
 
@@ -44,7 +45,7 @@ struct transfer {
 };
 
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
- * downloads on the callback waiter, or on the acquire that needs the objects again first. */
+ * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
     struct transfer t;   /* the call's, with its lists on the heap */
     cl_event final;      /* after the downloads */
@@ -90,7 +91,7 @@ static cl_int check_object(struct transfer *t, cl_uint index, cl_mem handle)
             return DXCL_FAIL(t->acquire ? t->backend->errors.already_acquired
                                         : t->backend->errors.not_acquired,
                              "%s: object %u is listed twice", t->name, index);
-    if (mem->state != want && t->acquire && mem->pending_release)
+    if (mem->state != want && t->acquire && dxcl_object_of(mem)->pending_release)
         return DXCL_FAIL(t->backend->errors.already_acquired,
                          "%s: object %u: its release waits for a user event the program has not "
                          "set",
@@ -235,7 +236,7 @@ static cl_int surfaces_out_entered(struct transfer *t, bool write_back)
     for (cl_uint i = 0; i < t->count; i++) {
         if (deferred(t, i))
             continue;
-        out = dxcl_surface_out(t->mems[i], write_back && t->mems[i]->written);
+        out = dxcl_surface_out(t->mems[i], write_back && dxcl_object_of(t->mems[i])->written);
         err = err == CL_SUCCESS ? out : err;
     }
     return err;
@@ -417,12 +418,12 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
     }
     /* Still ACQUIRING: no command can touch the objects before settle() publishes these. */
     for (i = 0, uploads = 0; i < t->count; i++) {
-        struct dxcl_memobj *mem = t->mems[i];
-        mem->written = 0;
-        mem->lazy_pending = deferred(t, i);
-        mem->stale = false;
-        mem->lazy_queue = NULL;
-        mem->pending_write = deferred(t, i) ? NULL : t->events[uploads++];
+        struct dxcl_object *obj = dxcl_object_of(t->mems[i]);
+        obj->written = 0;
+        obj->lazy_pending = deferred(t, i);
+        obj->stale = false;
+        obj->lazy_queue = NULL;
+        obj->pending_write = deferred(t, i) ? NULL : t->events[uploads++];
     }
     t->moved = true;
     return hand_out_event(t, final, event, kept);
@@ -432,7 +433,7 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
  * host memory. */
 static bool brought_back(const struct transfer *t, cl_uint index)
 {
-    return t->mems[index]->written && !deferred(t, index);
+    return dxcl_object_of(t->mems[index])->written && !deferred(t, index);
 }
 
 /* A release closes the door on first touches: under each object's lazy lock, whether a command
@@ -440,11 +441,11 @@ static bool brought_back(const struct transfer *t, cl_uint index)
 static void take_first_touches(struct transfer *t)
 {
     for (cl_uint i = 0; i < t->count; i++) {
-        struct dxcl_memobj *mem = t->mems[i];
-        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-        t->deferred[i] = mem->lazy_pending;
-        mem->lazy_pending = 0;
-        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        struct dxcl_object *obj = dxcl_object_of(t->mems[i]);
+        dxcl_take(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        t->deferred[i] = obj->lazy_pending;
+        obj->lazy_pending = 0;
+        dxcl_leave(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     }
 }
 
@@ -452,7 +453,7 @@ static void take_first_touches(struct transfer *t)
 static void give_back_first_touches(struct transfer *t)
 {
     for (cl_uint i = 0; i < t->count; i++)
-        t->mems[i]->lazy_pending = t->deferred[i];
+        dxcl_object_of(t->mems[i])->lazy_pending = t->deferred[i];
 }
 
 /* The end of a release, once `final` (after the downloads) is done: the data into the
@@ -476,16 +477,16 @@ static cl_int release_end(struct transfer *t, cl_event final)
                  t->name, status, t->backend->name);
     err = surfaces_out(t, status == CL_COMPLETE);
     for (cl_uint i = 0; i < t->count; i++) {
-        struct dxcl_memobj *mem = t->mems[i];
+        struct dxcl_object *obj = dxcl_object_of(t->mems[i]);
         cl_event upload;
-        dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
-        upload = mem->pending_write;
-        mem->pending_write = NULL;
-        dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        dxcl_take(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+        upload = obj->pending_write;
+        obj->pending_write = NULL;
+        dxcl_leave(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
         if (upload)
             drv->clReleaseEvent(upload);
         if (deferred(t, i))
-            InterlockedIncrement(&mem->skipped_uploads); /* no command touched it */
+            InterlockedIncrement(&obj->skipped_uploads); /* no command touched it */
     }
     if (status != CL_COMPLETE)
         return status < 0 ? status : CL_OUT_OF_RESOURCES;
@@ -596,7 +597,7 @@ static bool pending_end(struct dxcl_pending_release *p)
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count; i++) {
         t->mems[i]->state = DXCL_IDLE;
-        t->mems[i]->pending_release = NULL;
+        dxcl_object_of(t->mems[i])->pending_release = NULL;
     }
     dxcl_unlock_exclusive();
     dxcl_driver()->clReleaseEvent(p->final);
@@ -651,7 +652,7 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
     }
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count; i++)
-        t->mems[i]->pending_release = p;
+        dxcl_object_of(t->mems[i])->pending_release = p;
     dxcl_unlock_exclusive();
     drv->clFlush(t->queue);
     t->pending = true; /* the claims, holds and context reference are the pending release's */
@@ -679,7 +680,8 @@ static void join_pending(cl_mem handle)
     cl_int status = CL_COMPLETE;
 
     dxcl_lock_shared();
-    if ((mem = dxcl_memobj_lookup(handle)) && (p = mem->pending_release))
+    if ((mem = dxcl_memobj_lookup(handle)) && mem->surface &&
+        (p = dxcl_object_of(mem)->pending_release))
         InterlockedIncrement(&p->refs);
     dxcl_unlock_shared();
     if (!p)

@@ -2,8 +2,9 @@
 #include "engine/copy.h"
 #include "core/driver.h"
 #include "core/fault.h"
+#include "engine/object.h"
 #include "engine/zerocopy.h"
-#include "formats/device_convert.h"
+#include "engine/device_convert.h"
 #include "formats/pixels.h"
 
 cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
@@ -62,14 +63,15 @@ static size_t depth_of(const struct dxcl_memobj *mem)
 /* The backing-layout buffer the driver reads from and writes to for emulated formats. */
 static cl_int convert_buffer(struct dxcl_memobj *mem, struct dxcl_pixel_box *box)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     size_t element = dxcl_element_size(&mem->backing.driver);
 
     box->row_pitch = element * mem->desc.width;
     box->slice_pitch = box->row_pitch * mem->desc.height;
-    if (!mem->convert_buffer &&
-        !(mem->convert_buffer = dxcl_malloc(box->slice_pitch * depth_of(mem))))
+    if (!obj->convert_buffer &&
+        !(obj->convert_buffer = dxcl_malloc(box->slice_pitch * depth_of(mem))))
         return CL_OUT_OF_HOST_MEMORY;
-    box->data = mem->convert_buffer;
+    box->data = obj->convert_buffer;
     return CL_SUCCESS;
 }
 
@@ -138,7 +140,7 @@ void dxcl_download_done(struct dxcl_memobj *mem)
     struct dxcl_mapping view;
     struct dxcl_pixel_box src, dst;
 
-    if (!is_image(mem) || !mem->backing.emulated || mem->downloaded_on_device)
+    if (!is_image(mem) || !mem->backing.emulated || dxcl_object_of(mem)->downloaded_on_device)
         return;
     surface_view(mem, &view);
     convert_buffer(mem, &src); /* allocated by dxcl_enqueue_download */
@@ -149,7 +151,9 @@ void dxcl_download_done(struct dxcl_memobj *mem)
 
 void dxcl_conversion_free(struct dxcl_memobj *mem)
 {
-    free(mem->convert_buffer);
-    mem->convert_buffer = NULL;
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    free(obj->convert_buffer);
+    obj->convert_buffer = NULL;
     dxcl_device_convert_free(mem);
 }

@@ -6,6 +6,7 @@
 #include "core/fault.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"
+#include "engine/object.h"
 #include "formats/host_commands.h"
 
 #include <stdlib.h>
@@ -31,10 +32,11 @@ static cl_int hold_object(struct dxcl_guarded *g, const struct dxcl_use_of *use)
         return DXCL_FAIL(backend->errors.not_acquired, "%s: %s object %p is not acquired",
                          g->caller, backend->name, (void *)use->mem);
     if (mem) {
-        g->objects[g->count++] = (struct dxcl_guarded_object){
-            .mem = mem,
-            .use = use->use,
-            .overwrite = whole && use->use == DXCL_USE_OVERWRITE && mem->lazy_pending};
+        g->objects[g->count++] =
+            (struct dxcl_guarded_object){.mem = mem,
+                                         .use = use->use,
+                                         .overwrite = whole && use->use == DXCL_USE_OVERWRITE &&
+                                                      dxcl_object_of(mem)->lazy_pending};
     }
     return CL_SUCCESS;
 }
@@ -74,7 +76,7 @@ cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result)
     for (size_t i = 0; i < g->count; i++) {
         struct dxcl_guarded_object *object = &g->objects[i];
         if (result == CL_SUCCESS && object->use != DXCL_USE_READ)
-            InterlockedExchange(&object->mem->written, 1);
+            InterlockedExchange(&dxcl_object_of(object->mem)->written, 1);
         if (result != CL_SUCCESS && object->prepared)
             dxcl_lazy_rejected(object->mem);
         dxcl_memobj_put(object->mem);

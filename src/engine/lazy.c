@@ -1,6 +1,7 @@
 /* Lazy uploads (engine/lazy.h). */
 #include "engine/lazy.h"
 #include "engine/copy.h"
+#include "engine/object.h"
 #include "engine/zerocopy.h"
 #include "core/env.h"
 #include "core/fault.h"
@@ -64,11 +65,13 @@ static cl_int queue_upload(cl_command_queue queue, struct dxcl_memobj *mem, cons
 /* The upload went to `queue` (NULL: later commands must order themselves after it). */
 static void uploaded(struct dxcl_memobj *mem, cl_event upload, cl_command_queue queue)
 {
-    if (mem->pending_write)
-        dxcl_driver()->clReleaseEvent(mem->pending_write);
-    mem->pending_write = upload;
-    mem->lazy_queue = queue;
-    mem->lazy_pending = 0;
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->pending_write)
+        dxcl_driver()->clReleaseEvent(obj->pending_write);
+    obj->pending_write = upload;
+    obj->lazy_queue = queue;
+    obj->lazy_pending = 0;
 }
 
 static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
@@ -96,11 +99,12 @@ static cl_int bring_in(cl_command_queue queue, struct dxcl_memobj *mem, const ch
 static cl_int order_after_upload(cl_command_queue queue, struct dxcl_memobj *mem,
                                  const char *caller)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     cl_int err;
 
-    if (!mem->pending_write || mem->lazy_queue == queue)
+    if (!obj->pending_write || obj->lazy_queue == queue)
         return CL_SUCCESS;
-    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, &mem->pending_write, NULL));
+    err = DXCL_DRIVER_CALL_INT(clEnqueueBarrierWithWaitList, (queue, 1, &obj->pending_write, NULL));
     if (err != CL_SUCCESS)
         return DXCL_FAIL(err, "%s: cannot order the queue after the upload of %p", caller,
                          (void *)mem->handle);
@@ -113,13 +117,13 @@ static void *enter(struct dxcl_memobj *mem)
     const struct dxcl_backend *backend = mem->surface->backend;
     void *protection = backend->enter_device ? backend->enter_device(mem->context) : NULL;
 
-    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    dxcl_take(&dxcl_object_of(mem)->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     return protection;
 }
 
 static void leave(struct dxcl_memobj *mem, void *protection)
 {
-    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    dxcl_leave(&dxcl_object_of(mem)->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     if (protection)
         mem->surface->backend->leave_device(protection);
 }
@@ -151,16 +155,18 @@ static cl_int reload(cl_command_queue queue, struct dxcl_memobj *mem, const char
     if (err != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the contents of %p could not be read in (%d)",
                          caller, (void *)mem->handle, err);
-    mem->stale = false;
+    dxcl_object_of(mem)->stale = false;
     DXCL_LOG("%s: %p read in again after a refused overwrite", caller, (void *)mem->handle);
     return CL_SUCCESS;
 }
 
 static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
-    if (mem->lazy_pending)
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->lazy_pending)
         return bring_in(queue, mem, caller);
-    if (mem->stale)
+    if (obj->stale)
         return reload(queue, mem, caller);
     /* Another thread's first touch won: this command still comes after its upload. */
     return order_after_upload(queue, mem, caller);
@@ -168,7 +174,9 @@ static cl_int touch(cl_command_queue queue, struct dxcl_memobj *mem, const char 
 
 cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
-    if (!mem->lazy_pending && !mem->stale && (!mem->lazy_queue || mem->lazy_queue == queue))
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (!obj->lazy_pending && !obj->stale && (!obj->lazy_queue || obj->lazy_queue == queue))
         return CL_SUCCESS; /* touched already, on this queue (a hint: checked again locked) */
     return locked(queue, mem, caller, touch);
 }
@@ -176,14 +184,15 @@ cl_int dxcl_lazy_touch(cl_command_queue queue, struct dxcl_memobj *mem, const ch
 /* A copied object: its surface only mapped, for the release to download into. */
 static cl_int map_for_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, const char *caller)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     cl_int err;
 
     if ((err = surface_in(mem, false)) != CL_SUCCESS)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s: the %s resource of %p could not be mapped",
                          caller, mem->desc.backend->name, (void *)mem->handle);
-    mem->lazy_queue = queue;
-    mem->lazy_pending = 0;
-    InterlockedIncrement(&mem->skipped_uploads);
+    obj->lazy_queue = queue;
+    obj->lazy_pending = 0;
+    InterlockedIncrement(&obj->skipped_uploads);
     DXCL_LOG("%s: %p overwritten: the Direct3D read and upload are skipped", caller,
              (void *)mem->handle);
     return CL_SUCCESS;
@@ -199,7 +208,7 @@ static size_t host_bytes(const struct dxcl_memobj *mem)
 
     if (mem->desc.type == CL_MEM_OBJECT_BUFFER)
         return mem->desc.size;
-    return mem->host_copy.row_pitch * mem->desc.height * depth;
+    return dxcl_object_of_const(mem)->host_copy.row_pitch * mem->desc.height * depth;
 }
 
 /* A zero-copy object: its storage handed over; a small one gets the resource copied in first
@@ -223,7 +232,7 @@ static cl_int hand_over_untouched(cl_command_queue queue, struct dxcl_memobj *me
                          caller, (void *)mem->handle, err);
     }
     uploaded(mem, upload, queue);
-    InterlockedIncrement(&mem->skipped_uploads);
+    InterlockedIncrement(&dxcl_object_of(mem)->skipped_uploads);
     DXCL_LOG("%s: %p overwritten: its storage is handed over as it is", caller,
              (void *)mem->handle);
     return CL_SUCCESS;
@@ -235,7 +244,7 @@ cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, cons
     void *protection = enter(mem);
     cl_int err;
 
-    *prepared = mem->lazy_pending;
+    *prepared = dxcl_object_of(mem)->lazy_pending;
     /* Another thread's command may have touched it first: then this one is an ordinary touch. */
     if (!*prepared)
         err = touch(queue, mem, caller);
@@ -250,10 +259,12 @@ cl_int dxcl_lazy_overwrite(cl_command_queue queue, struct dxcl_memobj *mem, cons
 
 void dxcl_lazy_rejected(struct dxcl_memobj *mem)
 {
-    dxcl_take(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    dxcl_take(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
     /* A small zero-copy object's storage got the resource's contents before it went to the
      * driver; a larger one's did not, and the next touch reads them in (reload). */
-    mem->stale = !dxcl_memobj_zero_copy(mem) || host_bytes(mem) > IMPLICIT_DISCARD_MAX;
-    InterlockedDecrement(&mem->skipped_uploads); /* it will be read after all */
-    dxcl_leave(&mem->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
+    obj->stale = !dxcl_memobj_zero_copy(mem) || host_bytes(mem) > IMPLICIT_DISCARD_MAX;
+    InterlockedDecrement(&obj->skipped_uploads); /* it will be read after all */
+    dxcl_leave(&obj->lazy_lock, DXCL_LOCK_LAZY, true, __func__);
 }

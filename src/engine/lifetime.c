@@ -1,11 +1,12 @@
 /* Creation and teardown of shared objects (engine/lifetime.h). */
 #include "engine/lifetime.h"
-#include "compat/callbacks.h"
 #include "core/api.h"
 #include "core/driver.h"
 #include "core/fault.h"
 #include "core/registry.h"
+#include "core/waiter.h"
 #include "engine/copy.h"
+#include "engine/object.h"
 #include "engine/zerocopy.h"
 #include "formats/formats.h"
 
@@ -25,7 +26,7 @@ cl_int dxcl_check_shared_flags(cl_mem_flags flags)
 static cl_mem create_buffer(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_memobj *mem, cl_int *err)
 {
-    void *host = mem->host_copy.data;
+    void *host = dxcl_object_of_const(mem)->host_copy.data;
 
     return dxcl_driver()->clCreateBuffer(ctx->handle, flags | (host ? CL_MEM_USE_HOST_PTR : 0),
                                          mem->desc.size, host, err);
@@ -34,17 +35,18 @@ static cl_mem create_buffer(struct dxcl_context *ctx, cl_mem_flags flags,
 static cl_mem create_image(struct dxcl_context *ctx, cl_mem_flags flags,
                            const struct dxcl_memobj *mem, cl_int *err)
 {
+    const struct dxcl_object *obj = dxcl_object_of_const(mem);
     const struct dxcl_shared_desc *desc = &mem->desc;
     bool is_3d = desc->type == CL_MEM_OBJECT_IMAGE3D;
-    void *host = mem->host_copy.data;
+    void *host = obj->host_copy.data;
     cl_image_desc image = {.image_type = desc->type,
                            .image_width = desc->width,
                            .image_height = desc->height,
                            .image_depth = is_3d ? desc->depth : 1};
 
     if (host) {
-        image.image_row_pitch = mem->host_copy.row_pitch;
-        image.image_slice_pitch = is_3d ? mem->host_copy.slice_pitch : 0;
+        image.image_row_pitch = obj->host_copy.row_pitch;
+        image.image_slice_pitch = is_3d ? obj->host_copy.slice_pitch : 0;
         flags |= CL_MEM_USE_HOST_PTR;
     }
     return dxcl_driver()->clCreateImage(ctx->handle, flags, &mem->backing.driver, &image, host,
@@ -88,16 +90,17 @@ static cl_mem create_object(struct dxcl_context *ctx, cl_mem_flags flags,
 static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                    struct dxcl_memobj *mem, cl_int *err)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     cl_mem handle;
 
     flags = flags ? flags : CL_MEM_READ_WRITE;
     if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
-    if (dxcl_zero_copy_probe(ctx, mem, &mem->host_copy)) {
+    if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
         if ((handle = create_object(ctx, flags, mem, err)))
             return handle;
         DXCL_LOG("the driver refused CL_MEM_USE_HOST_PTR on the staging copy (%d): copies", *err);
-        mem->host_copy = (struct dxcl_mapping){0};
+        obj->host_copy = (struct dxcl_mapping){0};
     }
     if (!(handle = create_object(ctx, flags, mem, err)))
         *err = DXCL_FAIL(*err, "the driver could not create the %s of resource %p (%ux%ux%u)",
@@ -117,7 +120,7 @@ static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_des
                                     .backend_data = desc->surface_data};
         desc->backend->destroy_surface(&temp);
     }
-    free(mem);
+    free(mem ? dxcl_object_of(mem) : NULL);
     if (errcode_ret)
         *errcode_ret = err;
     return NULL;
@@ -126,7 +129,8 @@ static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_des
 cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
                           const struct dxcl_shared_desc *desc, cl_int *errcode_ret)
 {
-    struct dxcl_memobj *mem = dxcl_calloc(1, sizeof(*mem));
+    struct dxcl_object *object = dxcl_calloc(1, sizeof(*object));
+    struct dxcl_memobj *mem = object ? &object->record : NULL;
     bool surface_taken = false;
     bool duplicate;
     cl_int err;
@@ -166,7 +170,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s%s",
              desc->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
              desc->plane, mem->backing.emulated ? " (emulated format)" : "",
-             mem->host_copy.data ? " (zero-copy)" : "");
+             dxcl_object_of(mem)->host_copy.data ? " (zero-copy)" : "");
     return mem->handle;
 }
 
@@ -225,31 +229,35 @@ static cl_int event_status(cl_event event)
  * queue dxcl last used for the object (the program may have released that one). */
 static void fence(struct dxcl_memobj *mem)
 {
-    mem->fenced = true;
-    mem->fences = dxcl_fence_context_queues(mem->context->handle, 1, &mem->fence_count);
-    if (mem->fences && mem->queue &&
-        dxcl_driver()->clEnqueueMarkerWithWaitList(mem->queue, 0, NULL,
-                                                   &mem->fences[mem->fence_count]) == CL_SUCCESS)
-        dxcl_driver()->clFlush(mem->queue), mem->fence_count++;
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    obj->fenced = true;
+    obj->fences = dxcl_fence_context_queues(mem->context->handle, 1, &obj->fence_count);
+    if (obj->fences && obj->queue &&
+        dxcl_driver()->clEnqueueMarkerWithWaitList(obj->queue, 0, NULL,
+                                                   &obj->fences[obj->fence_count]) == CL_SUCCESS)
+        dxcl_driver()->clFlush(obj->queue), obj->fence_count++;
 }
 
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
 static bool driver_busy(struct dxcl_memobj *mem)
 {
-    if (mem->pending_write) {
-        if (event_status(mem->pending_write) > CL_COMPLETE)
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->pending_write) {
+        if (event_status(obj->pending_write) > CL_COMPLETE)
             return true;
-        dxcl_driver()->clReleaseEvent(mem->pending_write);
-        mem->pending_write = NULL;
+        dxcl_driver()->clReleaseEvent(obj->pending_write);
+        obj->pending_write = NULL;
     }
-    if (!mem->host_copy.data)
+    if (!obj->host_copy.data)
         return false;
-    if (!mem->fenced)
+    if (!obj->fenced)
         fence(mem);
-    while (mem->fence_count) {
-        if (event_status(mem->fences[mem->fence_count - 1]) > CL_COMPLETE)
+    while (obj->fence_count) {
+        if (event_status(obj->fences[obj->fence_count - 1]) > CL_COMPLETE)
             return true;
-        dxcl_driver()->clReleaseEvent(mem->fences[--mem->fence_count]);
+        dxcl_driver()->clReleaseEvent(obj->fences[--obj->fence_count]);
     }
     /* A zero-copy object rests mapped for Direct3D between a release and the next acquire:
      * the driver's mapping goes before its object (no command of the program's is left). */
@@ -279,7 +287,7 @@ static void give_surface_back(struct dxcl_memobj *mem)
     bool acquired;
 
     dxcl_lock_exclusive();
-    acquired = mem->state == DXCL_ACQUIRED && !mem->lazy_pending;
+    acquired = mem->state == DXCL_ACQUIRED && !dxcl_object_of(mem)->lazy_pending;
     if (acquired)
         mem->state = DXCL_IDLE; /* the record is no one else's any more */
     dxcl_unlock_exclusive();
@@ -297,18 +305,19 @@ static void give_surface_back(struct dxcl_memobj *mem)
  * driver's context until then). */
 static void finish(struct dxcl_memobj *mem)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     struct dxcl_surface *surface = mem->surface;
     struct dxcl_context *ctx = mem->context;
 
     give_surface_back(mem);
-    if (mem->queue)
-        dxcl_driver()->clReleaseCommandQueue(mem->queue);
+    if (obj->queue)
+        dxcl_driver()->clReleaseCommandQueue(obj->queue);
     dxcl_driver()->clReleaseMemObject(mem->handle);
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
-    free(mem->fences);
+    free(obj->fences);
     dxcl_conversion_free(mem);
-    free(mem);
+    free(obj);
 }
 
 /* The waiter finishes a parked teardown once the driver is done, where the device allows it. */
@@ -328,7 +337,7 @@ static void park(struct dxcl_memobj *mem)
     if (mem->context->any_thread && dxcl_waiter_poll(poll_teardown, mem))
         return;
     dxcl_lock_exclusive();
-    mem->next_parked = parked;
+    dxcl_object_of(mem)->next_parked = parked;
     parked = mem;
     InterlockedIncrement(&parked_count);
     dxcl_unlock_exclusive();
@@ -366,18 +375,18 @@ void dxcl_finish_parked(void)
     InterlockedExchange(&parked_count, 0);
     dxcl_unlock_exclusive();
     for (; list; list = next) {
-        next = list->next_parked;
+        next = dxcl_object_of(list)->next_parked;
         if (!driver_busy(list)) {
             finish(list);
             continue;
         }
-        list->next_parked = kept;
+        dxcl_object_of(list)->next_parked = kept;
         kept = list;
     }
     for (; kept; kept = next) {
-        next = kept->next_parked;
+        next = dxcl_object_of(kept)->next_parked;
         dxcl_lock_exclusive();
-        kept->next_parked = parked;
+        dxcl_object_of(kept)->next_parked = parked;
         parked = kept;
         InterlockedIncrement(&parked_count);
         dxcl_unlock_exclusive();

@@ -8,6 +8,7 @@
 #include "core/registry.h"
 #include "core/route.h"
 #include "engine/lifetime.h"
+#include "engine/object.h"
 #include "formats/pixels.h"
 
 /* The shared record of `handle`, held (dxcl_memobj_put), or NULL. */
@@ -41,7 +42,8 @@ static bool spec_view_of(cl_mem handle, struct spec_view *view)
 
     dxcl_lock_shared();
     mem = dxcl_memobj_lookup(handle);
-    differs = mem && (mem->backing.emulated || mem->host_copy.data);
+    differs =
+        mem && (mem->backing.emulated || (mem->surface && dxcl_object_of(mem)->host_copy.data));
     if (differs)
         *view = (struct spec_view){mem->desc, mem->backing, mem->flags};
     dxcl_unlock_shared();

@@ -3,6 +3,7 @@
 #include "core/env.h"
 #include "core/table.h"
 #include "core/driver.h"
+#include "engine/object.h"
 
 #include <stdlib.h>
 
@@ -81,9 +82,10 @@ bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *me
 
 bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_mapping *now = &mem->surface->mapping;
 
-    if (now->data == mem->host_copy.data && now->row_pitch == mem->host_copy.row_pitch)
+    if (now->data == obj->host_copy.data && now->row_pitch == obj->host_copy.row_pitch)
         return true;
     /* The driver keeps the old memory as the object's storage (a cl_mem cannot be re-bound);
      * from now on Direct3D's memory and the driver's are two, and bytes move between them by
@@ -91,9 +93,9 @@ bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller)
      * first, so that no hand-over touches it again. */
     DXCL_LOG("%s: the staging copy of %p moved (%p, was %p): zero-copy ends, the object copies "
              "from now on",
-             caller, (void *)mem->handle, now->data, mem->host_copy.data);
-    InterlockedExchange(&mem->moved, 1);
-    if (mem->host_mapped && !dxcl_zero_copy_hand_back(mem))
+             caller, (void *)mem->handle, now->data, obj->host_copy.data);
+    InterlockedExchange(&obj->moved, 1);
+    if (obj->host_mapped && !dxcl_zero_copy_hand_back(mem))
         DXCL_LOG("%s: %p stays mapped by the driver (the unmap could not be queued)", caller,
                  (void *)mem->handle);
     return false;
@@ -118,19 +120,22 @@ static void *map_object(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_
 /* The queue dxcl last used for the object, retained, for the waits at the end. */
 static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
 {
-    if (mem->queue == queue)
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->queue == queue)
         return;
     dxcl_driver()->clRetainCommandQueue(queue);
-    if (mem->queue)
-        dxcl_driver()->clReleaseCommandQueue(mem->queue);
-    mem->queue = queue;
+    if (obj->queue)
+        dxcl_driver()->clReleaseCommandQueue(obj->queue);
+    obj->queue = queue;
 }
 
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
-    void *mapped = mem->host_mapped;
+    void *mapped = obj->host_mapped;
     cl_event map_event = NULL;
     cl_int err = CL_SUCCESS;
 
@@ -149,7 +154,7 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
         drv->clReleaseEvent(map_event);
     if (err != CL_SUCCESS)
         return err;
-    mem->host_mapped = NULL;
+    obj->host_mapped = NULL;
     remember_queue(mem, queue);
     return CL_SUCCESS;
 }
@@ -162,7 +167,7 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
 
     if (!mapped)
         return err;
-    mem->host_mapped = mapped;
+    dxcl_object_of(mem)->host_mapped = mapped;
     remember_queue(mem, queue);
     return CL_SUCCESS;
 }
@@ -172,17 +177,20 @@ static cl_command_queue own_queue(struct dxcl_memobj *mem)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_context *ctx = mem->context;
-    cl_command_queue queue = ctx->own_queue, made;
+    struct dxcl_engine_context *engine = dxcl_engine_context(ctx);
+    cl_command_queue queue, made;
     cl_device_id device;
     cl_int err;
 
-    if (queue)
+    if (!engine)
+        return NULL;
+    if ((queue = engine->own_queue))
         return queue;
-    if (drv->clGetCommandQueueInfo(mem->queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL) !=
-            CL_SUCCESS ||
+    if (drv->clGetCommandQueueInfo(dxcl_object_of(mem)->queue, CL_QUEUE_DEVICE, sizeof(device),
+                                   &device, NULL) != CL_SUCCESS ||
         !(made = drv->clCreateCommandQueue(ctx->handle, device, 0, &err)))
         return NULL;
-    if ((queue = InterlockedCompareExchangePointer((void **)&ctx->own_queue, made, NULL))) {
+    if ((queue = InterlockedCompareExchangePointer((void **)&engine->own_queue, made, NULL))) {
         drv->clReleaseCommandQueue(made); /* another thread made one first */
         return queue;
     }
@@ -191,19 +199,20 @@ static cl_command_queue own_queue(struct dxcl_memobj *mem)
 
 bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
     cl_command_queue queue;
     cl_event done;
 
-    if (!mem->host_mapped)
+    if (!obj->host_mapped)
         return true;
     if (!(queue = own_queue(mem)) ||
-        drv->clEnqueueUnmapMemObject(queue, mem->handle, mem->host_mapped, 0, NULL, &done) !=
+        drv->clEnqueueUnmapMemObject(queue, mem->handle, obj->host_mapped, 0, NULL, &done) !=
             CL_SUCCESS)
         return false;
     drv->clWaitForEvents(1, &done);
     drv->clReleaseEvent(done);
-    mem->host_mapped = NULL;
+    obj->host_mapped = NULL;
     return true;
 }
 
@@ -211,8 +220,10 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
  * wait for the program). */
 void dxcl_zero_copy_undo(struct dxcl_memobj *mem)
 {
-    if (mem->host_mapped)
-        dxcl_driver()->clEnqueueUnmapMemObject(mem->queue, mem->handle, mem->host_mapped, 0, NULL,
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->host_mapped)
+        dxcl_driver()->clEnqueueUnmapMemObject(obj->queue, mem->handle, obj->host_mapped, 0, NULL,
                                                NULL);
-    mem->host_mapped = NULL;
+    obj->host_mapped = NULL;
 }

@@ -1,4 +1,4 @@
-/* The OpenCL C kernels that convert emulated formats on the device (formats/device_convert.h),
+/* The OpenCL C kernels that convert emulated formats on the device (engine/device_convert.h),
  * and which kernel with which arguments converts a layout. Pure C: built into the DLL and,
  * with the host compiler, into a native test that runs every kernel on the host's OpenCL
  * driver against pixels.c. */

@@ -6,6 +6,7 @@
  * the host. Other images are forwarded untouched. The enqueue guard (src/engine/guard.c) has
  * checked every object before these run. */
 #include "formats/host_commands.h"
+#include "core/chain.h"
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
@@ -73,74 +74,23 @@ static size_t box_bytes(const struct dxcl_pixel_box *box, const size_t *region)
     return box->slice_pitch * region[2];
 }
 
-/* Commands enqueued one after the other: the first waits for the program's wait list, each
- * next one for the previous; the last one's event is the program's. Nothing blocks the host. */
-struct chain {
-    cl_command_queue queue;
-    cl_uint num_events;
-    const cl_event *wait_list;
-    cl_event last;
-    cl_int err;
-    bool uses_host; /* a queued command reads or writes the program's memory */
-};
-
-static struct chain chain_start(cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list)
+/* Every command of a host command's chain makes an event (core/chain.h). */
+static void chain_step(struct dxcl_chain *c, cl_int err, cl_event next)
 {
-    return (struct chain){queue, num_events, wait_list, NULL, CL_SUCCESS, false};
-}
-
-#define CHAIN_WAIT(c) ((c)->last ? 1 : (c)->num_events), ((c)->last ? &(c)->last : (c)->wait_list)
-
-/* Whether the chain may enqueue its next command: no step failed, and the fault point "chain"
- * does not fail this one (docs/reliability.md). */
-static bool chain_next(struct chain *c)
-{
-    if (c->err == CL_SUCCESS && dxcl_fault_hit(DXCL_FAULT_CHAIN))
-        c->err = CL_OUT_OF_RESOURCES;
-    return c->err == CL_SUCCESS;
-}
-
-static void chain_step(struct chain *c, cl_int err, cl_event next)
-{
-    /* Wine's opencl.dll returns no event from some commands (clEnqueueFillBuffer,
-     * clEnqueueCopyBufferToImage): a marker without a wait list stands for everything
-     * enqueued before it, in any queue mode. */
-    if (err == CL_SUCCESS && !next)
-        err = dxcl_driver()->clEnqueueMarkerWithWaitList(c->queue, 0, NULL, &next);
-    if (err != CL_SUCCESS) {
-        c->err = err;
-        return;
-    }
-    if (c->last)
-        dxcl_driver()->clReleaseEvent(c->last);
-    c->last = next;
-}
-
-/* A chain that fails hands out no event, so the program takes it that nothing of the command
- * runs and may free its memory at once. Commands already queued still run: when one of them
- * reads or writes the program's memory, wait for the chain so far (each command waits for the
- * one before it) before returning the error. */
-static void chain_abandon(struct chain *c)
-{
-    if (!c->last)
-        return;
-    if (c->uses_host)
-        dxcl_driver()->clWaitForEvents(1, &c->last);
-    dxcl_driver()->clReleaseEvent(c->last);
-    c->last = NULL;
+    dxcl_chain_step(c, err, true, next);
 }
 
 /* Ends the chain: blocks only when the program asked for a blocking command (or the chain
  * failed after using the program's memory). */
-static cl_int chain_finish(struct chain *c, bool blocking, cl_command_type type, cl_event *event)
+static cl_int chain_finish(struct dxcl_chain *c, bool blocking, cl_command_type type,
+                           cl_event *event)
 {
     if (c->err == CL_SUCCESS && blocking && dxcl_driver()->clWaitForEvents(1, &c->last))
         c->err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     if (c->err == CL_SUCCESS && event)
         c->err = dxcl_event_register(c->last, type, NULL);
     if (c->err != CL_SUCCESS) {
-        chain_abandon(c);
+        dxcl_chain_abandon(c);
         return c->err;
     }
     if (event)
@@ -152,7 +102,7 @@ static cl_int chain_finish(struct chain *c, bool blocking, cl_command_type type,
 
 /* A device buffer of `bytes`. Released by the caller after enqueueing: the driver keeps it
  * until the commands using it are done. */
-static cl_mem temp_buffer(struct chain *c, size_t bytes)
+static cl_mem temp_buffer(struct dxcl_chain *c, size_t bytes)
 {
     cl_context context = NULL;
     cl_mem buffer = NULL;
@@ -171,13 +121,14 @@ static size_t region_pixels(const size_t *region)
 }
 
 /* The backing pixels of a region, tightly packed. */
-static cl_mem backing_buffer(struct chain *c, const struct image_view *img, const size_t *region)
+static cl_mem backing_buffer(struct dxcl_chain *c, const struct image_view *img,
+                             const size_t *region)
 {
     return temp_buffer(c, dxcl_element_size(&img->backing.driver) * region_pixels(region));
 }
 
 /* The spec-layout pixels of a region, tightly packed. */
-static cl_mem spec_buffer(struct chain *c, const struct image_view *img, const size_t *region)
+static cl_mem spec_buffer(struct dxcl_chain *c, const struct image_view *img, const size_t *region)
 {
     return temp_buffer(c, dxcl_element_size(&img->backing.spec) * region_pixels(region));
 }
@@ -195,7 +146,7 @@ struct spec_place {
 /* One rectangle copy of `bytes` per pixel between the backing buffer (pixel stride `bpx`)
  * and the spec side (pixel stride `spx`): pixels are the rectangle's rows, image rows its
  * slices. */
-static void move_run(struct chain *c, cl_mem backing, size_t backing_offset, size_t bpx,
+static void move_run(struct dxcl_chain *c, cl_mem backing, size_t backing_offset, size_t bpx,
                      const struct spec_place *spec, size_t spec_offset, size_t spx, size_t bytes,
                      const size_t *region)
 {
@@ -206,23 +157,23 @@ static void move_run(struct chain *c, cl_mem backing, size_t backing_offset, siz
     cl_event done = NULL;
     cl_int err;
 
-    if (!chain_next(c))
+    if (!dxcl_chain_next(c))
         return;
     if (spec->side == SPEC_BUFFER_FROM_BACKING)
-        err =
-            drv->clEnqueueCopyBufferRect(c->queue, backing, spec->buffer, b_origin, s_origin, rect,
-                                         bpx, brow, spx, spec->row_pitch, CHAIN_WAIT(c), &done);
+        err = drv->clEnqueueCopyBufferRect(c->queue, backing, spec->buffer, b_origin, s_origin,
+                                           rect, bpx, brow, spx, spec->row_pitch,
+                                           DXCL_CHAIN_WAIT(c), &done);
     else
-        err =
-            drv->clEnqueueCopyBufferRect(c->queue, spec->buffer, backing, s_origin, b_origin, rect,
-                                         spx, spec->row_pitch, bpx, brow, CHAIN_WAIT(c), &done);
+        err = drv->clEnqueueCopyBufferRect(c->queue, spec->buffer, backing, s_origin, b_origin,
+                                           rect, spx, spec->row_pitch, bpx, brow,
+                                           DXCL_CHAIN_WAIT(c), &done);
     chain_step(c, err, done);
 }
 
 /* Moves the spec's channels between the backing buffer of a region and the spec side: per
  * slice, one rectangle copy per run of spec channels that lie in order in the backing pixel
  * (one run for R, RG and A). */
-static void move_channels(struct chain *c, const struct image_view *img, cl_mem backing,
+static void move_channels(struct dxcl_chain *c, const struct image_view *img, cl_mem backing,
                           const struct spec_place *spec, const size_t *region)
 {
     const struct dxcl_layout *layout = &img->backing.layout;
@@ -247,21 +198,23 @@ static void move_channels(struct chain *c, const struct image_view *img, cl_mem 
 }
 
 /* The driver's pixels of an image region into `buffer` at `offset`. */
-static void image_into_buffer(struct chain *c, const struct image_view *img, const size_t *origin,
-                              const size_t *region, cl_mem buffer, size_t offset)
+static void image_into_buffer(struct dxcl_chain *c, const struct image_view *img,
+                              const size_t *origin, const size_t *region, cl_mem buffer,
+                              size_t offset)
 {
     cl_event done = NULL;
 
-    if (chain_next(c))
+    if (dxcl_chain_next(c))
         chain_step(c,
                    dxcl_driver()->clEnqueueCopyImageToBuffer(c->queue, img->handle, buffer, origin,
-                                                             region, offset, CHAIN_WAIT(c), &done),
+                                                             region, offset, DXCL_CHAIN_WAIT(c),
+                                                             &done),
                    done);
 }
 
 /* Backing pixels of the region into a new backing buffer (the chain's first command). */
-static cl_mem image_to_backing(struct chain *c, const struct image_view *img, const size_t *origin,
-                               const size_t *region)
+static cl_mem image_to_backing(struct dxcl_chain *c, const struct image_view *img,
+                               const size_t *origin, const size_t *region)
 {
     cl_mem buffer = backing_buffer(c, img, region);
 
@@ -272,7 +225,8 @@ static cl_mem image_to_backing(struct chain *c, const struct image_view *img, co
 
 /* A backing buffer prefilled with what the channels the spec lacks read as (0, or 1 for
  * alpha), for the spec's channels to be moved in. */
-static cl_mem prefilled_backing(struct chain *c, const struct image_view *img, const size_t *region)
+static cl_mem prefilled_backing(struct dxcl_chain *c, const struct image_view *img,
+                                const size_t *region)
 {
     unsigned char zero[16] = {0}, pixel[16];
     struct dxcl_pixel_box src = {zero, sizeof(zero), sizeof(zero)};
@@ -282,11 +236,11 @@ static cl_mem prefilled_backing(struct chain *c, const struct image_view *img, c
     cl_event done = NULL;
 
     dxcl_pixels_to_backing(&img->backing.layout, &src, &dst, 1, 1, 1);
-    if (buffer && chain_next(c))
+    if (buffer && dxcl_chain_next(c))
         chain_step(c,
                    dxcl_driver()->clEnqueueFillBuffer(c->queue, buffer, pixel, bpx, 0,
-                                                      bpx * region_pixels(region), CHAIN_WAIT(c),
-                                                      &done),
+                                                      bpx * region_pixels(region),
+                                                      DXCL_CHAIN_WAIT(c), &done),
                    done);
     return buffer;
 }
@@ -301,19 +255,20 @@ static void release_temps(cl_mem a, cl_mem b)
 }
 
 /* `buffer` from `offset` into the driver's pixels of an image region. */
-static void buffer_into_image(struct chain *c, const struct image_view *img, cl_mem buffer,
+static void buffer_into_image(struct dxcl_chain *c, const struct image_view *img, cl_mem buffer,
                               size_t offset, const size_t *origin, const size_t *region)
 {
     cl_event done = NULL;
 
-    if (chain_next(c))
+    if (dxcl_chain_next(c))
         chain_step(c,
                    dxcl_driver()->clEnqueueCopyBufferToImage(c->queue, buffer, img->handle, offset,
-                                                             origin, region, CHAIN_WAIT(c), &done),
+                                                             origin, region, DXCL_CHAIN_WAIT(c),
+                                                             &done),
                    done);
 }
 
-static void backing_to_image(struct chain *c, const struct image_view *img, cl_mem buffer,
+static void backing_to_image(struct dxcl_chain *c, const struct image_view *img, cl_mem buffer,
                              const size_t *origin, const size_t *region)
 {
     buffer_into_image(c, img, buffer, 0, origin, region);
@@ -328,8 +283,8 @@ static struct spec_place spec_place_of(enum spec_side side, cl_mem buffer, size_
 }
 
 /* Host memory with the program's pitches <-> a tight spec buffer (one rectangle command). From
- * here on a failure of the chain waits for it (chain_abandon). */
-static void host_rect(struct chain *c, const struct image_view *img, cl_mem buffer, bool read,
+ * here on a failure of the chain waits for it (dxcl_chain_abandon). */
+static void host_rect(struct dxcl_chain *c, const struct image_view *img, cl_mem buffer, bool read,
                       void *host, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
     size_t spx = dxcl_element_size(&img->backing.spec);
@@ -339,16 +294,16 @@ static void host_rect(struct chain *c, const struct image_view *img, cl_mem buff
     cl_event done = NULL;
     cl_int err;
 
-    if (!chain_next(c))
+    if (!dxcl_chain_next(c))
         return;
     if (read)
         err = dxcl_driver()->clEnqueueReadBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
                                                      row, slice, box.row_pitch, box.slice_pitch,
-                                                     host, CHAIN_WAIT(c), &done);
+                                                     host, DXCL_CHAIN_WAIT(c), &done);
     else
         err = dxcl_driver()->clEnqueueWriteBufferRect(c->queue, buffer, CL_FALSE, zero, zero, rect,
                                                       row, slice, box.row_pitch, box.slice_pitch,
-                                                      host, CHAIN_WAIT(c), &done);
+                                                      host, DXCL_CHAIN_WAIT(c), &done);
     /* Queued, even if its event is missing and the marker for it fails. */
     c->uses_host |= err == CL_SUCCESS;
     chain_step(c, err, done);
@@ -360,7 +315,8 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueReadImage)(
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct image_view img;
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
 
@@ -385,7 +341,8 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueWriteImage)(
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct image_view img;
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place spec;
     cl_mem backing = NULL, tight = NULL;
 
@@ -458,7 +415,7 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueFillImage)(
 
 /* The spec-layout pixels of an image region into the spec side, packed: the driver's own copy
  * for a native image, a conversion for an emulated one. */
-static void image_to_spec(struct chain *c, const struct image_view *img, const size_t *origin,
+static void image_to_spec(struct dxcl_chain *c, const struct image_view *img, const size_t *origin,
                           const size_t *region, const struct spec_place *spec)
 {
     cl_mem backing;
@@ -474,7 +431,7 @@ static void image_to_spec(struct chain *c, const struct image_view *img, const s
 }
 
 /* The reverse: packed spec-layout pixels into an image region. */
-static void spec_to_image(struct chain *c, const struct image_view *img, const size_t *origin,
+static void spec_to_image(struct dxcl_chain *c, const struct image_view *img, const size_t *origin,
                           const size_t *region, const struct spec_place *spec)
 {
     cl_mem backing;
@@ -496,7 +453,8 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImageToBuffer)(
     const cl_event *event_wait_list, cl_event *event)
 {
     struct image_view img;
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place spec;
 
     if (!emulated_image(src_image, &img) || !fits(&img, src_origin, region))
@@ -514,7 +472,8 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyBufferToImage)(
     const cl_event *event_wait_list, cl_event *event)
 {
     struct image_view img;
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place spec;
 
     if (!emulated_image(dst_image, &img) || !fits(&img, dst_origin, region))
@@ -576,7 +535,8 @@ cl_int CL_API_CALL DXCL_EMULATED_IMAGE(clEnqueueCopyImage)(
     const cl_event *event_wait_list, cl_event *event)
 {
     struct image_view src, dst;
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place from, to;
     cl_mem tight;
 
@@ -629,7 +589,7 @@ static void *fail_map(cl_int err, cl_int *errcode_ret)
 }
 
 /* The region in the spec's layout into the map's buffer, unless the map discards it. */
-static void fill_shadow(struct chain *c, struct shadow_map *map)
+static void fill_shadow(struct dxcl_chain *c, struct shadow_map *map)
 {
     struct spec_place place;
     cl_mem backing;
@@ -644,22 +604,22 @@ static void fill_shadow(struct chain *c, struct shadow_map *map)
     }
 }
 
-static void *map_tight(struct chain *c, struct shadow_map *map, size_t bytes)
+static void *map_tight(struct dxcl_chain *c, struct shadow_map *map, size_t bytes)
 {
     cl_event done = NULL;
     cl_int err = CL_SUCCESS;
     void *ptr;
 
-    if (!chain_next(c))
+    if (!dxcl_chain_next(c))
         return NULL;
     ptr = dxcl_driver()->clEnqueueMapBuffer(c->queue, map->tight, CL_FALSE, map->flags, 0, bytes,
-                                            CHAIN_WAIT(c), &done, &err);
+                                            DXCL_CHAIN_WAIT(c), &done, &err);
     chain_step(c, ptr ? CL_SUCCESS : err, done);
     return ptr;
 }
 
 /* Records the map under its pointer, with a driver reference on the image. */
-static bool keep_shadow(struct chain *c, struct shadow_map *map, void *ptr)
+static bool keep_shadow(struct dxcl_chain *c, struct shadow_map *map, void *ptr)
 {
     bool stored;
 
@@ -697,7 +657,7 @@ static void *map_shadow(cl_command_queue queue, const struct image_view *img, cl
                         size_t *row_pitch, size_t *slice_pitch, cl_uint num_events,
                         const cl_event *wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct chain c = chain_start(queue, num_events, wait_list);
+    struct dxcl_chain c = dxcl_chain_start(queue, num_events, wait_list, DXCL_FAULT_CHAIN);
     struct shadow_map *map = calloc(1, sizeof(*map));
     struct dxcl_pixel_box spec = box_of(NULL, dxcl_element_size(&img->backing.spec), region, 0, 0);
     void *ptr;
@@ -765,7 +725,8 @@ cl_int dxcl_emulated_unmap(cl_command_queue command_queue, cl_mem memobj, void *
                            cl_event *event)
 {
     struct shadow_map *map = take_shadow(memobj, mapped_ptr);
-    struct chain c = chain_start(command_queue, num_events_in_wait_list, event_wait_list);
+    struct dxcl_chain c =
+        dxcl_chain_start(command_queue, num_events_in_wait_list, event_wait_list, DXCL_FAULT_CHAIN);
     struct spec_place place;
     cl_mem backing = NULL;
     cl_event done = NULL;
@@ -774,10 +735,10 @@ cl_int dxcl_emulated_unmap(cl_command_queue command_queue, cl_mem memobj, void *
         return DXCL_DRIVER_CALL_INT(
             clEnqueueUnmapMemObject,
             (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
-    if (chain_next(&c))
+    if (dxcl_chain_next(&c))
         chain_step(&c,
                    dxcl_driver()->clEnqueueUnmapMemObject(command_queue, map->tight, mapped_ptr,
-                                                          CHAIN_WAIT(&c), &done),
+                                                          DXCL_CHAIN_WAIT(&c), &done),
                    done);
     if ((map->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
         (backing = prefilled_backing(&c, &map->image, map->region))) {

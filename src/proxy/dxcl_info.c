@@ -1,6 +1,7 @@
 /* dxcl's own exports (include/dxcl/dxcl.h). */
 #include "core/info.h"
 #include "core/memobj.h"
+#include "engine/object.h"
 #include "core/route.h"
 #include "core/driver.h"
 #include "engine/zerocopy.h"
@@ -80,7 +81,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetSkippedUploads(cl_mem mem, cl_uint *count)
         return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetSkippedUploads: %p is not shared",
                          (void *)mem);
     if (count)
-        *count = (cl_uint)record->skipped_uploads;
+        *count = (cl_uint)dxcl_object_of(record)->skipped_uploads;
     return CL_SUCCESS;
 }
 

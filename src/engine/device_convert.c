@@ -1,4 +1,4 @@
-/* Emulated formats converted on the device (formats/device_convert.h). An upload is three
+/* Emulated formats converted on the device (engine/device_convert.h). An upload is three
  * driver commands, each waiting for the one before it: the spec-layout bytes from host memory
  * into a tight device buffer (clEnqueueWriteBufferRect, the spec's size), the conversion
  * kernel from there into a tight backing-layout buffer (the channels the spec lacks filled
@@ -10,16 +10,18 @@
  * binary of an earlier build where the context has one device); each
  * object keeps its two buffers and two kernels (arguments set once, so no two threads ever
  * share a kernel's arguments) until its teardown. */
-#include "formats/device_convert.h"
+#include "engine/device_convert.h"
+#include "core/chain.h"
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
+#include "engine/object.h"
 #include "formats/convert_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The context's program: dxcl_context.convert_state. */
+/* The context's program: dxcl_engine_context.convert_state. */
 enum { PROGRAM_NONE, PROGRAM_BUILDING, PROGRAM_READY, PROGRAM_FAILED };
 
 struct dxcl_device_convert {
@@ -197,16 +199,20 @@ static cl_program build(cl_context context)
  * transfer converts on the host) or when it failed. */
 static cl_program context_program(struct dxcl_context *ctx)
 {
-    LONG state = InterlockedCompareExchange(&ctx->convert_state, PROGRAM_BUILDING, PROGRAM_NONE);
+    struct dxcl_engine_context *engine = dxcl_engine_context(ctx);
     cl_program program;
+    LONG state;
 
+    if (!engine)
+        return NULL;
+    state = InterlockedCompareExchange(&engine->convert_state, PROGRAM_BUILDING, PROGRAM_NONE);
     if (state == PROGRAM_READY)
-        return ctx->convert_program;
+        return engine->convert_program;
     if (state != PROGRAM_NONE)
         return NULL;
     program = build(ctx->handle);
-    ctx->convert_program = program;
-    InterlockedExchange(&ctx->convert_state, program ? PROGRAM_READY : PROGRAM_FAILED);
+    engine->convert_program = program;
+    InterlockedExchange(&engine->convert_state, program ? PROGRAM_READY : PROGRAM_FAILED);
     return program;
 }
 
@@ -279,7 +285,8 @@ static cl_int make_state(struct dxcl_memobj *mem, cl_program program,
  * allocated: the transfer then fails as the host path's would without its buffer. */
 static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
 {
-    struct dxcl_device_convert *dc = mem->device_convert;
+    struct dxcl_object *obj = dxcl_object_of(mem);
+    struct dxcl_device_convert *dc = obj->device_convert;
     cl_program program;
     cl_int err;
 
@@ -294,7 +301,7 @@ static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
         *oom = true;
         return NULL;
     }
-    mem->device_convert = dc;
+    obj->device_convert = dc;
     if ((err = make_state(mem, program, dc)) != CL_SUCCESS) {
         DXCL_LOG("memobj %p: no buffers or kernels to convert on the device (%s): the host "
                  "converts",
@@ -309,94 +316,27 @@ static struct dxcl_device_convert *state_of(struct dxcl_memobj *mem, bool *oom)
     return dc;
 }
 
-/* Commands queued one after the other. On an out-of-order queue each waits for the one before
- * it, the first for the caller's wait list. On an in-order queue the queue orders them: only
- * the first waits for the wait list, and only the last command and the one that uses host
- * memory make an event (on PoCL through Wine an event between two commands costs about a
- * third of a 1080p RG8 upload). */
-struct chain {
-    cl_command_queue queue;
-    bool in_order;
-    cl_uint num_events;
-    const cl_event *wait_list;
-    bool started;
-    cl_event last; /* the event of the last command that made one */
-    cl_int err;
-};
-
-static struct chain chain_start(cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list)
-{
-    return (struct chain){.queue = queue,
-                          .in_order = dxcl_queue_in_order(queue),
-                          .num_events = num_events,
-                          .wait_list = wait_list,
-                          .err = CL_SUCCESS};
-}
-
-/* The next command's wait list: CHAIN_WAIT(c) as its two arguments. */
-static cl_uint chain_wait_count(const struct chain *c)
-{
-    return !c->started ? c->num_events : c->in_order ? 0 : 1;
-}
-
-static const cl_event *chain_wait_list(const struct chain *c)
-{
-    return !c->started ? c->wait_list : c->in_order ? NULL : &c->last;
-}
-
-#define CHAIN_WAIT(c) chain_wait_count(c), chain_wait_list(c)
-
-/* Whether the next command makes an event: `needed` for the last and the host memory's. */
-static bool chain_wants(const struct chain *c, bool needed)
-{
-    return needed || !c->in_order;
-}
-
-static bool chain_next(struct chain *c)
-{
-    if (c->err == CL_SUCCESS && dxcl_fault_hit(DXCL_FAULT_CONVERT))
-        c->err = CL_OUT_OF_RESOURCES;
-    return c->err == CL_SUCCESS;
-}
-
-static void chain_step(struct chain *c, cl_int err, bool wanted, cl_event next)
-{
-    /* Wine's opencl.dll returns no event from some commands (clEnqueueCopyBufferToImage): a
-     * marker without a wait list stands for everything enqueued before it. */
-    if (err == CL_SUCCESS && wanted && !next)
-        err = dxcl_driver()->clEnqueueMarkerWithWaitList(c->queue, 0, NULL, &next);
-    if (err != CL_SUCCESS) {
-        c->err = err;
-        return;
-    }
-    c->started = true;
-    if (!wanted)
-        return;
-    if (c->last)
-        dxcl_driver()->clReleaseEvent(c->last);
-    c->last = next;
-}
-
-static void kernel_step(struct chain *c, struct dxcl_device_convert *dc, cl_kernel kernel,
+static void kernel_step(struct dxcl_chain *c, struct dxcl_device_convert *dc, cl_kernel kernel,
                         bool needed)
 {
     const size_t global[2] = {dc->width, dc->rows};
-    bool wanted = chain_wants(c, needed);
+    bool wanted = dxcl_chain_wants(c, needed);
     cl_event done = NULL;
 
-    if (chain_next(c))
-        chain_step(c,
-                   dxcl_driver()->clEnqueueNDRangeKernel(c->queue, kernel, 2, NULL, global, NULL,
-                                                         CHAIN_WAIT(c), wanted ? &done : NULL),
-                   wanted, done);
+    if (dxcl_chain_next(c))
+        dxcl_chain_step(c,
+                        dxcl_driver()->clEnqueueNDRangeKernel(c->queue, kernel, 2, NULL, global,
+                                                              NULL, DXCL_CHAIN_WAIT(c),
+                                                              wanted ? &done : NULL),
+                        wanted, done);
 }
 
 /* A chain that failed part-way: a command already queued may use the host memory (the
- * surface's mapping), which the caller may give back, so wait for it (the last event made is
- * that command's or a later one's) before the host takes over. */
-static bool chain_end(struct chain *c, struct dxcl_memobj *mem, const char *what, cl_event *event,
-                      cl_int *err)
+ * surface's mapping), which the caller may give back, or the object's buffers, which its next
+ * transfer uses, so every chain waits for what it queued (uses_host) before the host takes
+ * over. */
+static bool chain_end(struct dxcl_chain *c, struct dxcl_memobj *mem, const char *what,
+                      cl_event *event, cl_int *err)
 {
     if (c->err == CL_SUCCESS) {
         if (event)
@@ -408,10 +348,7 @@ static bool chain_end(struct chain *c, struct dxcl_memobj *mem, const char *what
     }
     DXCL_LOG("memobj %p: the %s on the device could not be queued (%s): the host converts",
              (void *)mem->handle, what, dxcl_error_name(c->err));
-    if (c->last) {
-        dxcl_driver()->clWaitForEvents(1, &c->last);
-        dxcl_driver()->clReleaseEvent(c->last);
-    }
+    dxcl_chain_abandon(c);
     return false;
 }
 
@@ -434,27 +371,29 @@ bool dxcl_device_upload(cl_command_queue queue, struct dxcl_memobj *mem,
     struct dxcl_device_convert *dc = state_of(mem, &oom);
     const size_t zero[3] = {0, 0, 0};
     size_t bytes[3], row, slice, image[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
-    struct chain c;
+    struct dxcl_chain c;
     cl_event done = NULL;
 
     *err = CL_OUT_OF_HOST_MEMORY;
     if (!dc)
         return oom;
-    c = chain_start(queue, num_events, wait_list);
+    c = dxcl_chain_start(queue, num_events, wait_list, DXCL_FAULT_CONVERT);
+    c.uses_host = true; /* see chain_end */
     spec_region(mem, bytes, &row, &slice);
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueWriteBufferRect(
-                       queue, dc->spec, CL_FALSE, zero, zero, bytes, row, slice, src->row_pitch,
-                       bytes[2] > 1 ? src->slice_pitch : 0, src->data, CHAIN_WAIT(&c), &done),
-                   true, done);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueWriteBufferRect(queue, dc->spec, CL_FALSE, zero, zero, bytes,
+                                                      row, slice, src->row_pitch,
+                                                      bytes[2] > 1 ? src->slice_pitch : 0,
+                                                      src->data, DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
     kernel_step(&c, dc, dc->to, false);
     done = NULL;
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueCopyBufferToImage(queue, dc->backing, mem->handle, 0, zero, image,
-                                                   CHAIN_WAIT(&c), &done),
-                   true, done);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueCopyBufferToImage(queue, dc->backing, mem->handle, 0, zero,
+                                                        image, DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
     return chain_end(&c, mem, "upload", event, err);
 }
 
@@ -462,44 +401,50 @@ bool dxcl_device_download(cl_command_queue queue, struct dxcl_memobj *mem,
                           const struct dxcl_pixel_box *dst, cl_event after, cl_event *event,
                           cl_int *err)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
     bool oom;
     struct dxcl_device_convert *dc = state_of(mem, &oom);
     const size_t zero[3] = {0, 0, 0};
     size_t bytes[3], row, slice, image[3] = {mem->desc.width, mem->desc.height, depth_of(mem)};
     bool wanted;
-    struct chain c;
+    struct dxcl_chain c;
     cl_event done = NULL;
 
-    mem->downloaded_on_device = false;
+    obj->downloaded_on_device = false;
     *err = CL_OUT_OF_HOST_MEMORY;
     if (!dc)
         return oom;
-    c = chain_start(queue, 1, &after);
+    c = dxcl_chain_start(queue, 1, &after, DXCL_FAULT_CONVERT);
+    c.uses_host = true; /* see chain_end */
     spec_region(mem, bytes, &row, &slice);
-    wanted = chain_wants(&c, false);
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueCopyImageToBuffer(queue, mem->handle, dc->backing, zero, image, 0,
-                                                   CHAIN_WAIT(&c), wanted ? &done : NULL),
-                   wanted, done);
+    wanted = dxcl_chain_wants(&c, false);
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueCopyImageToBuffer(queue, mem->handle, dc->backing, zero,
+                                                        image, 0, DXCL_CHAIN_WAIT(&c),
+                                                        wanted ? &done : NULL),
+                        wanted, done);
     kernel_step(&c, dc, dc->from, false);
     done = NULL;
-    if (chain_next(&c))
-        chain_step(&c,
-                   drv->clEnqueueReadBufferRect(
-                       queue, dc->spec, CL_FALSE, zero, zero, bytes, row, slice, dst->row_pitch,
-                       bytes[2] > 1 ? dst->slice_pitch : 0, dst->data, CHAIN_WAIT(&c), &done),
-                   true, done);
-    mem->downloaded_on_device = chain_end(&c, mem, "download", event, err);
-    return mem->downloaded_on_device;
+    if (dxcl_chain_next(&c))
+        dxcl_chain_step(&c,
+                        drv->clEnqueueReadBufferRect(queue, dc->spec, CL_FALSE, zero, zero, bytes,
+                                                     row, slice, dst->row_pitch,
+                                                     bytes[2] > 1 ? dst->slice_pitch : 0, dst->data,
+                                                     DXCL_CHAIN_WAIT(&c), &done),
+                        true, done);
+    obj->downloaded_on_device = chain_end(&c, mem, "download", event, err);
+    return obj->downloaded_on_device;
 }
 
 void dxcl_device_convert_free(struct dxcl_memobj *mem)
 {
-    if (!mem->device_convert)
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (!obj->device_convert)
         return;
-    free_state(mem->device_convert);
-    free(mem->device_convert);
-    mem->device_convert = NULL;
+    free_state(obj->device_convert);
+    free(obj->device_convert);
+    obj->device_convert = NULL;
 }
