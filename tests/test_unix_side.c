@@ -9,9 +9,14 @@
  *     it, or, on a driver without it, every function of another listed extension resolves.
  *     Callbacks reach the program although the pair never hands the host a PE function
  *     (test_callbacks_* and test_link_errcode check them in the same variants).
+ *     The driver's extension functions keep shared objects behind dxcl's guard
+ *     (docs/design.md, "Extension functions of the driver"): a command buffer refuses to
+ *     record a Direct3D buffer, acquired or not, or a sub-buffer of one, with
+ *     CL_INVALID_OPERATION, and records ordinary buffers of the same context.
  *   - Through Wine's opencl.dll: that DLL's limits, so that the two routes are told apart:
  *     no clCreateBufferWithProperties of the driver and no extension function. */
 #include "testlib.h"
+#include "interop.h"
 
 #include <dxcl/dxcl.h>
 #include <CL/cl_ext.h>
@@ -151,6 +156,55 @@ static void check_command_buffer(cl_platform_id platform, cl_context context,
     clReleaseMemObject(dst);
 }
 
+/* A shared object in a command buffer: refused, acquired or not, whole or as a sub-buffer; an
+ * ordinary buffer beside it still records. */
+static void check_command_buffer_refuses_shared(struct interop_env *env)
+{
+    clCreateCommandBufferKHR_fn create =
+        LOOKUP(env->platform, clCreateCommandBufferKHR_fn, "clCreateCommandBufferKHR");
+    clCommandCopyBufferKHR_fn copy =
+        LOOKUP(env->platform, clCommandCopyBufferKHR_fn, "clCommandCopyBufferKHR");
+    clCommandFillBufferKHR_fn fill =
+        LOOKUP(env->platform, clCommandFillBufferKHR_fn, "clCommandFillBufferKHR");
+    clReleaseCommandBufferKHR_fn release =
+        LOOKUP(env->platform, clReleaseCommandBufferKHR_fn, "clReleaseCommandBufferKHR");
+    const cl_buffer_region half = {0, 128};
+    const cl_uint pattern = 0x5a5a5a5a;
+    cl_int err;
+
+    REQUIRE(create && copy && fill && release, "cl_khr_command_buffer's functions are missing");
+    void *resource = env->api->create_buffer(env->d3d, 256, TEST_USAGE_DEFAULT, NULL);
+    REQUIRE(resource != NULL, "no D3D11 buffer");
+    cl_mem shared = env->cl->create_buffer(env->context, CL_MEM_READ_WRITE, resource, &err);
+    REQUIRE(shared && err == CL_SUCCESS, "clCreateFromD3D11BufferKHR: %d", err);
+    cl_mem sub =
+        clCreateSubBuffer(shared, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &half, &err);
+    REQUIRE(sub && err == CL_SUCCESS, "clCreateSubBuffer of the shared buffer: %d", err);
+    cl_mem plain = clCreateBuffer(env->context, CL_MEM_READ_WRITE, 256, NULL, &err);
+    REQUIRE(plain && err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    cl_command_buffer_khr commands = create(1, &env->queue, NULL, &err);
+    REQUIRE(commands && err == CL_SUCCESS, "clCreateCommandBufferKHR: %d", err);
+
+    CHECK_ERR(copy(commands, NULL, shared, plain, 0, 0, 256, 0, NULL, NULL, NULL),
+              CL_INVALID_OPERATION);
+    CHECK_ERR(copy(commands, NULL, plain, sub, 0, 0, 128, 0, NULL, NULL, NULL),
+              CL_INVALID_OPERATION);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &shared, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(fill(commands, NULL, shared, &pattern, sizeof(pattern), 0, 256, 0, NULL, NULL, NULL),
+              CL_INVALID_OPERATION);
+    CHECK_ERR(copy(commands, NULL, plain, shared, 0, 0, 256, 0, NULL, NULL, NULL),
+              CL_INVALID_OPERATION);
+    CHECK_ERR(env->cl->release(env->queue, 1, &shared, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(fill(commands, NULL, plain, &pattern, sizeof(pattern), 0, 256, 0, NULL, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK_ERR(release(commands), CL_SUCCESS);
+    clReleaseMemObject(plain);
+    clReleaseMemObject(sub);
+    clReleaseMemObject(shared);
+    env->api->release(resource);
+}
+
 /* Without cl_khr_command_buffer: every function of the first other listed extension. */
 static void check_other_extension(cl_platform_id platform, const char *extensions)
 {
@@ -168,36 +222,32 @@ static void check_other_extension(cl_platform_id platform, const char *extension
 
 int main(void)
 {
-    cl_platform_id platform = test_platform();
-    cl_device_id device = test_device(platform);
+    struct interop_env env;
     char route[MAX_PATH + 64] = "";
-    cl_int err;
 
     route_of_dxcl(route, sizeof(route));
     printf("unix_side: dxcl reaches the driver through %s\n", route);
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    REQUIRE(context != NULL, "clCreateContext: %d", err);
-    cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
-    REQUIRE(queue != NULL, "clCreateCommandQueue: %d", err);
-    char *extensions = device_extensions(device);
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    char *extensions = device_extensions(env.device);
 
     if (!strncmp(route, "the Unix side", strlen("the Unix side"))) {
-        check_buffer_with_properties(context, queue);
-        check_clone(context, device, queue);
-        if (test_has_word(extensions, "cl_khr_command_buffer"))
-            check_command_buffer(platform, context, queue);
-        else
-            check_other_extension(platform, extensions);
+        check_buffer_with_properties(env.context, env.queue);
+        check_clone(env.context, env.device, env.queue);
+        if (test_has_word(extensions, "cl_khr_command_buffer")) {
+            check_command_buffer(env.platform, env.context, env.queue);
+            check_command_buffer_refuses_shared(&env);
+        } else {
+            check_other_extension(env.platform, extensions);
+        }
     } else {
         CHECK(!strcmp(route, "Wine's opencl.dll"), "route \"%s\"", route);
         CHECK(test_driver()->clCreateBufferWithProperties == NULL,
               "Wine's opencl.dll has clCreateBufferWithProperties: a newer Wine?");
-        CHECK(clGetExtensionFunctionAddressForPlatform(platform, "clCreateCommandBufferKHR") ==
+        CHECK(clGetExtensionFunctionAddressForPlatform(env.platform, "clCreateCommandBufferKHR") ==
                   NULL,
               "Wine's opencl.dll hands out an extension function: a newer Wine?");
     }
     free(extensions);
-    clReleaseCommandQueue(queue);
-    clReleaseContext(context);
+    interop_close(&env);
     return test_finish("unix_side");
 }

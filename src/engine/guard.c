@@ -255,9 +255,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueUnmapMemObject)(cl_command_queue command_q
                                                   num_events_in_wait_list, event_wait_list, event));
 }
 
-/* Commands with a list of memory objects, all used the same way. */
-static cl_int begin_list(struct dxcl_guarded *g, cl_command_queue queue, const cl_mem *mems,
-                         cl_uint count, enum dxcl_use use, const char *caller)
+cl_int dxcl_guard_begin_list(struct dxcl_guarded *g, cl_command_queue queue, const cl_mem *mems,
+                             cl_uint count, enum dxcl_use use, const char *caller)
 {
     struct dxcl_use_of inline_uses[8] = {{NULL, DXCL_USE_READ}}, *uses = inline_uses;
     cl_int err;
@@ -280,8 +279,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueMigrateMemObjects)(
     cl_event *event)
 {
     struct dxcl_guarded g;
-    cl_int err = begin_list(&g, command_queue, mem_objects, num_mem_objects, DXCL_USE_READ,
-                            "clEnqueueMigrateMemObjects");
+    cl_int err = dxcl_guard_begin_list(&g, command_queue, mem_objects, num_mem_objects,
+                                       DXCL_USE_READ, "clEnqueueMigrateMemObjects");
 
     if (err != CL_SUCCESS)
         return err;
@@ -297,8 +296,8 @@ cl_int CL_API_CALL DXCL_IMPL(clEnqueueNativeKernel)(
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct dxcl_guarded g;
-    cl_int err = begin_list(&g, command_queue, mem_list, num_mem_objects, DXCL_USE_WRITE,
-                            "clEnqueueNativeKernel");
+    cl_int err = dxcl_guard_begin_list(&g, command_queue, mem_list, num_mem_objects, DXCL_USE_WRITE,
+                                       "clEnqueueNativeKernel");
 
     if (err != CL_SUCCESS)
         return err;

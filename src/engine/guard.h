@@ -47,6 +47,10 @@ struct dxcl_guarded {
  * call dxcl_guard_end with the driver's answer. */
 cl_int dxcl_guard_begin(struct dxcl_guarded *g, cl_command_queue queue,
                         const struct dxcl_use_of *uses, size_t count, const char *caller);
+/* dxcl_guard_begin for a command on a list of `count` memory objects, all used as `use`
+ * (a NULL list: the driver answers for it). */
+cl_int dxcl_guard_begin_list(struct dxcl_guarded *g, cl_command_queue queue, const cl_mem *mems,
+                             cl_uint count, enum dxcl_use use, const char *caller);
 /* After the driver answered `result` (returned): see the top of this file. */
 cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result);
 

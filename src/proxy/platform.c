@@ -4,6 +4,7 @@
 #include "core/driver.h"
 #include "core/api.h"
 #include "proxy/answers.h"
+#include "proxy/driver_extensions.h"
 
 #include <stdlib.h>
 
@@ -136,7 +137,7 @@ void *CL_API_CALL DXCL_IMPL(clGetExtensionFunctionAddress)(const char *func_name
     void *address = dxcl_find_ext_function(func_name);
 
     if (!address && func_name && drv->clGetExtensionFunctionAddress)
-        address = drv->clGetExtensionFunctionAddress(func_name);
+        address = dxcl_driver_extension(func_name, drv->clGetExtensionFunctionAddress(func_name));
     DXCL_LOG("clGetExtensionFunctionAddress(%s) -> %p", func_name ? func_name : "(null)", address);
     return address;
 }
@@ -148,7 +149,8 @@ void *CL_API_CALL DXCL_IMPL(clGetExtensionFunctionAddressForPlatform)(cl_platfor
     void *address = dxcl_find_ext_function(func_name);
 
     if (!address && func_name && drv->clGetExtensionFunctionAddressForPlatform)
-        address = drv->clGetExtensionFunctionAddressForPlatform(platform, func_name);
+        address = dxcl_driver_extension(
+            func_name, drv->clGetExtensionFunctionAddressForPlatform(platform, func_name));
     DXCL_LOG("clGetExtensionFunctionAddressForPlatform(%s) -> %p", func_name ? func_name : "(null)",
              address);
     return address;

@@ -11,13 +11,43 @@
  * floating-point or struct arguments by value). */
 #define DXCLUNIX_MAX_ARGS 16
 
-/* The codes of __wine_unix_call_funcs[], in that order. */
+/* The codes of __wine_unix_call_funcs[], in that order. After them, code
+ * DXCLUNIX_CODE_COUNT + i is the direct call of entry point i of core/cl_api.h (in its order):
+ * its parameters are the call's arguments, each widened to a uint64_t, then one slot that
+ * receives the host function's result; for an entry point of kind INT the result, a cl_int,
+ * is the call's status instead (as Wine's opencl.dll returns it). */
 enum dxclunix_code {
     DXCLUNIX_OPEN,   /* struct dxclunix_open */
     DXCLUNIX_LOOKUP, /* struct dxclunix_lookup */
     DXCLUNIX_CALL,   /* struct dxclunix_call */
     DXCLUNIX_CODE_COUNT
 };
+
+/* A status below this is none a host function returns (OpenCL's error codes are small negative
+ * numbers) but Wine's for a fault in the Unix call (NTSTATUS 0x8xxxxxxx or 0xCxxxxxxx). */
+#define DXCLUNIX_FAULTED (-0x10000000)
+
+/* The number of arguments of a cl_api.h entry point, from its `args` list: 0 for (). */
+#define DXCLUNIX_ARITY(args) DXCLUNIX_CAT(DXCLUNIX_ARITY_, DXCLUNIX_HAS_ARGS(args)) args
+#define DXCLUNIX_ARITY_0() 0
+#define DXCLUNIX_ARITY_1(...) DXCLUNIX_COUNT(__VA_ARGS__)
+#define DXCLUNIX_COUNT(...)                                                                        \
+    DXCLUNIX_COUNT_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define DXCLUNIX_COUNT_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n,  \
+                        ...)                                                                       \
+    n
+/* 1 when `args` names an argument, 0 for (): an empty first name pastes into
+ * DXCLUNIX_NONE_, which supplies the 0. */
+#define DXCLUNIX_HAS_ARGS(args) DXCLUNIX_SECOND(DXCLUNIX_PROBE(DXCLUNIX_FIRST args))
+#define DXCLUNIX_PROBE(first) DXCLUNIX_PROBE_(first)
+#define DXCLUNIX_PROBE_(first) DXCLUNIX_NONE_##first
+#define DXCLUNIX_NONE_ ~, 0
+#define DXCLUNIX_FIRST(...) DXCLUNIX_FIRST_(__VA_ARGS__, ~)
+#define DXCLUNIX_FIRST_(a, ...) a
+#define DXCLUNIX_SECOND(...) DXCLUNIX_SECOND_(__VA_ARGS__, 1, ~)
+#define DXCLUNIX_SECOND_(a, b, ...) b
+#define DXCLUNIX_CAT(a, b) DXCLUNIX_CAT_(a, b)
+#define DXCLUNIX_CAT_(a, b) a##b
 
 /* Loads the host library once: status 0, or -1 with `error` set. `path` receives the file
  * the host's OpenCL functions come from. */

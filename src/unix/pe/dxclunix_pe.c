@@ -5,12 +5,16 @@
  * (src/core/driver.c) sees the host's API exactly: a function it lacks is one dxcl's compat
  * layer provides or fails like a driver without it.
  *
- * Every export is a thunk of two instructions (its index, a jump) to one forwarder written in
- * assembly, which hands the arguments to C as one array: DXCLUNIX_MAX_ARGS 64-bit slots, the
- * four argument registers and the caller's stack slots behind them (reading slots the caller
- * did not fill is harmless; nothing is written there). Extension functions get the same kind
- * of thunk, from a pool, bound to the host's address on first lookup: their signatures are
- * unknown, and integer and pointer arguments pass alike (OpenCL passes nothing else).
+ * dxclunixGetProcAddress hands out a direct thunk for each entry point that passes as it is:
+ * a C function with the entry point's signature, making its own Unix call (below, "The direct
+ * thunks"). The exports by name, the calls the pair changes and extension functions go
+ * through the generic forwarder: a thunk of two instructions (its index, a jump) to one
+ * forwarder written in assembly, which hands the arguments to C as one array:
+ * DXCLUNIX_MAX_ARGS 64-bit slots, the four argument registers and the caller's stack slots
+ * behind them (reading slots the caller did not fill is harmless; nothing is written there).
+ * Extension functions get that kind of thunk from a pool, bound to the host's address on first
+ * lookup: their signatures are unknown, and integer and pointer arguments pass alike (OpenCL
+ * passes nothing else).
  *
  * Callbacks: a host driver thread cannot enter PE code, so no PE function pointer reaches the
  * host. Where Wine's opencl.dll does the same, dxcl's compat layer delivers them (src/compat/):
@@ -24,6 +28,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <windows.h>
 #include <CL/cl.h>
+#include <CL/cl_gl.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -47,11 +52,6 @@ static const char *const api_names[DXCLUNIX_API_COUNT] = {
 
 /* What an entry point the host lacks returns, as cl_api.h's kinds say. */
 enum missing_kind { MISSING_INT, MISSING_OBJ, MISSING_PTR, MISSING_NONE };
-#define DXCLUNIX_COUNT(...)                                                                        \
-    DXCLUNIX_COUNT_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define DXCLUNIX_COUNT_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n,  \
-                        ...)                                                                       \
-    n
 static const struct {
     unsigned char kind;
     unsigned char arg_count; /* an OBJ's errcode_ret is its last argument */
@@ -225,6 +225,69 @@ static UINT64 call_entry(enum dxclunix_api index, const UINT64 *args)
                : answer_error(index, args, CL_INVALID_VALUE);
 }
 
+/* The direct thunks: one C function per entry point, generated from cl_api.h with its own
+ * signature. It widens its arguments into an array on its stack, one slot more for the result,
+ * and makes the entry point's own Unix call (code DXCLUNIX_CODE_COUNT + index), whose Unix
+ * half calls the host function with exactly these arguments (src/unix/so/dxclunix_so.c): no
+ * look-up, no copy beyond the arguments, as Wine's generated opencl.dll thunks do.
+ * dxclunixGetProcAddress hands them out for the entry points forwarded as they are (plain[]),
+ * so they need no check of their own. A host function that faults ends the Unix call with the
+ * fault's status: the call then fails as call_entry's does. */
+#define DXCLUNIX_WIDE(x) (UINT64)(UINT_PTR)(x),
+#define DXCLUNIX_WIDEN_0()
+#define DXCLUNIX_WIDEN_1(a) DXCLUNIX_WIDE(a)
+#define DXCLUNIX_WIDEN_2(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_1(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_3(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_2(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_4(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_3(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_5(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_4(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_6(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_5(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_7(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_6(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_8(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_7(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_9(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_8(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_10(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_9(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_11(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_10(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_12(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_11(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_13(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_12(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_14(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_13(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_15(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_14(__VA_ARGS__)
+#define DXCLUNIX_WIDEN_16(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_15(__VA_ARGS__)
+/* An INT entry point's result is its Unix call's status (dxclunix.h); the others' lies in the
+ * slot after the arguments. */
+#define DXCLUNIX_DIRECT_INT(ret, name, params, args)                                               \
+    static ret WINAPI direct_##name params                                                         \
+    {                                                                                              \
+        UINT64 slots[] = {DXCLUNIX_CAT(DXCLUNIX_WIDEN_, DXCLUNIX_ARITY(args)) args 0};             \
+        LONG status =                                                                              \
+            unix_dispatcher(unix_handle, DXCLUNIX_CODE_COUNT + DXCLUNIX_API_##name, slots);        \
+                                                                                                   \
+        return status < DXCLUNIX_FAULTED ? CL_INVALID_VALUE : status;                              \
+    }
+#define DXCLUNIX_DIRECT_SLOT(ret, name, params, args, result)                                      \
+    static ret WINAPI direct_##name params                                                         \
+    {                                                                                              \
+        UINT64 slots[] = {DXCLUNIX_CAT(DXCLUNIX_WIDEN_, DXCLUNIX_ARITY(args)) args 0};             \
+                                                                                                   \
+        if (unix_dispatcher(unix_handle, DXCLUNIX_CODE_COUNT + DXCLUNIX_API_##name, slots))        \
+            slots[DXCLUNIX_ARITY(args)] =                                                          \
+                answer_error(DXCLUNIX_API_##name, slots, CL_INVALID_VALUE);                        \
+        result;                                                                                    \
+    }
+#define DXCLUNIX_DIRECT_OBJ(ret, name, params, args)                                               \
+    DXCLUNIX_DIRECT_SLOT(ret, name, params, args, return (ret)(UINT_PTR)slots[DXCLUNIX_ARITY(args)])
+#define DXCLUNIX_DIRECT_PTR DXCLUNIX_DIRECT_OBJ
+#define DXCLUNIX_DIRECT_NONE(ret, name, params, args)                                              \
+    DXCLUNIX_DIRECT_SLOT(ret, name, params, args, )
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_DIRECT_##kind(ret, name, params, args)
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+
+static void *const direct_thunks[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) (void *)direct_##name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
+
 static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *args)
 {
     const char *name =
@@ -319,17 +382,21 @@ __asm__(".text\n"
         ".endr\n");
 /* clang-format on */
 
-/* dxcl's question to the pair: the thunk of an entry point the host has, NULL for one it
- * lacks (or one the pair refuses outright), or when the host library cannot be opened. */
+/* dxcl's question to the pair: the thunk of an entry point the host has (its direct thunk
+ * where the call passes as it is, else the forwarder's), NULL for one it lacks (or one the
+ * pair refuses outright), or when the host library cannot be opened. */
 __declspec(dllexport) void *WINAPI dxclunixGetProcAddress(const char *name);
 void *WINAPI dxclunixGetProcAddress(const char *name)
 {
     if (!name || !open_once_done())
         return NULL;
     for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
-        if (!strcmp(api_names[i], name))
+        if (!strcmp(api_names[i], name)) {
+            if (plain[i])
+                return direct_thunks[i];
             return host[i] && !refused[i] ? (void *)(dxclunix_api_thunks + i * DXCLUNIX_THUNK_SIZE)
                                           : NULL;
+        }
     return NULL;
 }
 

@@ -17,9 +17,62 @@
 typedef int32_t NTSTATUS;
 typedef NTSTATUS (*unixlib_entry_t)(void *args);
 
-typedef uint64_t (*host_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-                            uint64_t, uint64_t);
+/* A host function of n integer arguments, returning `type`, called with p[0..n-1] (OpenCL functions
+ * take no floating-point or struct arguments by value). */
+#define DXCLUNIX_HOST_CALL(type, n, fn, p)                                                         \
+    ((type(*)(DXCLUNIX_CAT(DXCLUNIX_TYPES_, n)))(fn))(DXCLUNIX_CAT(DXCLUNIX_ARGS_, n)(p))
+#define DXCLUNIX_TYPES_0 void
+#define DXCLUNIX_TYPES_1 uint64_t
+#define DXCLUNIX_TYPES_2 DXCLUNIX_TYPES_1, uint64_t
+#define DXCLUNIX_TYPES_3 DXCLUNIX_TYPES_2, uint64_t
+#define DXCLUNIX_TYPES_4 DXCLUNIX_TYPES_3, uint64_t
+#define DXCLUNIX_TYPES_5 DXCLUNIX_TYPES_4, uint64_t
+#define DXCLUNIX_TYPES_6 DXCLUNIX_TYPES_5, uint64_t
+#define DXCLUNIX_TYPES_7 DXCLUNIX_TYPES_6, uint64_t
+#define DXCLUNIX_TYPES_8 DXCLUNIX_TYPES_7, uint64_t
+#define DXCLUNIX_TYPES_9 DXCLUNIX_TYPES_8, uint64_t
+#define DXCLUNIX_TYPES_10 DXCLUNIX_TYPES_9, uint64_t
+#define DXCLUNIX_TYPES_11 DXCLUNIX_TYPES_10, uint64_t
+#define DXCLUNIX_TYPES_12 DXCLUNIX_TYPES_11, uint64_t
+#define DXCLUNIX_TYPES_13 DXCLUNIX_TYPES_12, uint64_t
+#define DXCLUNIX_TYPES_14 DXCLUNIX_TYPES_13, uint64_t
+#define DXCLUNIX_TYPES_15 DXCLUNIX_TYPES_14, uint64_t
+#define DXCLUNIX_TYPES_16 DXCLUNIX_TYPES_15, uint64_t
+#define DXCLUNIX_ARGS_0(p)
+#define DXCLUNIX_ARGS_1(p) p[0]
+#define DXCLUNIX_ARGS_2(p) DXCLUNIX_ARGS_1(p), p[1]
+#define DXCLUNIX_ARGS_3(p) DXCLUNIX_ARGS_2(p), p[2]
+#define DXCLUNIX_ARGS_4(p) DXCLUNIX_ARGS_3(p), p[3]
+#define DXCLUNIX_ARGS_5(p) DXCLUNIX_ARGS_4(p), p[4]
+#define DXCLUNIX_ARGS_6(p) DXCLUNIX_ARGS_5(p), p[5]
+#define DXCLUNIX_ARGS_7(p) DXCLUNIX_ARGS_6(p), p[6]
+#define DXCLUNIX_ARGS_8(p) DXCLUNIX_ARGS_7(p), p[7]
+#define DXCLUNIX_ARGS_9(p) DXCLUNIX_ARGS_8(p), p[8]
+#define DXCLUNIX_ARGS_10(p) DXCLUNIX_ARGS_9(p), p[9]
+#define DXCLUNIX_ARGS_11(p) DXCLUNIX_ARGS_10(p), p[10]
+#define DXCLUNIX_ARGS_12(p) DXCLUNIX_ARGS_11(p), p[11]
+#define DXCLUNIX_ARGS_13(p) DXCLUNIX_ARGS_12(p), p[12]
+#define DXCLUNIX_ARGS_14(p) DXCLUNIX_ARGS_13(p), p[13]
+#define DXCLUNIX_ARGS_15(p) DXCLUNIX_ARGS_14(p), p[14]
+#define DXCLUNIX_ARGS_16(p) DXCLUNIX_ARGS_15(p), p[15]
+
+/* Every entry point of core/cl_api.h, in its order: its index in api_functions[]. */
+enum dxclunix_api {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCLUNIX_API_##name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+    DXCLUNIX_API_COUNT
+};
+
+static const char *const api_names[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) #name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
+
+/* The host's address of each entry point, filled when the library opens. The PE half makes a
+ * direct call only of one the host has (dxclunixGetProcAddress), so none reads a NULL here. */
+static uintptr_t api_functions[DXCLUNIX_API_COUNT];
 
 static void *library;
 static char library_path[512];
@@ -38,6 +91,8 @@ static void load_library(void)
         snprintf(library_error, sizeof(library_error), "%s", dlerror());
         return;
     }
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        api_functions[i] = (uintptr_t)dlsym(library, api_names[i]);
     probe = dlsym(library, "clGetPlatformIDs");
     if (probe && dladdr(probe, &info) && info.dli_fname)
         snprintf(library_path, sizeof(library_path), "%s", info.dli_fname);
@@ -72,19 +127,47 @@ static NTSTATUS unix_call(void *args)
 {
     struct dxclunix_call *params = args;
     const uint64_t *a = params->args;
-    host_fn fn = (host_fn)(uintptr_t)params->fn;
 
-    params->ret = fn(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-                     a[12], a[13], a[14], a[15]);
+    params->ret = DXCLUNIX_HOST_CALL(uint64_t, 16, (uintptr_t)params->fn, a);
     return 0;
 }
 
-/* Wine looks this table up by name; the order is enum dxclunix_code's. */
+/* The direct call of each entry point: its arguments, then the slot of its result; an INT
+ * entry point's cl_int is the call's status instead (dxclunix.h, "enum dxclunix_code"). */
+#define DXCLUNIX_DIRECT_INT(name, args)                                                            \
+    static NTSTATUS direct_##name(void *args_and_result)                                           \
+    {                                                                                              \
+        const uint64_t *p = args_and_result;                                                       \
+                                                                                                   \
+        (void)p; /* clUnloadCompiler has no arguments */                                           \
+        return DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                                   \
+                                  api_functions[DXCLUNIX_API_##name], p);                          \
+    }
+#define DXCLUNIX_DIRECT_OBJ(name, args)                                                            \
+    static NTSTATUS direct_##name(void *args_and_result)                                           \
+    {                                                                                              \
+        uint64_t *p = args_and_result;                                                             \
+                                                                                                   \
+        p[DXCLUNIX_ARITY(args)] = DXCLUNIX_HOST_CALL(uint64_t, DXCLUNIX_ARITY(args),               \
+                                                     api_functions[DXCLUNIX_API_##name], p);       \
+        return 0;                                                                                  \
+    }
+#define DXCLUNIX_DIRECT_PTR DXCLUNIX_DIRECT_OBJ
+#define DXCLUNIX_DIRECT_NONE DXCLUNIX_DIRECT_OBJ
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_DIRECT_##kind(name, args)
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+
+/* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
     unix_open,
     unix_lookup,
     unix_call,
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
+#include "core/cl_api.h"
+#undef DXCL_API_FN
 };
 _Static_assert(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==
-                   DXCLUNIX_CODE_COUNT,
-               "one entry per enum dxclunix_code");
+                   DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT,
+               "one entry per enum dxclunix_code, then one per entry point");

@@ -1,0 +1,164 @@
+/* The driver's extension functions that take memory objects, as handed to the program
+ * (docs/design.md, "Extension functions of the driver"). The driver's address is wrapped where
+ * a function could use a shared object behind the enqueue guard's back:
+ *   - cl_khr_command_buffer's commands on memory objects record them for replays that dxcl
+ *     cannot check (the object need not be acquired when it replays): a shared object, or a
+ *     sub-buffer of one, is refused with CL_INVALID_OPERATION and a log line.
+ *     clUpdateMutableCommandsKHR (mutable dispatch) is not handed out: it can set a shared
+ *     object as a recorded kernel's argument inside a structure whose layout changed between
+ *     the extension's provisional versions.
+ *   - cl_khr_external_memory's acquire and release take objects made from external memory
+ *     handles: a shared object is none (CL_INVALID_MEM_OBJECT), whatever dxcl made it from.
+ *   - cl_ext_migrate_memobject's migration is a command like clEnqueueMigrateMemObjects: it
+ *     passes the guard.
+ * Every other extension function goes to the program as the driver gives it: none takes a
+ * memory object of a command (creation, queries, semaphores, SVM and USM pointers). */
+#include "proxy/driver_extensions.h"
+#include "core/common.h"
+#include "core/log.h"
+#include "core/memobj.h"
+#include "engine/guard.h"
+
+#include <CL/cl_ext.h>
+#include <string.h>
+
+/* A recording command's arguments: cl_khr_command_buffer's signatures gained a properties
+ * argument in version 0.9.5, so the wrappers take every argument as an integer slot and pass
+ * all of them on (extra slots are harmless to a Win64 callee, as they are for the caller's
+ * frame to read); the slots that may hold a memory object are those of either version. */
+#define SLOT_PARAMS                                                                                \
+    UINT64 s0, UINT64 s1, UINT64 s2, UINT64 s3, UINT64 s4, UINT64 s5, UINT64 s6, UINT64 s7,        \
+        UINT64 s8, UINT64 s9, UINT64 s10, UINT64 s11, UINT64 s12, UINT64 s13, UINT64 s14,          \
+        UINT64 s15
+#define SLOT_ARGS s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15
+typedef cl_int(CL_API_CALL *slots_fn)(SLOT_PARAMS);
+
+/* The first memory object of `mems` (count of them) that is shared with Direct3D, or NULL. */
+static cl_mem first_shared(const cl_mem *mems, size_t count)
+{
+    for (size_t i = 0; mems && i < count; i++)
+        if (mems[i] && dxcl_memobj_is_shared(mems[i]))
+            return mems[i];
+    return NULL;
+}
+
+/* A recording with a shared object: CL_INVALID_OPERATION (the text names no error for it; the
+ * object is valid, so it is the command buffer that cannot hold it). */
+static cl_int refuse_recording(const char *name, const UINT64 *slots, const unsigned char *which,
+                               size_t count)
+{
+    cl_mem mems[4], shared;
+
+    for (size_t i = 0; i < count; i++)
+        mems[i] = (cl_mem)(UINT_PTR)slots[which[i]];
+    if (!(shared = first_shared(mems, count)))
+        return CL_SUCCESS;
+    return DXCL_FAIL(CL_INVALID_OPERATION,
+                     "%s: memory object %p is shared with Direct3D: a command buffer cannot "
+                     "record it (its replays would use it without an acquire dxcl can check)",
+                     name, (void *)shared);
+}
+
+#define RECORDING(name, ...)                                                                       \
+    static void *volatile driver_##name;                                                           \
+    static cl_int CL_API_CALL guarded_##name(SLOT_PARAMS)                                          \
+    {                                                                                              \
+        static const unsigned char which[] = {__VA_ARGS__};                                        \
+        const UINT64 slots[] = {SLOT_ARGS};                                                        \
+        cl_int err = refuse_recording(#name, slots, which, sizeof(which));                         \
+        if (err != CL_SUCCESS)                                                                     \
+            return err;                                                                            \
+        return ((slots_fn)driver_##name)(SLOT_ARGS);                                               \
+    }
+/* (command_buffer, command_queue, [properties,] then the objects). */
+RECORDING(clCommandCopyBufferKHR, 2, 3, 4)
+RECORDING(clCommandCopyBufferRectKHR, 2, 3, 4)
+RECORDING(clCommandCopyBufferToImageKHR, 2, 3, 4)
+RECORDING(clCommandCopyImageKHR, 2, 3, 4)
+RECORDING(clCommandCopyImageToBufferKHR, 2, 3, 4)
+RECORDING(clCommandFillBufferKHR, 2, 3)
+RECORDING(clCommandFillImageKHR, 2, 3)
+
+typedef cl_int(CL_API_CALL *list_fn)(cl_command_queue, cl_uint, const cl_mem *, cl_uint,
+                                     const cl_event *, cl_event *);
+
+#define EXTERNAL(name)                                                                             \
+    static void *volatile driver_##name;                                                           \
+    static cl_int CL_API_CALL guarded_##name(cl_command_queue queue, cl_uint count,                \
+                                             const cl_mem *mems, cl_uint num_events,               \
+                                             const cl_event *wait_list, cl_event *event)           \
+    {                                                                                              \
+        cl_mem shared = first_shared(mems, count);                                                 \
+        if (shared)                                                                                \
+            return DXCL_FAIL(CL_INVALID_MEM_OBJECT,                                                \
+                             #name ": memory object %p is shared with Direct3D, not made from "    \
+                                   "an external memory handle",                                    \
+                             (void *)shared);                                                      \
+        return ((list_fn)driver_##name)(queue, count, mems, num_events, wait_list, event);         \
+    }
+EXTERNAL(clEnqueueAcquireExternalMemObjectsKHR)
+EXTERNAL(clEnqueueReleaseExternalMemObjectsKHR)
+
+static void *volatile driver_clEnqueueMigrateMemObjectEXT;
+static cl_int CL_API_CALL guarded_clEnqueueMigrateMemObjectEXT(
+    cl_command_queue queue, cl_uint count, const cl_mem *mems, cl_mem_migration_flags_ext flags,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    clEnqueueMigrateMemObjectEXT_fn driver =
+        (clEnqueueMigrateMemObjectEXT_fn)driver_clEnqueueMigrateMemObjectEXT;
+    struct dxcl_guarded g;
+    cl_int err = dxcl_guard_begin_list(&g, queue, mems, count, DXCL_USE_READ,
+                                       "clEnqueueMigrateMemObjectEXT");
+
+    if (err != CL_SUCCESS)
+        return err;
+    return dxcl_guard_end(&g, driver(queue, count, mems, flags, num_events, wait_list, event));
+}
+
+#define WRAPPED(name)                                                                              \
+    {                                                                                              \
+#name, (void *)guarded_##name, &driver_##name                                              \
+    }
+static const struct {
+    const char *name;
+    void *wrapper;
+    void *volatile *driver;
+} wrapped[] = {
+    WRAPPED(clCommandCopyBufferKHR),
+    WRAPPED(clCommandCopyBufferRectKHR),
+    WRAPPED(clCommandCopyBufferToImageKHR),
+    WRAPPED(clCommandCopyImageKHR),
+    WRAPPED(clCommandCopyImageToBufferKHR),
+    WRAPPED(clCommandFillBufferKHR),
+    WRAPPED(clCommandFillImageKHR),
+    WRAPPED(clEnqueueAcquireExternalMemObjectsKHR),
+    WRAPPED(clEnqueueReleaseExternalMemObjectsKHR),
+    WRAPPED(clEnqueueMigrateMemObjectEXT),
+};
+
+void *dxcl_driver_extension(const char *name, void *address)
+{
+    void *bound;
+
+    if (!name || !address)
+        return address;
+    if (!strcmp(name, "clUpdateMutableCommandsKHR")) {
+        DXCL_LOG("%s: not handed out (it could give a recorded kernel a shared object as an "
+                 "argument, which dxcl cannot see)",
+                 name);
+        return NULL;
+    }
+    for (size_t i = 0; i < DXCL_ARRAY_SIZE(wrapped); i++) {
+        if (strcmp(name, wrapped[i].name))
+            continue;
+        bound = InterlockedCompareExchangePointer(wrapped[i].driver, address, NULL);
+        if (bound && bound != address) {
+            DXCL_LOG("%s: a second platform's function is handed out as it is, unguarded (dxcl "
+                     "wraps one platform's)",
+                     name);
+            return address;
+        }
+        return wrapped[i].wrapper;
+    }
+    return address;
+}
