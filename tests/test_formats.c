@@ -141,7 +141,7 @@ static void test_d3d9_table(void)
         D3DFMT_UNKNOWN, D3DFMT_R8G8B8, D3DFMT_R5G6B5, D3DFMT_A2R10G10B10, D3DFMT_D24S8,
         D3DFMT_YUY2,    D3DFMT_UYVY,   D3DFMT_DXT1,   D3DFMT_A4L4,        D3DFMT_A8P8,
     };
-    struct dxcl_d3d9_plane plane;
+    struct dxcl_plane plane;
 
     CHECK(dxcl_d3d9_format_count() == 18, "D3D9 table has %zu entries, want 16 + NV12 + YV12",
           dxcl_d3d9_format_count());

@@ -221,7 +221,7 @@ static cl_int check_surface(struct dxcl_context *ctx, const struct dx9_args *arg
 static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC *surface,
                              struct dxcl_shared_desc *desc)
 {
-    struct dxcl_d3d9_plane plane;
+    struct dxcl_plane plane;
     unsigned planes = dxcl_d3d9_plane_count(surface->Format);
 
     if (!planes)
