@@ -13,12 +13,7 @@
  * UNORM_INT8 are native, or emulated in CL_RGBA/UNORM_INT8, which OpenCL requires of every
  * device with images (as for cl_khr_dx9_media_sharing's NV12). Unlike Intel's driver, dxcl
  * does not require D3D11_RESOURCE_MISC_SHARED: it copies whole slices, both planes at once. */
-static const struct dxcl_ext_function no_functions[] = {{NULL, NULL}};
-static const struct dxcl_extension nv12_media_sharing = {.name =
-                                                             "cl_intel_d3d11_nv12_media_sharing",
-                                                         .version = CL_MAKE_VERSION(0, 0, 0),
-                                                         .functions = no_functions};
-DXCL_REGISTER_EXTENSION(nv12_media_sharing)
+static const struct dxcl_extension nv12_media_sharing;
 
 /* Without the extension (DXCL_FAMILIES leaves it out), NV12 is what the KHR text makes it:
  * a format outside the table. */
@@ -177,6 +172,15 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 }
 
 DXCL_DXGI_FAMILY(D3D11, d3d11)
+
+/* Offered where the copy engine serves cl_khr_d3d11_sharing (route.h). */
+static const struct dxcl_ext_function no_functions[] = {{NULL, NULL}};
+static const struct dxcl_extension nv12_media_sharing = {.name =
+                                                             "cl_intel_d3d11_nv12_media_sharing",
+                                                         .version = CL_MAKE_VERSION(0, 0, 0),
+                                                         .functions = no_functions,
+                                                         .extends = &khr_extension};
+DXCL_REGISTER_EXTENSION(nv12_media_sharing)
 
 /* cl_intel_sharing_format_query_d3d11: the DXGI table, and NV12 under plane 0 (Y) and plane 1
  * (UV) while cl_intel_d3d11_nv12_media_sharing is exposed. */

@@ -169,11 +169,16 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     /* KHR and NV: the same tokens and rules, each the other's sibling. NVIDIA assigned its        \
      * variants no version. */                                                                     \
     static const struct dxcl_extension nv_extension;                                               \
-    static const struct dxcl_extension khr_extension = {                                           \
-        "cl_khr_" #api "_sharing", khr_version, khr_functions, api##_properties, &nv_extension};   \
-    static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                   \
-                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions,     \
-                                                       api##_properties, &khr_extension};          \
+    static const struct dxcl_extension khr_extension = {.name = "cl_khr_" #api "_sharing",         \
+                                                        .version = khr_version,                    \
+                                                        .functions = khr_functions,                \
+                                                        .context_properties = api##_properties,    \
+                                                        .sibling = &nv_extension};                 \
+    static const struct dxcl_extension nv_extension = {.name = "cl_nv_" #api "_sharing",           \
+                                                       .version = CL_MAKE_VERSION(0, 0, 0),        \
+                                                       .functions = nv_functions,                  \
+                                                       .context_properties = api##_properties,     \
+                                                       .sibling = &khr_extension};                 \
     DXCL_REGISTER_EXTENSION(khr_extension)                                                         \
     DXCL_REGISTER_EXTENSION(nv_extension)
 
