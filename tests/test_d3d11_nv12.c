@@ -345,28 +345,72 @@ static void roundtrip(struct interop_env *env, cl_kernel kernel, struct nv12 *t,
     free(p);
 }
 
-/* Whether this Direct3D makes NV12 textures of each usage (default, staging); when one cannot,
- * one line says so, with the HRESULTs of the failed creations. */
-static void probe_usages(ID3D11Device *device, bool makes[2])
+/* Whether Direct3D itself copies an NV12 texture's bytes: a pattern mapped into `src`,
+ * CopySubresourceRegion into a second staging NV12 texture, and the copy's first Y and UV rows
+ * compared. dxcl moves NV12 data only through such copies. */
+static bool copies_nv12(ID3D11Device *device, ID3D11Texture2D *src)
 {
-    HRESULT hr[2];
+    ID3D11DeviceContext *immediate;
+    ID3D11Texture2D *dst;
+    D3D11_MAPPED_SUBRESOURCE m;
+    bool same = false;
+
+    if (FAILED(nv12_create(device, 64, 32, 1, true, &dst)))
+        return false;
+    ID3D11Device_GetImmediateContext(device, &immediate);
+    if (SUCCEEDED(
+            ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)src, 0, D3D11_MAP_WRITE, 0, &m))) {
+        for (UINT row = 0; row < 32 + 16; row++)
+            for (UINT x = 0; x < 64; x++)
+                ((unsigned char *)m.pData)[(size_t)row * m.RowPitch + x] = (unsigned char)(row + x);
+        ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)src, 0);
+        ID3D11DeviceContext_CopySubresourceRegion(immediate, (ID3D11Resource *)dst, 0, 0, 0, 0,
+                                                  (ID3D11Resource *)src, 0, NULL);
+        if (SUCCEEDED(ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)dst, 0, D3D11_MAP_READ,
+                                              0, &m))) {
+            const unsigned char *bits = m.pData;
+            same = true;
+            for (UINT x = 0; x < 64; x++)
+                same &=
+                    bits[x] == x && bits[(size_t)32 * m.RowPitch + x] == (unsigned char)(32 + x);
+            ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)dst, 0);
+        }
+    }
+    ID3D11DeviceContext_Release(immediate);
+    ID3D11Texture2D_Release(dst);
+    return same;
+}
+
+/* Whether this Direct3D makes NV12 textures of each usage (default, staging) and copies them;
+ * where it cannot, one line says so, with the HRESULTs of the failed creations or the failed
+ * copy. */
+static void probe_usages(ID3D11Device *device, bool usable[2])
+{
     char line[256] = "";
 
     for (int staging = 0; staging < 2; staging++) {
+        const char *usage = staging ? "D3D11_USAGE_STAGING" : "D3D11_USAGE_DEFAULT";
         ID3D11Texture2D *texture;
+        HRESULT hr = nv12_create(device, 64, 32, 1, staging, &texture);
+        size_t len = strlen(line);
 
-        hr[staging] = nv12_create(device, 64, 32, 1, staging, &texture);
-        makes[staging] = SUCCEEDED(hr[staging]);
-        if (makes[staging])
-            ID3D11Texture2D_Release(texture);
-        else
-            snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s 0x%08lx",
-                     *line ? ", " : "", staging ? "D3D11_USAGE_STAGING" : "D3D11_USAGE_DEFAULT",
-                     (unsigned long)hr[staging]);
+        usable[staging] = SUCCEEDED(hr);
+        if (!usable[staging]) {
+            snprintf(line + len, sizeof(line) - len, "%sCreateTexture2D(%s) fails with 0x%08lx",
+                     len ? "; " : "", usage, (unsigned long)hr);
+            continue;
+        }
+        if (staging && !copies_nv12(device, texture)) {
+            usable[staging] = false;
+            snprintf(line + len, sizeof(line) - len,
+                     "%s%s: CopySubresourceRegion leaves the copy's bytes wrong", len ? "; " : "",
+                     usage);
+        }
+        ID3D11Texture2D_Release(texture);
     }
     if (*line)
-        printf("NOT TESTED HERE: this Direct3D cannot create NV12 textures (CreateTexture2D: %s): "
-               "their data paths are tested where it can\n",
+        printf("NOT TESTED HERE: this Direct3D cannot make or copy NV12 textures (%s): their "
+               "data paths are tested where it can\n",
                line);
 }
 
