@@ -197,9 +197,7 @@ void bench_d3d11_nv12(void)
     interop_open(&n.env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
     hr = nv12_texture(n.env.d3d, false, NULL, &probe);
     if (FAILED(hr)) {
-        bench_note("%s: not available: CreateTexture2D(DXGI_FORMAT_NV12) fails with 0x%08lx on "
-                   "this Direct3D",
-                   figure, (unsigned long)hr);
+        bench_note("%s: not available: CreateTexture2D(NV12) 0x%08lx", figure, (unsigned long)hr);
     } else {
         ID3D11Texture2D_Release(probe);
         nv12_open(&n, content);
