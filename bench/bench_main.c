@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     if (argc <= 3 || strcmp(argv[3], "P2")) {
         bench_d3d1x();
         bench_dx9_nv12();
+        bench_d3d11_nv12();
         bench_many();
     }
     bench_plain();

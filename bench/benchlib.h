@@ -102,9 +102,10 @@ void bench_fail(const char *file, int line, const char *call, long code) __attri
 
 /* ---- The benches (one file each) ---- */
 
-void bench_d3d1x(void);    /* bench_d3d1x.c: P1, P1b, P4 and format rows, D3D11 and D3D10 */
-void bench_many(void);     /* bench_many.c: P3 */
-void bench_plain(void);    /* bench_plain.c: P2 */
-void bench_dx9_nv12(void); /* bench_dx9.c: the DX9 NV12 row */
+void bench_d3d1x(void);      /* bench_d3d1x.c: P1, P1b, P4 and format rows, D3D11 and D3D10 */
+void bench_many(void);       /* bench_many.c: P3 */
+void bench_plain(void);      /* bench_plain.c: P2 */
+void bench_dx9_nv12(void);   /* bench_dx9.c: the DX9 NV12 row */
+void bench_d3d11_nv12(void); /* bench_d3d11_nv12.c: the D3D11 NV12 row */
 
 #endif

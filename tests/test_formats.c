@@ -141,7 +141,7 @@ static void test_d3d9_table(void)
         D3DFMT_UNKNOWN, D3DFMT_R8G8B8, D3DFMT_R5G6B5, D3DFMT_A2R10G10B10, D3DFMT_D24S8,
         D3DFMT_YUY2,    D3DFMT_UYVY,   D3DFMT_DXT1,   D3DFMT_A4L4,        D3DFMT_A8P8,
     };
-    struct dxcl_d3d9_plane plane;
+    struct dxcl_plane plane;
 
     CHECK(dxcl_d3d9_format_count() == 18, "D3D9 table has %zu entries, want 16 + NV12 + YV12",
           dxcl_d3d9_format_count());
@@ -587,10 +587,37 @@ static void test_choice_from_lists(void)
                 (int[]){ALL, ALL}, 2, RW, false, CL_R);
 }
 
+/* cl_intel_d3d11_nv12_media_sharing: DXGI_FORMAT_NV12 has D3D9 NV12's two planes; the DXGI
+ * table's formats have none (they keep the KHR subresource rule). */
+static void test_dxgi_planes(void)
+{
+    struct dxcl_plane plane;
+
+    CHECK(dxcl_dxgi_plane_count(DXGI_FORMAT_NV12) == 2, "NV12: %u planes",
+          dxcl_dxgi_plane_count(DXGI_FORMAT_NV12));
+    CHECK(dxcl_format_from_dxgi_plane(DXGI_FORMAT_NV12, 0, &plane) &&
+              plane.format.image_channel_order == CL_R &&
+              plane.format.image_channel_data_type == CL_UNORM_INT8 && plane.width_divisor == 1 &&
+              plane.height_divisor == 1,
+          "NV12 plane 0 is CL_R/UNORM_INT8 at full size");
+    CHECK(dxcl_format_from_dxgi_plane(DXGI_FORMAT_NV12, 1, &plane) &&
+              plane.format.image_channel_order == CL_RG &&
+              plane.format.image_channel_data_type == CL_UNORM_INT8 && plane.width_divisor == 2 &&
+              plane.height_divisor == 2,
+          "NV12 plane 1 is CL_RG/UNORM_INT8 at half size");
+    CHECK(!dxcl_format_from_dxgi_plane(DXGI_FORMAT_NV12, 2, &plane), "NV12 has no plane 2");
+    CHECK(!dxcl_format_from_dxgi(DXGI_FORMAT_NV12, &plane.format), "NV12 is not in the table");
+    for (size_t i = 0; i < dxcl_dxgi_format_count(); i++)
+        CHECK(dxcl_dxgi_plane_count(dxcl_dxgi_format_at(i)) == 0 &&
+                  !dxcl_format_from_dxgi_plane(dxcl_dxgi_format_at(i), 0, &plane),
+              "table format %d has no planes", (int)dxcl_dxgi_format_at(i));
+}
+
 int main(void)
 {
     dxcl_log_init(); /* DXCL_LOG=1 shows the choices */
     test_dxgi_table();
+    test_dxgi_planes();
     test_d3d9_table();
     test_names();
     test_choice_from_lists();

@@ -49,6 +49,9 @@ static const struct expected table[] = {
     {"cl_intel_sharing_format_query_dx9",
      {E, N, E, E},
      {"", "cl_intel_sharing_format_query_dx9", "", ""}},
+    {"cl_intel_d3d11_nv12_media_sharing",
+     {E, N, E, E},
+     {"", "cl_intel_d3d11_nv12_media_sharing", "", ""}},
 };
 
 static int configuration(void)

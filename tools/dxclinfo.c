@@ -68,7 +68,8 @@ static const char *const extensions[FAMILIES][3] = {
     {"cl_khr_dx9_media_sharing", "cl_intel_dx9_media_sharing", "cl_intel_sharing_format_query_dx9"},
 };
 /* Families without a probe of their own. */
-static const char *const other_extensions[] = {"cl_nv_d3d9_sharing"};
+static const char *const other_extensions[] = {"cl_nv_d3d9_sharing",
+                                               "cl_intel_d3d11_nv12_media_sharing"};
 
 /* Prints the sharing extensions found in `list`; returns how many. */
 static int print_sharing(const char *list)

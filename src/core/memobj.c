@@ -35,7 +35,8 @@ struct dxcl_memobj *dxcl_memobj_resolve(cl_mem handle)
 struct find_args {
     const struct dxcl_context *ctx;
     const struct dxcl_shared_desc *desc;
-    bool same_subresource; /* match (resource, subresource, plane), else the resource */
+    /* match (resource, subresource, plane), else the surface (resource, surface_subresource) */
+    bool same_subresource;
     struct dxcl_memobj *found;
 };
 
@@ -51,6 +52,8 @@ static void find_in_context(void *value, void *arg)
         return;
     if (find->same_subresource &&
         (mem->desc.subresource != find->desc->subresource || mem->desc.plane != find->desc->plane))
+        return;
+    if (!find->same_subresource && mem->desc.surface_subresource != find->desc->surface_subresource)
         return;
     find->found = mem;
 }
@@ -86,7 +89,7 @@ static struct dxcl_surface *new_surface(struct dxcl_context *ctx,
     surface->backend = desc->backend;
     surface->context = ctx;
     surface->resource = desc->resource;
-    surface->subresource = desc->subresource;
+    surface->subresource = desc->surface_subresource;
     surface->backend_data = desc->surface_data;
     surface->refs = 1;
     dxcl_lock_check_call("IUnknown::AddRef", __func__);

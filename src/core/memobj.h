@@ -26,8 +26,11 @@ struct dxcl_shared_desc {
      * functions serve the object, whichever family's property made the context. */
     const struct dxcl_backend *backend;
     IUnknown *resource;
-    UINT subresource;
+    UINT subresource; /* as the program gave it (what the subresource query answers) */
     unsigned plane;
+    /* The Direct3D subresource the surface copies: `subresource`, except for the planes of a
+     * planar texture (the array slice's whole subresource, every plane in one copy). */
+    UINT surface_subresource;
     cl_mem_object_type type; /* CL_MEM_OBJECT_BUFFER, _IMAGE2D or _IMAGE3D */
     size_t size;             /* buffers */
     size_t width, height, depth;
@@ -36,7 +39,8 @@ struct dxcl_shared_desc {
     void *shared_handle;    /* DX9 media: the shared handle given at creation */
     /* Reject a second memobj of the same (resource, subresource, plane) in the context. */
     bool unique;
-    /* Share the surface with other memobjs of the same resource (planes). */
+    /* Share the surface with other memobjs of the same resource and surface_subresource
+     * (planes). */
     bool share_surface;
     /* The backend's per-surface state for a new surface (ownership passes to the core). */
     void *surface_data;

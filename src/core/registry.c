@@ -2,6 +2,7 @@
  * DLL load, and the extension strings and function addresses answered from them. */
 #include "core/registry.h"
 #include "core/names.h"
+#include "core/route.h"
 #include "core/env.h"
 
 #include <stdlib.h>
@@ -110,7 +111,7 @@ const struct dxcl_extension *dxcl_extension_of_function(const void *address, siz
     return NULL;
 }
 
-char *dxcl_extend_extension_string(const char *driver_list)
+char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform)
 {
     size_t size = strlen(driver_list) + 2;
     char *result;
@@ -124,7 +125,8 @@ char *dxcl_extend_extension_string(const char *driver_list)
     strcpy(result, driver_list);
     for (size_t i = 0; i < num_extensions; i++) {
         size_t len = strlen(result);
-        if (dxcl_has_word(driver_list, extensions[i]->name))
+        if (dxcl_has_word(driver_list, extensions[i]->name) ||
+            !dxcl_extension_offered(platform, extensions[i]))
             continue;
         if (len && result[len - 1] != ' ')
             strcat(result, " ");

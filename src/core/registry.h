@@ -19,6 +19,10 @@ struct dxcl_extension {
     /* An extension with the same tokens and rules whose functions, in the same order, do the
      * same (KHR and NV D3D10/D3D11): a driver that has it serves this one by translation. */
     const struct dxcl_extension *sibling;
+    /* An extension that only widens what another's functions accept (no functions of its own:
+     * cl_intel_d3d11_nv12_media_sharing on cl_khr_d3d11_sharing): advertised on a platform only
+     * where the driver has it or dxcl's copy engine serves `extends` (core/route.h). */
+    const struct dxcl_extension *extends;
 };
 
 void dxcl_register_extension(const struct dxcl_extension *extension);
@@ -31,9 +35,9 @@ void *dxcl_find_ext_function(const char *name);
  * that lists it), or NULL. */
 const struct dxcl_extension *dxcl_extension_of_function(const void *address, size_t *index);
 
-/* Appends the registered names missing from `driver_list` (space separated); returns a
- * malloc'ed string. */
-char *dxcl_extend_extension_string(const char *driver_list);
+/* Appends the names offered on `platform` (dxcl_extension_offered) missing from `driver_list`
+ * (space separated); returns a malloc'ed string. */
+char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform);
 
 /* Upper layers that must hear of the program's releases (compat/ delivers destructor callbacks
  * the driver drops). Registered at DLL load, so core needs no include of theirs. */

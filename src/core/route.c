@@ -178,6 +178,12 @@ enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension
     return served ? served->path : DXCL_BY_ENGINE;
 }
 
+bool dxcl_extension_offered(cl_platform_id platform, const struct dxcl_extension *extension)
+{
+    return !extension->extends || dxcl_path_of(platform, extension, NULL) != DXCL_BY_ENGINE ||
+           dxcl_path_of(platform, extension->extends, NULL) == DXCL_BY_ENGINE;
+}
+
 bool dxcl_any_routed(void)
 {
     InitOnceExecuteOnce(&paths_once, decide_all, NULL, NULL);

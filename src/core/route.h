@@ -20,6 +20,10 @@ enum dxcl_path { DXCL_BY_ENGINE, DXCL_NATIVE, DXCL_TRANSLATED };
 enum dxcl_path dxcl_path_of(cl_platform_id platform, const struct dxcl_extension *extension,
                             const struct dxcl_extension **served_by);
 const char *dxcl_path_name(enum dxcl_path path);
+/* Whether `extension` is advertised on `platform`: every exposed one, except one that extends
+ * another (registry.h), which only where the driver has it itself or dxcl's copy engine serves
+ * the one it extends (elsewhere the driver's own functions would refuse what it promises). */
+bool dxcl_extension_offered(cl_platform_id platform, const struct dxcl_extension *extension);
 /* True when some platform has a native or translated path: otherwise routing costs nothing. */
 bool dxcl_any_routed(void);
 /* The driver's function standing for dxcl's entry point `self` on `platform`, or NULL when

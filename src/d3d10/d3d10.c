@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <CL/cl_d3d10.h>
 
-DXCL_DXGI_RESOURCES(D3D10, d3d10)
+DXCL_DXGI_RESOURCES(D3D10, d3d10, false)
 
 /* The device's ID3D10Multithread, or NULL (a runtime without it). */
 static struct dxcl_dxgi_multithread *d3d10_multithread(struct dxcl_context *ctx)
@@ -117,7 +117,7 @@ static cl_int CL_API_CALL get_supported_formats(cl_context context, cl_mem_flags
     DXCL_ROUTE(dxcl_platform_of_context(context), get_supported_formats,
                (context, flags, image_type, num_entries, formats, num_formats));
     const struct dxcl_format_family family =
-        dxcl_dxgi_format_family(&dxcl_d3d10_backend, d3d10_device_backs);
+        dxcl_dxgi_format_family(&dxcl_d3d10_backend, d3d10_device_backs, false);
 
     return dxcl_query_sharing_formats("clGetSupportedD3D10TextureFormatsINTEL", &family, context,
                                       flags, image_type, 0, num_entries, (cl_uint *)formats,

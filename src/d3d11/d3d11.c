@@ -1,5 +1,6 @@
-/* The D3D11 backend (cl_khr_d3d11_sharing, cl_nv_d3d11_sharing): ID3D11Device, buffers,
- * 2D and 3D textures, copied through the device's immediate context. */
+/* The D3D11 backend (cl_khr_d3d11_sharing, cl_nv_d3d11_sharing, and the NV12 planes of
+ * cl_intel_d3d11_nv12_media_sharing): ID3D11Device, buffers, 2D and 3D textures, copied
+ * through the device's immediate context. */
 #include "dxgi/dxgi_resources.h"
 #include "core/route.h"
 
@@ -7,7 +8,24 @@
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
 
-DXCL_DXGI_RESOURCES(D3D11, d3d11)
+/* cl_intel_d3d11_nv12_media_sharing changes the D3D11 create functions only (no functions or
+ * tokens of its own). Every driver with images holds both planes: CL_R and CL_RG of
+ * UNORM_INT8 are native, or emulated in CL_RGBA/UNORM_INT8, which OpenCL requires of every
+ * device with images (as for cl_khr_dx9_media_sharing's NV12). Unlike Intel's driver, dxcl
+ * does not require D3D11_RESOURCE_MISC_SHARED: it copies whole slices, both planes at once. */
+static const struct dxcl_extension nv12_media_sharing;
+
+/* Without the extension (DXCL_FAMILIES leaves it out), NV12 is what the KHR text makes it:
+ * a format outside the table. */
+static bool d3d11_shares_planes(void)
+{
+    for (size_t i = 0; i < dxcl_extension_count(); i++)
+        if (dxcl_extension_at(i) == &nv12_media_sharing)
+            return true;
+    return false;
+}
+
+DXCL_DXGI_RESOURCES(D3D11, d3d11, d3d11_shares_planes())
 
 /* The immediate context's ID3D11Multithread, or NULL (a runtime without it). */
 static struct dxcl_dxgi_multithread *d3d11_multithread(struct dxcl_context *ctx)
@@ -113,8 +131,17 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 
 DXCL_DXGI_FAMILY(D3D11, d3d11)
 
-/* cl_intel_sharing_format_query_d3d11. No DXGI format dxcl shares has planes: a plane other
- * than 0 lists nothing. */
+/* Offered where the copy engine serves cl_khr_d3d11_sharing (route.h). */
+static const struct dxcl_ext_function no_functions[] = {{NULL, NULL}};
+static const struct dxcl_extension nv12_media_sharing = {.name =
+                                                             "cl_intel_d3d11_nv12_media_sharing",
+                                                         .version = CL_MAKE_VERSION(0, 0, 0),
+                                                         .functions = no_functions,
+                                                         .extends = &khr_extension};
+DXCL_REGISTER_EXTENSION(nv12_media_sharing)
+
+/* cl_intel_sharing_format_query_d3d11: the DXGI table, and NV12 under plane 0 (Y) and plane 1
+ * (UV) while cl_intel_d3d11_nv12_media_sharing is exposed. */
 DXCL_DXGI_DEVICE_BACKS(D3D11, d3d11)
 
 static cl_int CL_API_CALL get_supported_formats(cl_context context, cl_mem_flags flags,
@@ -125,7 +152,7 @@ static cl_int CL_API_CALL get_supported_formats(cl_context context, cl_mem_flags
     DXCL_ROUTE(dxcl_platform_of_context(context), get_supported_formats,
                (context, flags, image_type, plane, num_entries, formats, num_formats));
     const struct dxcl_format_family family =
-        dxcl_dxgi_format_family(&dxcl_d3d11_backend, d3d11_device_backs);
+        dxcl_dxgi_format_family(&dxcl_d3d11_backend, d3d11_device_backs, d3d11_shares_planes());
 
     return dxcl_query_sharing_formats("clGetSupportedD3D11TextureFormatsINTEL", &family, context,
                                       flags, image_type, plane, num_entries, (cl_uint *)formats,

@@ -221,7 +221,7 @@ static cl_int check_surface(struct dxcl_context *ctx, const struct dx9_args *arg
 static cl_int describe_plane(const struct dx9_args *args, const D3DSURFACE_DESC *surface,
                              struct dxcl_shared_desc *desc)
 {
-    struct dxcl_d3d9_plane plane;
+    struct dxcl_plane plane;
     unsigned planes = dxcl_d3d9_plane_count(surface->Format);
 
     if (!planes)
@@ -427,10 +427,14 @@ static const cl_context_properties khr_properties[] = {
 static const cl_context_properties intel_properties[] = {
     CL_CONTEXT_D3D9_DEVICE_INTEL, CL_CONTEXT_D3D9EX_DEVICE_INTEL, CL_CONTEXT_DXVA_DEVICE_INTEL, 0};
 /* KHR and Intel name different tokens: neither serves the other. */
-static const struct dxcl_extension khr_dx9_media_sharing = {
-    "cl_khr_dx9_media_sharing", CL_MAKE_VERSION(1, 0, 0), khr_functions, khr_properties, NULL};
-static const struct dxcl_extension intel_dx9_media_sharing = {
-    "cl_intel_dx9_media_sharing", CL_MAKE_VERSION(0, 0, 0), intel_functions, intel_properties,
-    NULL};
+static const struct dxcl_extension khr_dx9_media_sharing = {.name = "cl_khr_dx9_media_sharing",
+                                                            .version = CL_MAKE_VERSION(1, 0, 0),
+                                                            .functions = khr_functions,
+                                                            .context_properties = khr_properties};
+static const struct dxcl_extension intel_dx9_media_sharing = {.name = "cl_intel_dx9_media_sharing",
+                                                              .version = CL_MAKE_VERSION(0, 0, 0),
+                                                              .functions = intel_functions,
+                                                              .context_properties =
+                                                                  intel_properties};
 DXCL_REGISTER_EXTENSION(khr_dx9_media_sharing)
 DXCL_REGISTER_EXTENSION(intel_dx9_media_sharing)

@@ -23,7 +23,7 @@ static cl_uint d3d9_format_at(size_t index)
 
 static bool d3d9_plane_format(cl_uint format, cl_uint plane, cl_image_format *out)
 {
-    struct dxcl_d3d9_plane p;
+    struct dxcl_plane p;
 
     if (!dxcl_format_from_d3d9((D3DFORMAT)format, plane, &p))
         return false;

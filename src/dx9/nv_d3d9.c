@@ -284,6 +284,7 @@ static cl_int nv_prepare(struct dxcl_context *ctx, const void *arg, struct dxcl_
     }
     desc->resource = (IUnknown *)args->resource;
     desc->subresource = args->level;
+    desc->surface_subresource = args->level;
     desc->plane = args->kind == NV_CUBE ? (unsigned)args->face : 0;
     desc->unique = true; /* "if a cl_mem from <resource> has already been created" */
     desc->surface_data = s;

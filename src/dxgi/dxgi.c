@@ -132,6 +132,8 @@ static size_t mapped_extent(const struct dxcl_dxgi_surface *s, const struct dxcl
 
     if (s->kind == DXCL_DXGI_BUFFER)
         return s->byte_width;
+    if (dxcl_dxgi_plane_count(s->format)) /* NV12: Y rows, then half as many UV rows */
+        return (s->height + s->height / 2 - 1) * mapping->row_pitch + s->width;
     if (!dxcl_format_from_dxgi(s->format, &format))
         return 0;
     slices = s->kind == DXCL_DXGI_TEXTURE3D ? s->depth : 1;
@@ -229,15 +231,17 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         return err;
     if (!(surface = calloc(1, sizeof(*surface))))
         return CL_OUT_OF_HOST_MEMORY;
-    *surface = (struct dxcl_dxgi_surface){.kind = args->kind,
-                                          .format = info.format,
-                                          .width = (UINT)desc->width,
-                                          .height = (UINT)desc->height,
-                                          .depth = (UINT)desc->depth,
-                                          .byte_width = info.byte_width};
+    /* A plane's staging copy holds its whole slice (mip 0: the planar rule has no levels). */
+    *surface =
+        (struct dxcl_dxgi_surface){.kind = args->kind,
+                                   .format = info.format,
+                                   .width = desc->share_surface ? info.width : (UINT)desc->width,
+                                   .height = desc->share_surface ? info.height : (UINT)desc->height,
+                                   .depth = (UINT)desc->depth,
+                                   .byte_width = info.byte_width};
     if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
         (!pool_take(ctx, surface) &&
-         FAILED(create_staging(ctx->device, &info, desc, &surface->staging)))) {
+         FAILED(create_staging(ctx->device, &info, surface, &surface->staging)))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
@@ -265,6 +269,42 @@ static UINT mip_size(UINT size, UINT mip)
     return size ? size : 1;
 }
 
+/* cl_intel_d3d11_nv12_media_sharing: subresource = plane + planes x array slice, each plane of
+ * a slice at mip 0 (the text's rule names no level); the planes of a slice share one staging
+ * copy of the slice. */
+static cl_int describe_plane(const struct dxcl_dxgi_resource *resource, UINT subresource,
+                             struct dxcl_shared_desc *desc)
+{
+    UINT planes = dxcl_dxgi_plane_count(resource->format);
+    struct dxcl_plane plane;
+
+    if (subresource >= planes * resource->array_size)
+        return DXCL_FAIL(CL_INVALID_VALUE,
+                         "subresource %u out of range (%u planes x %u array slices)", subresource,
+                         planes, resource->array_size);
+    dxcl_format_from_dxgi_plane(resource->format, subresource % planes, &plane);
+    desc->format = plane.format;
+    desc->subresource = subresource;
+    desc->plane = subresource % planes;
+    desc->surface_subresource = subresource / planes * resource->mip_levels;
+    desc->share_surface = true;
+    desc->type = CL_MEM_OBJECT_IMAGE2D;
+    desc->width = resource->width / plane.width_divisor;
+    desc->height = resource->height / plane.height_divisor;
+    desc->depth = 1;
+    return CL_SUCCESS;
+}
+
+void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
+                             struct dxcl_mapping *plane)
+{
+    const struct dxcl_dxgi_surface *s = mem->surface->backend_data;
+
+    *plane = *surface;
+    if (mem->desc.plane > 0)
+        plane->data = (char *)surface->data + surface->row_pitch * s->height;
+}
+
 cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
                           const struct dxcl_dxgi_resource *resource, UINT subresource,
                           struct dxcl_shared_desc *desc)
@@ -283,6 +323,8 @@ cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
     if (resource->sample_count > 1)
         return DXCL_FAIL(backend->errors.invalid_resource, "the texture is multisampled (%u)",
                          resource->sample_count);
+    if (resource->shares_planes && dxcl_dxgi_plane_count(resource->format))
+        return describe_plane(resource, subresource, desc);
     if (subresource >= count)
         return DXCL_FAIL(CL_INVALID_VALUE, "subresource %u out of range (%u subresources)",
                          subresource, count);
@@ -291,6 +333,7 @@ cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
                          "DXGI format %d is not in the sharing table", (int)resource->format);
     mip = subresource % resource->mip_levels;
     desc->subresource = subresource;
+    desc->surface_subresource = subresource;
     desc->type = resource->is_3d ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D;
     desc->width = mip_size(resource->width, mip);
     desc->height = mip_size(resource->height, mip);
@@ -298,7 +341,8 @@ cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
     return CL_SUCCESS;
 }
 
-/* cl_intel_sharing_format_query_d3d10/_d3d11: the DXGI table; no planar format is in it. */
+/* cl_intel_sharing_format_query_d3d10/_d3d11: the DXGI table, with NV12 after it where the
+ * family shares planes (each plane's own CL format). */
 static size_t dxgi_count(void)
 {
     return dxcl_dxgi_format_count();
@@ -314,6 +358,28 @@ static bool dxgi_plane_format(cl_uint format, cl_uint plane, cl_image_format *ou
     return plane == 0 && dxcl_format_from_dxgi((DXGI_FORMAT)format, out);
 }
 
+static size_t planar_count(void)
+{
+    return dxcl_dxgi_format_count() + 1;
+}
+
+static cl_uint planar_format_at(size_t index)
+{
+    return index < dxcl_dxgi_format_count() ? dxgi_format_at(index) : DXGI_FORMAT_NV12;
+}
+
+static bool planar_plane_format(cl_uint format, cl_uint plane, cl_image_format *out)
+{
+    struct dxcl_plane planar;
+
+    if (!dxcl_dxgi_plane_count((DXGI_FORMAT)format))
+        return dxgi_plane_format(format, plane, out);
+    if (!dxcl_format_from_dxgi_plane((DXGI_FORMAT)format, plane, &planar))
+        return false;
+    *out = planar.format;
+    return true;
+}
+
 /* Texture2D (and each slice of an array) gives 2D images, Texture3D 3D images. */
 static bool dxgi_creates_type(cl_mem_object_type type)
 {
@@ -321,8 +387,13 @@ static bool dxgi_creates_type(cl_mem_object_type type)
 }
 
 struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *backend,
-                                                  dxcl_dxgi_device_backs_fn device_backs)
+                                                  dxcl_dxgi_device_backs_fn device_backs,
+                                                  bool shares_planes)
 {
+    if (shares_planes)
+        return (struct dxcl_format_family){backend,           planar_count,
+                                           planar_format_at,  planar_plane_format,
+                                           dxgi_creates_type, device_backs};
     return (struct dxcl_format_family){backend,           dxgi_count,        dxgi_format_at,
                                        dxgi_plane_format, dxgi_creates_type, device_backs};
 }

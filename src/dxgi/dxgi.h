@@ -78,6 +78,9 @@ struct dxcl_dxgi_resource {
     UINT width, height, depth;
     UINT mip_levels, array_size;
     UINT sample_count;
+    /* The family shares the planes of planar formats (D3D11, while
+     * cl_intel_d3d11_nv12_media_sharing is exposed): subresource = plane + 2 x array slice. */
+    bool shares_planes;
 };
 
 /* Applies the create-function rules (IMMUTABLE, multisampling, subresource range, the DXGI
@@ -102,14 +105,17 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
 struct dxcl_dxgi_args;
 typedef cl_int (*dxcl_dxgi_check_fn)(struct dxcl_context *ctx, const struct dxcl_dxgi_args *args,
                                      struct dxcl_dxgi_resource *info);
+struct dxcl_dxgi_surface;
 typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_resource *info,
-                                        const struct dxcl_shared_desc *desc, IUnknown **staging);
+                                        const struct dxcl_dxgi_surface *surface,
+                                        IUnknown **staging);
 
 /* A D3D1x surface: the staging copy of one subresource. */
 struct dxcl_dxgi_surface {
     IUnknown *staging; /* CPU readable and writable, the subresource's size */
     enum dxcl_dxgi_kind { DXCL_DXGI_BUFFER, DXCL_DXGI_TEXTURE2D, DXCL_DXGI_TEXTURE3D } kind;
-    /* What the staging resource was created as: the key of the context's staging pool. */
+    /* What the staging resource was created as: the key of the context's staging pool (a
+     * planar format's staging holds the whole slice, every plane). */
     DXGI_FORMAT format;
     UINT width, height, depth, byte_width;
     struct dxcl_dxgi_surface *next_pooled;
@@ -135,6 +141,10 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
 void dxcl_dxgi_close_device(struct dxcl_context *ctx);
 unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);
 bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
+/* A plane inside the mapped staging copy of a planar slice: NV12's UV rows follow the Y rows at
+ * the same pitch (offset RowPitch x Height, Microsoft's and DXVK's layout). */
+void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
+                             struct dxcl_mapping *plane);
 
 /* What the create entry points pass to a backend's prepare function. */
 struct dxcl_dxgi_args {
@@ -203,11 +213,16 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
     /* KHR and NV: the same tokens and rules, each the other's sibling. NVIDIA assigned its        \
      * variants no version. */                                                                     \
     static const struct dxcl_extension nv_extension;                                               \
-    static const struct dxcl_extension khr_extension = {                                           \
-        "cl_khr_" #api "_sharing", khr_version, khr_functions, api##_properties, &nv_extension};   \
-    static const struct dxcl_extension nv_extension = {"cl_nv_" #api "_sharing",                   \
-                                                       CL_MAKE_VERSION(0, 0, 0), nv_functions,     \
-                                                       api##_properties, &khr_extension};          \
+    static const struct dxcl_extension khr_extension = {.name = "cl_khr_" #api "_sharing",         \
+                                                        .version = khr_version,                    \
+                                                        .functions = khr_functions,                \
+                                                        .context_properties = api##_properties,    \
+                                                        .sibling = &nv_extension};                 \
+    static const struct dxcl_extension nv_extension = {.name = "cl_nv_" #api "_sharing",           \
+                                                       .version = CL_MAKE_VERSION(0, 0, 0),        \
+                                                       .functions = nv_functions,                  \
+                                                       .context_properties = api##_properties,     \
+                                                       .sibling = &khr_extension};                 \
     DXCL_REGISTER_EXTENSION(khr_extension)                                                         \
     DXCL_REGISTER_EXTENSION(nv_extension)
 
@@ -241,6 +256,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
         .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \
+        .plane_mapping = dxcl_dxgi_plane_mapping,                                                  \
         .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
         .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \
     };                                                                                             \
@@ -257,7 +273,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
 typedef bool (*dxcl_dxgi_device_backs_fn)(struct dxcl_context *ctx, cl_uint format,
                                           cl_mem_object_type type);
 struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *backend,
-                                                  dxcl_dxgi_device_backs_fn device_backs);
+                                                  dxcl_dxgi_device_backs_fn device_backs,
+                                                  bool shares_planes);
 
 /* What a D3D1x device can make of a DXGI format for the format query: textures of the image
  * type's dimension (the staging copy is of the same format and dimension). */

@@ -1,14 +1,15 @@
 /* D3D10 and D3D11 describe their resources with parallel types (D3D10_TEXTURE2D_DESC and
  * D3D11_TEXTURE2D_DESC, ID3D10Buffer_GetDesc and ID3D11Buffer_GetDesc...). This macro writes,
  * once for both APIs, a backend's <prefix>_check_resource and <prefix>_create_staging
- * (see dxcl_dxgi_check_fn and dxcl_dxgi_staging_fn). API is D3D10 or D3D11. */
+ * (see dxcl_dxgi_check_fn and dxcl_dxgi_staging_fn). API is D3D10 or D3D11; planes_shared, an
+ * expression, tells whether the API shares the planes of planar textures now. */
 #ifndef DXCL_DXGI_RESOURCES_H
 #define DXCL_DXGI_RESOURCES_H
 
 #include "core/com.h"
 #include "dxgi/dxgi.h"
 
-#define DXCL_DXGI_RESOURCES(API, prefix)                                                           \
+#define DXCL_DXGI_RESOURCES(API, prefix, planes_shared)                                            \
     static void prefix##_describe(void *resource, API##_RESOURCE_DIMENSION type,                   \
                                   struct dxcl_dxgi_resource *out)                                  \
     {                                                                                              \
@@ -30,7 +31,8 @@
                                                .depth = 1,                                         \
                                                .mip_levels = t.MipLevels,                          \
                                                .array_size = t.ArraySize,                          \
-                                               .sample_count = t.SampleDesc.Count};                \
+                                               .sample_count = t.SampleDesc.Count,                 \
+                                               .shares_planes = (planes_shared)};                  \
         } else {                                                                                   \
             I##API##Texture3D_GetDesc((I##API##Texture3D *)resource, &v);                          \
             *out = (struct dxcl_dxgi_resource){.is_3d = true,                                      \
@@ -81,24 +83,24 @@
     }                                                                                              \
                                                                                                    \
     static HRESULT prefix##_create_staging(void *object, const struct dxcl_dxgi_resource *info,    \
-                                           const struct dxcl_shared_desc *desc,                    \
+                                           const struct dxcl_dxgi_surface *surface,                \
                                            IUnknown **staging)                                     \
     {                                                                                              \
         I##API##Device *device = object;                                                           \
         const UINT cpu = API##_CPU_ACCESS_READ | API##_CPU_ACCESS_WRITE;                           \
         API##_BUFFER_DESC b = {                                                                    \
             .ByteWidth = info->byte_width, .Usage = API##_USAGE_STAGING, .CPUAccessFlags = cpu};   \
-        API##_TEXTURE2D_DESC t = {.Width = desc->width,                                            \
-                                  .Height = desc->height,                                          \
+        API##_TEXTURE2D_DESC t = {.Width = surface->width,                                         \
+                                  .Height = surface->height,                                       \
                                   .MipLevels = 1,                                                  \
                                   .ArraySize = 1,                                                  \
                                   .Format = info->format,                                          \
                                   .SampleDesc = {1, 0},                                            \
                                   .Usage = API##_USAGE_STAGING,                                    \
                                   .CPUAccessFlags = cpu};                                          \
-        API##_TEXTURE3D_DESC v = {.Width = desc->width,                                            \
-                                  .Height = desc->height,                                          \
-                                  .Depth = desc->depth,                                            \
+        API##_TEXTURE3D_DESC v = {.Width = surface->width,                                         \
+                                  .Height = surface->height,                                       \
+                                  .Depth = surface->depth,                                         \
                                   .MipLevels = 1,                                                  \
                                   .Format = info->format,                                          \
                                   .Usage = API##_USAGE_STAGING,                                    \

@@ -17,8 +17,10 @@ cl_int dxcl_surface_in(struct dxcl_memobj *mem, bool contents)
         if (dxcl_fault_hit(DXCL_FAULT_LOCK))
             return CL_OUT_OF_RESOURCES;
         dxcl_lock_check_call("a backend's copy_to_host or map_host", __func__);
-        err = !contents && backend->map_host ? backend->map_host(surface)
-                                             : backend->copy_to_host(surface);
+        /* A surface of planes holds its sibling planes too: only a copy keeps their bytes. */
+        err = !contents && backend->map_host && !mem->desc.share_surface
+                  ? backend->map_host(surface)
+                  : backend->copy_to_host(surface);
         if (err != CL_SUCCESS)
             return err;
         surface->written = false;

@@ -68,7 +68,7 @@ bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *me
     struct dxcl_surface probe = {.backend = mem->desc.backend,
                                  .context = ctx,
                                  .resource = mem->desc.resource,
-                                 .subresource = mem->desc.subresource,
+                                 .subresource = mem->desc.surface_subresource,
                                  .backend_data = mem->desc.surface_data};
     const char *reason = no_zero_copy_reason(ctx, mem);
 

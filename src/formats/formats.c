@@ -79,7 +79,7 @@ DXGI_FORMAT dxcl_dxgi_format_at(size_t index)
 static const struct {
     D3DFORMAT d3d9;
     unsigned planes;
-    struct dxcl_d3d9_plane plane[3];
+    struct dxcl_plane plane[3];
 } d3d9_formats[] = {
     {D3DFMT_R32F, 1, {{FULL(CL_R, CL_FLOAT)}}},
     {D3DFMT_R16F, 1, {{FULL(CL_R, CL_HALF_FLOAT)}}},
@@ -123,7 +123,7 @@ unsigned dxcl_d3d9_plane_count(D3DFORMAT d3d9)
     return i < 0 ? 0 : d3d9_formats[i].planes;
 }
 
-bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plane *out)
+bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_plane *out)
 {
     int i = d3d9_index(d3d9);
 
@@ -131,6 +131,16 @@ bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plan
         return false;
     *out = d3d9_formats[i].plane[plane];
     return true;
+}
+
+unsigned dxcl_dxgi_plane_count(DXGI_FORMAT dxgi)
+{
+    return dxgi == DXGI_FORMAT_NV12 ? dxcl_d3d9_plane_count(DXCL_D3DFMT_NV12) : 0;
+}
+
+bool dxcl_format_from_dxgi_plane(DXGI_FORMAT dxgi, unsigned plane, struct dxcl_plane *out)
+{
+    return dxgi == DXGI_FORMAT_NV12 && dxcl_format_from_d3d9(DXCL_D3DFMT_NV12, plane, out);
 }
 
 size_t dxcl_d3d9_format_count(void)

@@ -17,9 +17,9 @@ bool dxcl_format_from_dxgi(DXGI_FORMAT dxgi, cl_image_format *format);
 size_t dxcl_dxgi_format_count(void);
 DXGI_FORMAT dxcl_dxgi_format_at(size_t index);
 
-/* A plane of a D3D9 surface format: CL format and size relative to the surface
- * (width / width_divisor, height / height_divisor). */
-struct dxcl_d3d9_plane {
+/* A plane of a planar format (D3D9 surfaces, DXGI_FORMAT_NV12): CL format and size relative to
+ * the surface (width / width_divisor, height / height_divisor). */
+struct dxcl_plane {
     cl_image_format format;
     unsigned width_divisor, height_divisor;
 };
@@ -27,7 +27,12 @@ struct dxcl_d3d9_plane {
  * 2 for NV12, 3 for YV12; 0 when the format is not in the tables. */
 unsigned dxcl_d3d9_plane_count(D3DFORMAT d3d9);
 /* Plane `plane` of `d3d9`; false when the format or plane is not in the tables. */
-bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_d3d9_plane *out);
+bool dxcl_format_from_d3d9(D3DFORMAT d3d9, unsigned plane, struct dxcl_plane *out);
+/* cl_intel_d3d11_nv12_media_sharing's planar DXGI format: DXGI_FORMAT_NV12's planes are the
+ * D3D9 NV12 planes (Y, then interleaved UV at half size). 0 planes / false for any other
+ * format, which the DXGI table serves. */
+unsigned dxcl_dxgi_plane_count(DXGI_FORMAT dxgi);
+bool dxcl_format_from_dxgi_plane(DXGI_FORMAT dxgi, unsigned plane, struct dxcl_plane *out);
 /* The D3D9 table (16 formats, then NV12 and YV12), for dxclinfo and tests. */
 size_t dxcl_d3d9_format_count(void);
 D3DFORMAT dxcl_d3d9_format_at(size_t index);

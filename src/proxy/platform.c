@@ -3,6 +3,7 @@
 #include "core/registry.h"
 #include "core/driver.h"
 #include "core/api.h"
+#include "core/route.h"
 #include "proxy/answers.h"
 #include "proxy/driver_extensions.h"
 
@@ -39,6 +40,14 @@ static cl_int fetch_driver_info(info_fn fn, void *object, cl_uint param, void **
     return err;
 }
 
+/* The platform whose extensions a platform or device query answers. */
+static cl_platform_id platform_of(void *object, cl_uint param)
+{
+    if (param == CL_PLATFORM_EXTENSIONS || param == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
+        return object;
+    return dxcl_platform_of_device(object);
+}
+
 static cl_int answer_extension_string(info_fn fn, void *object, cl_uint param, size_t value_size,
                                       void *value, size_t *size_ret)
 {
@@ -49,7 +58,7 @@ static cl_int answer_extension_string(info_fn fn, void *object, cl_uint param, s
 
     if (err != CL_SUCCESS)
         return err;
-    list = dxcl_extend_extension_string(driver_list);
+    list = dxcl_extend_extension_string(driver_list, platform_of(object, param));
     free(driver_list);
     if (!list)
         return CL_OUT_OF_HOST_MEMORY;
@@ -89,7 +98,8 @@ static cl_int answer_extension_versions(info_fn fn, void *object, cl_uint param,
     free(driver_list);
     for (size_t i = 0; i < dxcl_extension_count(); i++) {
         const struct dxcl_extension *ext = dxcl_extension_at(i);
-        if (versioned_list_contains(list, count, ext->name))
+        if (versioned_list_contains(list, count, ext->name) ||
+            !dxcl_extension_offered(platform_of(object, param), ext))
             continue;
         list[count].version = ext->version;
         strncpy(list[count].name, ext->name, CL_NAME_VERSION_MAX_NAME_SIZE - 1);
