@@ -76,6 +76,14 @@ static bool new_work;
 
 static enum capability event_capability, mem_capability, context_capability;
 
+/* Process exit. Wine ends the other threads (SIGQUIT) before the DLLs' PROCESS_DETACH, but a
+ * thread whose SIGQUIT met LLVM's one-shot handler (installed by PoCL's kernel builds) lives on,
+ * and the Unix exit after the detach tears the driver down under it. From dxcl's detach on, the
+ * waiter calls the driver no more: the detach sets `exiting`, waits (bounded) for a round in
+ * progress to end, and the waiter parks before its next round. */
+static volatile LONG exiting, in_round;
+enum { EXIT_WAIT_MS = 500 };
+
 /* Work of other layers that waits on the driver (dxcl_waiter_poll). */
 struct poller {
     struct poller *next;
@@ -285,6 +293,25 @@ static DWORD max_backoff_ms(const struct event_list *events)
     return events[0].head || events[1].head || events[2].head ? 16 : 1000;
 }
 
+/* A round may call the driver only while the process is not exiting (Dekker's handshake with
+ * dxcl_waiter_process_exit: each side writes its flag, then reads the other's). */
+static bool begin_round(void)
+{
+    InterlockedExchange(&in_round, 1);
+    if (!InterlockedCompareExchange(&exiting, 0, 0))
+        return true;
+    InterlockedExchange(&in_round, 0);
+    return false;
+}
+
+void dxcl_waiter_process_exit(void)
+{
+    InterlockedExchange(&exiting, 1);
+    for (DWORD waited = 0; InterlockedCompareExchange(&in_round, 0, 0) && waited < EXIT_WAIT_MS;
+         waited++)
+        Sleep(1);
+}
+
 static DWORD WINAPI waiter_main(void *param)
 {
     struct event_list events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
@@ -314,11 +341,14 @@ static DWORD WINAPI waiter_main(void *param)
         new_work = false;
         dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 
+        while (!begin_round())
+            Sleep(INFINITE); /* the process is exiting */
         /* SUBMITTED, then RUNNING, then COMPLETE: an event's callbacks in status order. */
         for (int i = 2; i >= 0; i--)
             progress |= run_event_callbacks(&events[i], i);
         progress |= run_destructors(&objects);
         progress |= run_pollers(&pollers);
+        InterlockedExchange(&in_round, 0);
 
         dxcl_take(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
         backoff_ms = progress ? 1 : backoff_ms * 2;

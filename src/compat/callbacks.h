@@ -15,5 +15,8 @@ cl_uint dxcl_callbacks_references(const void *handle);
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
 /* New work for the pollers: the next round comes at once. */
 void dxcl_waiter_wake(void);
+/* The process is exiting (DLL_PROCESS_DETACH with a non-NULL reserved): the waiter makes no
+ * driver call from now on; returns once a round in progress has ended (at most half a second). */
+void dxcl_waiter_process_exit(void);
 
 #endif
