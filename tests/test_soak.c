@@ -14,7 +14,8 @@
  * large steps (200 MB once in a 10,000-cycle driver loop) that would swamp a first-to-last
  * difference. The largest step and the first-to-last figure are printed too. The C runtime's
  * heap, where every allocation of dxcl's lives, is walked at every checkpoint: its median
- * interval growth in the dxcl loop is checked against the 1 KB target in every form. A third loop,
+ * interval growth in the dxcl loop beyond the driver loop's (DXVK allocates there too) is
+ * checked against the 1 KB target in every form. A third loop,
  * "driver", adds to the baseline the same OpenCL work on plain OpenCL objects; dxcl's own
  * growth is the dxcl loop's minus the driver's.
  *   test_soak cycles [every]   exactly that many (every: cycles / 4); make soak runs 10000 1000
@@ -633,11 +634,16 @@ int main(int argc, char **argv)
     printf("soak: target %.0f B/cycle beyond the driver: %s (checked: <= %.0f over %u cycles)\n",
            LEAK_TARGET, beyond <= LEAK_TARGET ? "met" : "NOT met", limit, dxcl.measured);
     CHECK(beyond <= limit, "leak %.1f B/cycle beyond the driver loop (limit %.0f)", beyond, limit);
-    printf("soak: target %.0f B/cycle of dxcl's own heap (the C heap in the dxcl loop): %s "
-           "(%.1f)\n",
-           LEAK_TARGET, dxcl.heap <= LEAK_TARGET ? "met" : "NOT met", dxcl.heap);
-    CHECK(dxcl.heap <= LEAK_TARGET, "dxcl's heap grows %.1f B/cycle (target %.0f)", dxcl.heap,
-          LEAK_TARGET);
+    /* DXVK allocates from the same C runtime: the driver loop's Direct3D work is taken off. */
+    double heap_beyond = dxcl.heap - driver.heap;
+    printf("soak: target %.0f B/cycle of dxcl's own heap (the C heap in the dxcl loop %.1f, in "
+           "the driver loop %.1f): %s (%.1f)\n",
+           LEAK_TARGET, dxcl.heap, driver.heap, heap_beyond <= LEAK_TARGET ? "met" : "NOT met",
+           heap_beyond);
+    CHECK(heap_beyond <= LEAK_TARGET,
+          "dxcl's heap grows %.1f B/cycle beyond the driver loop's "
+          "(target %.0f)",
+          heap_beyond, LEAK_TARGET);
 
     free(binary);
     CHECK(api_d3d11_khr.release(d3d11) == 0, "D3D11 device released");
