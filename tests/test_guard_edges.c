@@ -17,7 +17,12 @@
  *    argument lands. dxcl knows from the driver's argument info (clGetKernelArgInfo) which
  *    arguments take memory objects; where the driver gives none (the .quirks variant), dxcl
  *    falls back to taking such a value for the object, and the kernel is refused with
- *    NOT_ACQUIRED (docs/design.md, "The enqueue guard").
+ *    NOT_ACQUIRED (docs/design.md, "The enqueue guard"). The case runs twice: built as the
+ *    program builds it (no options: PoCL then gives no argument info) and built with
+ *    -cl-kernel-arg-info, where PoCL gives it and the integer runs on PoCL too.
+ *  - dxcl leaves the program's build as the program asked: CL_PROGRAM_BUILD_OPTIONS answers the
+ *    options the program gave, with no -cl-kernel-arg-info added (docs/design.md, "Which kernel
+ *    arguments are memory objects", says why dxcl does not add it).
  *   test_guard_edges */
 #include "interop.h"
 #include "threads.h"
@@ -319,7 +324,39 @@ static void clone_kernel(void)
 
 /* ---- An integer that looks like a handle ---- */
 
-static void integer_argument(void)
+/* The program's build options, as clGetProgramBuildInfo answers them (spaces around them
+ * aside), are the ones it gave. */
+static void check_build_options(cl_program program, cl_device_id device, const char *given)
+{
+    char options[256] = "";
+    size_t start, end;
+
+    CHECK_ERR(clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof(options),
+                                    options, NULL),
+              CL_SUCCESS);
+    start = strspn(options, " ");
+    for (end = strlen(options); end > start && options[end - 1] == ' '; end--)
+        ;
+    CHECK(end - start == strlen(given) && !strncmp(options + start, given, end - start),
+          "build options \"%s\" (the program gave \"%s\")", options, given);
+}
+
+static cl_kernel built_kernel(cl_context context, cl_device_id device, const char *text,
+                              const char *name, const char *options)
+{
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(context, 1, &text, NULL, &err);
+
+    REQUIRE(err == CL_SUCCESS, "program: %d", err);
+    CHECK_ERR(clBuildProgram(program, 1, &device, options, NULL, NULL), CL_SUCCESS);
+    check_build_options(program, device, options);
+    cl_kernel kernel = clCreateKernel(program, name, &err);
+    REQUIRE(err == CL_SUCCESS, "kernel %s: %d", name, err);
+    clReleaseProgram(program); /* the kernel keeps it */
+    return kernel;
+}
+
+static void integer_argument(const char *options)
 {
     static const char *add_source =
         "__kernel void add(__global uint *b, ulong v) { b[get_global_id(0)] += (uint)(v != 0); }\n";
@@ -337,10 +374,15 @@ static void integer_argument(void)
     cl_mem plain = clCreateBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                   sizeof(data), data, &err);
     REQUIRE(err == CL_SUCCESS, "plain buffer: %d", err);
-    cl_kernel kernel = test_kernel(env.context, env.device, add_source, "add");
+    cl_kernel kernel = built_kernel(env.context, env.device, add_source, "add", options);
     cl_int info_err = clGetKernelArgInfo(kernel, 1, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
                                          sizeof(address), &address, NULL);
     bool info = info_err == CL_SUCCESS;
+    printf("guard_edges: built with \"%s\": argument info %s (%d)\n", options,
+           info ? "given" : "not given", info_err);
+    if (info)
+        CHECK(address == CL_KERNEL_ARG_ADDRESS_PRIVATE, "ulong argument's address qualifier %#x",
+              (unsigned)address);
     cl_ulong value = (cl_ulong)(uintptr_t)shared; /* the shared object's handle, as a number */
     CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &plain), CL_SUCCESS);
     CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(value), &value), CL_SUCCESS);
@@ -378,6 +420,7 @@ int main(void)
     rejected_commands();
     many_shared_arguments();
     clone_kernel();
-    integer_argument();
+    integer_argument("");
+    integer_argument("-cl-kernel-arg-info");
     return test_finish("guard_edges");
 }

@@ -27,6 +27,33 @@ static struct dxcl_waiter_source *sources;
 
 #define MAX_WAIT_MS 1000
 
+/* Process exit. Wine ends the other threads (SIGQUIT) before the DLLs' PROCESS_DETACH, but a
+ * thread whose SIGQUIT met LLVM's one-shot handler (installed by PoCL's kernel builds) lives on,
+ * and the Unix exit after the detach tears the driver down under it. From dxcl's detach on, the
+ * waiter calls the driver no more: the detach sets `exiting`, waits (bounded) for a round in
+ * progress to end, and the waiter parks before its next round. */
+static volatile LONG exiting, in_round;
+enum { EXIT_WAIT_MS = 500 };
+
+/* A round may call the driver only while the process is not exiting (Dekker's handshake with
+ * dxcl_waiter_process_exit: each side writes its flag, then reads the other's). */
+static bool begin_round(void)
+{
+    InterlockedExchange(&in_round, 1);
+    if (!InterlockedCompareExchange(&exiting, 0, 0))
+        return true;
+    InterlockedExchange(&in_round, 0);
+    return false;
+}
+
+void dxcl_waiter_process_exit(void)
+{
+    InterlockedExchange(&exiting, 1);
+    for (DWORD waited = 0; InterlockedCompareExchange(&in_round, 0, 0) && waited < EXIT_WAIT_MS;
+         waited++)
+        Sleep(1);
+}
+
 void dxcl_waiter_add_source(struct dxcl_waiter_source *source)
 {
     source->next = sources;
@@ -88,8 +115,11 @@ static DWORD WINAPI waiter_main(void *param)
         new_work = false;
         dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 
+        while (!begin_round())
+            Sleep(INFINITE); /* the process is exiting */
         progress = run_sources(&max_wait_ms);
         progress |= run_pollers(&pollers);
+        InterlockedExchange(&in_round, 0);
         if (pollers && (!max_wait_ms || max_wait_ms > MAX_WAIT_MS))
             max_wait_ms = MAX_WAIT_MS;
 

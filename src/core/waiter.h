@@ -17,6 +17,10 @@ bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
  * that round. */
 void dxcl_waiter_wake(void);
 
+/* The process is exiting (DLL_PROCESS_DETACH with a non-NULL reserved): the waiter makes no
+ * driver call from now on; returns once a round in progress has ended (at most half a second). */
+void dxcl_waiter_process_exit(void);
+
 /* A layer's standing work on the waiter (compat/callbacks.c: the callbacks it delivers), run
  * every round: round() does what is ready and returns true on progress; it sets *max_wait_ms
  * to how long the next round may wait at most, or 0 when nothing of it is pending (it then

@@ -1,14 +1,15 @@
 /* DllMain: at load, dxcl starts its log, fault injection (test builds only) and the lock
- * checker; at unload, it closes the log. */
+ * checker; at unload, it closes the log, and at process exit it first stops the callback
+ * waiter's driver calls (core/waiter.h). */
 #include "core/common.h"
 #include "core/fault.h"
 #include "core/lock.h"
+#include "core/waiter.h"
 
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved);
 
 BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
 {
-    (void)reserved;
     if (reason == DLL_PROCESS_ATTACH) {
         DisableThreadLibraryCalls(instance);
         dxcl_log_init();
@@ -17,6 +18,8 @@ BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, void *reserved)
         if (lock_check)
             DXCL_LOG("%s", lock_check);
     } else if (reason == DLL_PROCESS_DETACH) {
+        if (reserved) /* the process is exiting, not FreeLibrary */
+            dxcl_waiter_process_exit();
         dxcl_log_shutdown();
     }
     return TRUE;
