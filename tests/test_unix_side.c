@@ -156,6 +156,28 @@ static void check_command_buffer(cl_platform_id platform, cl_context context,
     clReleaseMemObject(dst);
 }
 
+/* A kernel in a command buffer: refused while a shared object is one of its arguments,
+ * recorded once an ordinary buffer took its place. */
+static void check_kernel_recording(struct interop_env *env, cl_command_buffer_khr commands,
+                                   cl_mem shared, cl_mem plain)
+{
+    static const char one_source[] =
+        "__kernel void one(__global uint *a) { a[get_global_id(0)] = 1; }\n";
+    clCommandNDRangeKernelKHR_fn record =
+        LOOKUP(env->platform, clCommandNDRangeKernelKHR_fn, "clCommandNDRangeKernelKHR");
+    cl_kernel kernel = test_kernel(env->context, env->device, one_source, "one");
+    const size_t items = 64;
+
+    REQUIRE(record != NULL, "clCommandNDRangeKernelKHR is missing");
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &shared), CL_SUCCESS);
+    CHECK_ERR(record(commands, NULL, NULL, kernel, 1, NULL, &items, NULL, 0, NULL, NULL, NULL),
+              CL_INVALID_OPERATION);
+    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &plain), CL_SUCCESS);
+    CHECK_ERR(record(commands, NULL, NULL, kernel, 1, NULL, &items, NULL, 0, NULL, NULL, NULL),
+              CL_SUCCESS);
+    clReleaseKernel(kernel);
+}
+
 /* A shared object in a command buffer: refused, acquired or not, whole or as a sub-buffer; an
  * ordinary buffer beside it still records. */
 static void check_command_buffer_refuses_shared(struct interop_env *env)
@@ -197,6 +219,7 @@ static void check_command_buffer_refuses_shared(struct interop_env *env)
     CHECK_ERR(env->cl->release(env->queue, 1, &shared, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(fill(commands, NULL, plain, &pattern, sizeof(pattern), 0, 256, 0, NULL, NULL, NULL),
               CL_SUCCESS);
+    check_kernel_recording(env, commands, shared, plain);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     CHECK_ERR(release(commands), CL_SUCCESS);
     clReleaseMemObject(plain);

@@ -54,6 +54,10 @@ cl_int dxcl_guard_begin_list(struct dxcl_guarded *g, cl_command_queue queue, con
 /* After the driver answered `result` (returned): see the top of this file. */
 cl_int dxcl_guard_end(struct dxcl_guarded *g, cl_int result);
 
+/* A shared object set as an argument of `kernel` (engine/kernels.c), or NULL when none is, or
+ * dxcl keeps no record of the kernel: what a command recorded for later replays would use. */
+cl_mem dxcl_kernel_shared_arg(cl_kernel kernel);
+
 /* DXCL_USE_OVERWRITE when [offset, offset + size) is all of shared buffer `handle`, else
  * DXCL_USE_WRITE. */
 enum dxcl_use dxcl_buffer_write_use(cl_mem handle, size_t offset, size_t size);

@@ -224,6 +224,22 @@ static cl_int kernel_uses(cl_kernel kernel, struct dxcl_use_of *uses, size_t *co
     return err;
 }
 
+cl_mem dxcl_kernel_shared_arg(cl_kernel kernel)
+{
+    struct dxcl_kernel *record;
+    cl_mem arg, shared = NULL;
+
+    if (!__atomic_load_n(&kernels_with_shared_args, __ATOMIC_ACQUIRE))
+        return NULL;
+    dxcl_lock_shared();
+    record = dxcl_table_get(&kernels, kernel);
+    for (cl_uint i = 0; record && record->shared_args && !shared && i < record->num_args; i++)
+        if ((arg = __atomic_load_n(&record->args[i], __ATOMIC_RELAXED)) && dxcl_memobj_resolve(arg))
+            shared = arg;
+    dxcl_unlock_shared();
+    return shared;
+}
+
 /* The guard's check of every shared argument. */
 static cl_int begin_kernel(struct dxcl_guarded *g, cl_command_queue queue, cl_kernel kernel,
                            const char *caller)

@@ -3,7 +3,8 @@
  * a function could use a shared object behind the enqueue guard's back:
  *   - cl_khr_command_buffer's commands on memory objects record them for replays that dxcl
  *     cannot check (the object need not be acquired when it replays): a shared object, or a
- *     sub-buffer of one, is refused with CL_INVALID_OPERATION and a log line.
+ *     sub-buffer of one, is refused with CL_INVALID_OPERATION and a log line, and so is a
+ *     kernel recorded with one set as an argument.
  *     clUpdateMutableCommandsKHR (mutable dispatch) is not handed out: it can set a shared
  *     object as a recorded kernel's argument inside a structure whose layout changed between
  *     the extension's provisional versions.
@@ -79,6 +80,23 @@ RECORDING(clCommandCopyImageToBufferKHR, 2, 3, 4)
 RECORDING(clCommandFillBufferKHR, 2, 3)
 RECORDING(clCommandFillImageKHR, 2, 3)
 
+/* A kernel recorded with a shared object among its arguments: refused like the copies (its
+ * replays would run without dxcl seeing the kernel's arguments again). The kernel follows the
+ * properties in every version of the extension. */
+static void *volatile driver_clCommandNDRangeKernelKHR;
+static cl_int CL_API_CALL guarded_clCommandNDRangeKernelKHR(SLOT_PARAMS)
+{
+    cl_mem shared = dxcl_kernel_shared_arg((cl_kernel)(UINT_PTR)s3);
+
+    if (shared)
+        return DXCL_FAIL(CL_INVALID_OPERATION,
+                         "clCommandNDRangeKernelKHR: kernel %p has memory object %p, shared with "
+                         "Direct3D, as an argument: a command buffer cannot record it (its "
+                         "replays would use it without an acquire dxcl can check)",
+                         (void *)(UINT_PTR)s3, (void *)shared);
+    return ((slots_fn)driver_clCommandNDRangeKernelKHR)(SLOT_ARGS);
+}
+
 typedef cl_int(CL_API_CALL *list_fn)(cl_command_queue, cl_uint, const cl_mem *, cl_uint,
                                      const cl_event *, cl_event *);
 
@@ -131,6 +149,7 @@ static const struct {
     WRAPPED(clCommandCopyImageToBufferKHR),
     WRAPPED(clCommandFillBufferKHR),
     WRAPPED(clCommandFillImageKHR),
+    WRAPPED(clCommandNDRangeKernelKHR),
     WRAPPED(clEnqueueAcquireExternalMemObjectsKHR),
     WRAPPED(clEnqueueReleaseExternalMemObjectsKHR),
     WRAPPED(clEnqueueMigrateMemObjectEXT),
