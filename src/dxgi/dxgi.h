@@ -286,6 +286,10 @@ struct dxcl_format_family dxcl_dxgi_format_family(const struct dxcl_backend *bac
                                                   : API##_FORMAT_SUPPORT_TEXTURE2D;                \
         UINT support = 0;                                                                          \
                                                                                                    \
+        /* Planar formats are Texture2D only, whatever CheckFormatSupport says (DXVK on NVIDIA     \
+         * reports TEXTURE3D for NV12). */                                                         \
+        if (type == CL_MEM_OBJECT_IMAGE3D && dxcl_dxgi_plane_count((DXGI_FORMAT)format))           \
+            return false;                                                                          \
         return SUCCEEDED(I##API##Device_CheckFormatSupport((I##API##Device *)ctx->device,          \
                                                            (DXGI_FORMAT)format, &support)) &&      \
                (support & need) == need;                                                           \
