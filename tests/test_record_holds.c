@@ -15,7 +15,9 @@
  *  - CL_MEM_SIZE and CL_MEM_FLAGS: the object's own;
  *  - a kernel with the handle as argument, and a whole write of it: NOT_ACQUIRED while shared
  *    (nothing acquires it), CL_SUCCESS once ordinary.
- * Both lives must have been seen, and Direct3D must hold its initial contents at the end:
+ * Both lives must have been seen (every 8th round waits for one whole pass before its release,
+ * so that the shared life is seen however the threads are scheduled; the others race), and
+ * Direct3D must hold its initial contents at the end:
  * nothing was acquired, so nothing may reach it. The copying path is used (DXCL_ZERO_COPY=0,
  * set before dxcl reads it): commands on the ordinary buffer then use the driver's own storage,
  * never staging memory that the teardown gave back. Under DXCL_LOCK_CHECK (every test) the lock
@@ -28,6 +30,10 @@
 #include <CL/cl_d3d11.h>
 
 enum { RESOURCES = 4, ELEMENTS = 16, BYTES = ELEMENTS * 4, DEFAULT_ROUNDS = 300, STALL_MS = 30000 };
+/* Every WITNESSED_ROUNDS-th round waits (at most WITNESS_MS) for one whole pass of the user
+ * thread before the release, so that both lives are seen on any machine; the other rounds
+ * release at once, racing the user thread's calls. */
+enum { WITNESSED_ROUNDS = 8, WITNESS_MS = 2000 };
 
 static const char *source = "__kernel void inc(__global uint *b) { b[get_global_id(0)] += 1u; }\n";
 
@@ -36,6 +42,7 @@ struct shared_state {
     cl_mem *handles;         /* one a round; the driver reference is the test's */
     volatile LONG published; /* the newest round, -1 before the first */
     volatile LONG done;      /* the main thread made every round */
+    volatile LONG passed;    /* the round of the user thread's last whole pass, -1 before */
     cl_context context;
     cl_device_id device;
     cl_program program;
@@ -95,8 +102,10 @@ static DWORD WINAPI run_user(void *arg)
     REQUIRE(err == CL_SUCCESS, "queue: %d", err);
     while (!InterlockedCompareExchange(&s->done, 0, 0)) {
         long round = InterlockedCompareExchange(&s->published, 0, 0);
-        if (round >= 0)
+        if (round >= 0) {
             use_handle(s, queue, kernel, round);
+            InterlockedExchange(&s->passed, round);
+        }
         test_watchdog_progress();
     }
     CHECK_ERR(clFinish(queue), CL_SUCCESS);
@@ -105,7 +114,8 @@ static DWORD WINAPI run_user(void *arg)
     return 0;
 }
 
-/* A shared buffer of round `round`, its program reference dropped at once. */
+/* A shared buffer of round `round`, its program reference dropped at once (or, every
+ * WITNESSED_ROUNDS-th round, once the user thread made a whole pass on it). */
 static void make_round(struct shared_state *s, const struct test_api *api, long round)
 {
     cl_int err;
@@ -117,6 +127,10 @@ static void make_round(struct shared_state *s, const struct test_api *api, long 
     s->handles[round] = mem;
     InterlockedExchange(&s->published, round);
     Sleep(0); /* let the user thread start on it */
+    for (DWORD waited = 0; round % WITNESSED_ROUNDS == 0 && waited < WITNESS_MS &&
+                           InterlockedCompareExchange(&s->passed, 0, 0) < round;
+         waited++)
+        Sleep(1);
     CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
 }
 
@@ -124,7 +138,7 @@ int main(int argc, char **argv)
 {
     const struct test_api *api = &api_d3d11_khr;
     long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : DEFAULT_ROUNDS;
-    struct shared_state s = {.published = -1};
+    struct shared_state s = {.published = -1, .passed = -1};
     unsigned char initial[RESOURCES][BYTES], got[BYTES];
     cl_platform_id platform;
     cl_int err;
