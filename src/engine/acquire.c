@@ -601,10 +601,13 @@ static bool pending_end(struct dxcl_pending_release *p)
     }
     dxcl_unlock_exclusive();
     dxcl_driver()->clReleaseEvent(p->final);
+    /* The claims' holds go before the program's event completes: a program that waits for it
+     * and then releases its objects and the context finds no hold of dxcl's left, so the
+     * teardowns (and the Direct3D references) end in its own calls. */
+    finish_transfer(t);
     /* The program's event completes now: with the error when a write was lost. */
     dxcl_driver()->clSetUserEventStatus(p->gate, err == CL_SUCCESS ? CL_COMPLETE : err);
     dxcl_driver()->clReleaseEvent(p->gate);
-    finish_transfer(t); /* the claims' holds: a teardown may follow */
     SetEvent(p->done);
     return true;
 }
