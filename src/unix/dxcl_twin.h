@@ -1,0 +1,55 @@
+/* The GPU path's twins (docs/design.md, "The GPU path"): what dxcl's PE code (mingw), its Unix
+ * half (dxclunix.so) and its host Vulkan layer (libdxcl_vk_layer.so) agree on. Plain C types
+ * only: both compilers read this file.
+ *
+ * A twin is a Vulkan image made by the layer on the VkDevice of a program's DXVK texture, with
+ * dedicated memory the layer exports as an opaque file descriptor. DXVK wraps it as a D3D11
+ * texture (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage) so that dxcl copies between the
+ * program's texture and the twin on the GPU, and OpenCL imports the fd: the OpenCL object's
+ * storage is the twin's memory.
+ *
+ * The test-only import (host_visible): the twin is linear and host-visible, and the layer maps
+ * it; an OpenCL driver without import (PoCL) then uses the mapping as host memory. It exercises
+ * everything but the import itself, on lavapipe in CI, and is never used in production. */
+#ifndef DXCL_TWIN_H
+#define DXCL_TWIN_H
+
+#include <stdint.h>
+
+/* What the twin must be: one subresource of the program's texture. */
+struct dxcl_twin_request {
+    /* The host VkImage of the program's texture (IDXGIVkInteropSurface::GetVulkanImageInfo):
+     * the twin is made on the device that made it. */
+    uint64_t like_image;
+    uint32_t format;     /* VkFormat */
+    uint32_t image_type; /* VkImageType: 2D or 3D */
+    uint32_t width, height, depth;
+    uint32_t host_visible; /* the test-only import: linear, host-visible, mapped */
+};
+
+struct dxcl_twin {
+    int32_t result;  /* 0, or the VkResult (or -1) of the step that failed */
+    char error[192]; /* that step, in words, for dxcl's log */
+    uint64_t image;  /* VkImage: for CreateTexture2DFromVkImage */
+    uint64_t memory; /* VkDeviceMemory (the layer's, for destroy) */
+    uint64_t device; /* the host VkDevice (the layer's, for destroy) */
+    uint64_t size;   /* bytes of the dedicated allocation (what OpenCL imports) */
+    int32_t fd;      /* the opaque fd of the memory; -1 when host_visible */
+    uint8_t device_uuid[16]; /* VkPhysicalDeviceIDProperties::deviceUUID of the device */
+    /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
+    void *host;
+    uint64_t row_pitch, slice_pitch;
+};
+
+/* The layer's exports, looked up by name by dxclunix.so (dlopen of DXCL_TWIN_LAYER_SONAME with
+ * RTLD_NOLOAD: the Vulkan loader has loaded it when the layer is enabled).
+ * dxcl_layer_twin_create: 0 and *twin filled, or twin->result/error set (nothing to destroy).
+ * dxcl_layer_twin_destroy: frees the image and memory (and closes the fd if still >= 0). */
+#define DXCL_TWIN_LAYER_SONAME "libdxcl_vk_layer.so"
+#define DXCL_TWIN_CREATE_NAME "dxcl_layer_twin_create"
+#define DXCL_TWIN_DESTROY_NAME "dxcl_layer_twin_destroy"
+typedef int32_t (*dxcl_twin_create_fn)(const struct dxcl_twin_request *request,
+                                       struct dxcl_twin *twin);
+typedef void (*dxcl_twin_destroy_fn)(struct dxcl_twin *twin);
+
+#endif
