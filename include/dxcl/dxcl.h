@@ -33,10 +33,13 @@ typedef cl_int(CL_API_CALL *dxclGetBackingFormat_fn)(cl_mem image, cl_image_form
 
 /* How a shared object's data moves between Direct3D and the driver (docs/design.md):
  * DXCL_TRANSFER_COPY, the copy engine copies through host memory of its own;
- * DXCL_TRANSFER_ZERO_COPY, the driver object's storage is the staging resource's memory.
+ * DXCL_TRANSFER_ZERO_COPY, the driver object's storage is the staging resource's memory;
+ * DXCL_TRANSFER_GPU, the GPU path: the storage is a twin of the subresource on the GPU, which
+ * Direct3D copies into and out of on the GPU.
  * CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
 #define DXCL_TRANSFER_COPY 1
 #define DXCL_TRANSFER_ZERO_COPY 2
+#define DXCL_TRANSFER_GPU 3
 typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
 /* Lazy uploads (docs/design.md): how many of `mem`'s acquires skipped reading the Direct3D
  * resource and uploading it, because the first command overwrote the whole object or no

@@ -20,6 +20,21 @@ struct dxcl_mapping {
     size_t slice_pitch;
 };
 
+/* The GPU path (docs/design.md, "The GPU path"): an object's OpenCL storage is a twin of its
+ * subresource on the GPU, made by dxcl's Vulkan layer, which Direct3D copies into and out of on
+ * the GPU. What the engine asks of the backend and what it answers. */
+struct dxcl_device_storage {
+    /* Asked: the test-only import (the twin host-visible and mapped, for a driver that imports
+     * nothing), else the UUID of the OpenCL device that imports (the twin must be on it). */
+    bool host_import;
+    unsigned char device_uuid[16];
+    /* Answered: the twin's memory as an opaque fd for the driver's import (its ownership passes
+     * to the import) and the allocation's size; or, with host_import, -1 and the mapping. */
+    int fd;
+    uint64_t size;
+    struct dxcl_mapping host;
+};
+
 /* The family's error codes (the KHR, NV and Intel names of a family share the values). */
 struct dxcl_backend_errors {
     cl_int invalid_device;
@@ -78,6 +93,12 @@ struct dxcl_backend {
      * gives) stays at one address across locks, so the driver may use that memory as the
      * object's storage (zero-copy, engine/zerocopy.h). Called under dxcl_device_lock. */
     bool (*stable_host_copy)(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
+    /* Optional, the GPU path: at creation, replaces the surface's staging copy with a twin on the
+     * GPU (its copies then stay on the GPU: copy_to_host copies the resource into the twin and
+     * waits for the GPU, map_host waits only, unmap_host's write back copies out) and answers
+     * `storage`. False (logged) when the surface keeps its staging copy. Called under
+     * dxcl_device_enter. */
+    bool (*device_storage)(struct dxcl_surface *surface, struct dxcl_device_storage *storage);
     /* Optional: how many idle surfaces the context keeps for reuse (dxclGetPooledStagingCount). */
     unsigned (*pooled_surfaces)(struct dxcl_context *ctx);
     /* Optional: the view of plane mem->plane inside a locked multi-planar surface. */

@@ -264,6 +264,48 @@ void *dxcl_driver_export(const char *name)
     return driver_module ? (void *)GetProcAddress(driver_module, name) : NULL;
 }
 
+/* The pair's twin exports (src/unix/pe/dxclunix_pe.c): present only on the Unix side. */
+typedef int32_t(WINAPI *pair_twin_fn)(const struct dxcl_twin_request *request,
+                                      struct dxcl_twin *twin);
+typedef void(WINAPI *pair_twin_destroy_fn)(struct dxcl_twin *twin);
+typedef int32_t(WINAPI *pair_twin_export_fn)(struct dxcl_twin *twin);
+
+static bool no_twins(struct dxcl_twin *twin)
+{
+    twin->result = -1;
+    snprintf(twin->error, sizeof(twin->error), "the driver is %s, not the Unix side",
+             driver_route[0] ? driver_route : "absent");
+    return false;
+}
+
+bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin)
+{
+    pair_twin_fn create = (pair_twin_fn)dxcl_driver_export("dxclunixTwinCreate");
+
+    memset(twin, 0, sizeof(*twin));
+    twin->fd = -1;
+    if (!create || !pair_lookup)
+        return no_twins(twin);
+    return create(request, twin) == 0;
+}
+
+void dxcl_driver_twin_destroy(struct dxcl_twin *twin)
+{
+    pair_twin_destroy_fn destroy = (pair_twin_destroy_fn)dxcl_driver_export("dxclunixTwinDestroy");
+
+    if (destroy)
+        destroy(twin);
+}
+
+bool dxcl_driver_twin_export(struct dxcl_twin *twin)
+{
+    pair_twin_export_fn export_fd = (pair_twin_export_fn)dxcl_driver_export("dxclunixTwinExport");
+
+    if (!export_fd)
+        return no_twins(twin);
+    return export_fd(twin) == 0;
+}
+
 const char *dxcl_driver_path(void)
 {
     dxcl_driver();

@@ -3,6 +3,7 @@
 #define DXCL_DRIVER_H
 
 #include "core/common.h"
+#include "unix/dxcl_twin.h"
 
 /* One typed pointer per entry of cl_api.h; NULL where the driver lacks the function. */
 struct dxcl_driver {
@@ -30,6 +31,13 @@ const char *dxcl_driver_route(void);
 /* An export of the driver module other than the OpenCL API (dxcl's own, when the driver is
  * another dxcl), or NULL. */
 void *dxcl_driver_export(const char *name);
+
+/* The GPU path's twins (unix/dxcl_twin.h), made by dxcl's Vulkan layer through the Unix side:
+ * false, with twin->error set, where the driver is not the Unix side or it has no layer. */
+bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
+void dxcl_driver_twin_destroy(struct dxcl_twin *twin);
+/* A new fd of the twin's memory (each import takes one): false with twin->error set. */
+bool dxcl_driver_twin_export(struct dxcl_twin *twin);
 
 /* The driver's answers, whole (lists and strings sized from the driver's own count; the
  * caller frees them). Platforms and devices: NULL with *count 0 when there are none.

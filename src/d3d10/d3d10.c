@@ -105,6 +105,9 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     return CL_SUCCESS;
 }
 
+/* No GPU path for D3D10 yet: DXVK's twins are D3D11 textures. */
+#define d3d10_device_storage NULL
+
 DXCL_DXGI_FAMILY(D3D10, d3d10)
 
 /* cl_intel_sharing_format_query_d3d10. */

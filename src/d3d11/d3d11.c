@@ -2,6 +2,8 @@
  * cl_intel_d3d11_nv12_media_sharing): ID3D11Device, buffers, 2D and 3D textures, copied
  * through the device's immediate context. */
 #include "dxgi/dxgi_resources.h"
+#include "dxgi/dxvk_interop.h"
+#include "core/driver.h"
 #include "core/route.h"
 
 #include <d3d11_4.h>
@@ -84,6 +86,177 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     return CL_SUCCESS;
 }
 
+/* ---- The GPU path's twins on DXVK (docs/design.md, "The GPU path") ---- */
+
+/* Waits until the GPU has done every copy dxcl queued on the twin (and all work before them):
+ * the twin's memory is then OpenCL's to use, or free. */
+static void wait_for_twin(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+{
+    ID3D11Asynchronous *done = (ID3D11Asynchronous *)twin->done;
+
+    ID3D11DeviceContext_End(immediate, done);
+    while (ID3D11DeviceContext_GetData(immediate, done, NULL, 0, 0) == S_FALSE)
+        SwitchToThread();
+}
+
+/* The twin's memory as the driver sees it: mapped with the test-only import, else none. */
+static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping *mapping)
+{
+    *mapping = (struct dxcl_mapping){twin->vk.host, (size_t)twin->vk.row_pitch,
+                                     (size_t)twin->vk.slice_pitch};
+}
+
+/* Frees the twin once the GPU is done with it; the caller is inside dxcl_device_enter. */
+static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    ID3D11DeviceContext *immediate;
+
+    ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
+    wait_for_twin(immediate, s->twin);
+    ID3D11DeviceContext_Release(immediate);
+    IUnknown_Release(s->staging);
+    IUnknown_Release(s->twin->done);
+    dxcl_driver_twin_destroy(&s->twin->vk);
+    free(s->twin);
+    s->twin = NULL;
+}
+
+extern const struct dxcl_backend dxcl_d3d11_backend;
+
+static void release_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    void *protection = dxcl_device_enter(&dxcl_d3d11_backend, ctx);
+
+    drop_twin(ctx, s);
+    dxcl_device_leave(&dxcl_d3d11_backend, protection);
+}
+
+/* DXVK's interop interfaces of the resource and of the device: false when Direct3D is not
+ * DXVK. */
+static bool dxvk_interfaces(struct dxcl_surface *surface, struct dxcl_dxvk_surface **image,
+                            struct dxcl_dxvk_device **device)
+{
+    *device = NULL;
+    if (FAILED(IUnknown_QueryInterface(surface->resource, &dxcl_iid_dxvk_interop_surface,
+                                       (void **)image)))
+        return false;
+    if (SUCCEEDED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
+                                          &dxcl_iid_dxvk_interop_device1, (void **)device)))
+        return true;
+    (*image)->lpVtbl->Release(*image);
+    return false;
+}
+
+/* A new twin of the surface's subresource on the resource's Vulkan device, wrapped as a
+ * texture: its staging and twin go into `want`. NULL, or why not. */
+static const char *make_twin(struct dxcl_surface *surface, bool host_import,
+                             struct dxcl_dxgi_surface *want)
+{
+    struct dxcl_dxvk_surface *image;
+    struct dxcl_dxvk_device *device;
+    struct dxcl_vk_image_create_info info = {0};
+    struct dxcl_twin_request request;
+    struct dxcl_dxgi_twin *twin;
+    D3D11_TEXTURE2D_DESC1 desc = {
+        want->width, want->height, 1, 1, want->format, {1, 0}, D3D11_USAGE_DEFAULT, 0, 0, 0, 0};
+    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
+    ID3D11Texture2D *texture = NULL;
+    dxcl_vk_image handle = 0;
+    int layout;
+    HRESULT hr;
+
+    if (!dxvk_interfaces(surface, &image, &device))
+        return "Direct3D is not DXVK (no IDXGIVkInteropSurface and IDXGIVkInteropDevice1)";
+    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
+    image->lpVtbl->Release(image);
+    request = (struct dxcl_twin_request){
+        handle,     (uint32_t)info.format, (uint32_t)info.image_type, want->width, want->height, 1,
+        host_import};
+    if (FAILED(hr) || !(twin = calloc(1, sizeof(*twin)))) {
+        device->lpVtbl->Release(device);
+        return "DXVK gave no Vulkan image";
+    }
+    if (!dxcl_driver_twin_create(&request, &twin->vk)) {
+        device->lpVtbl->Release(device);
+        DXCL_LOG("D3D11: no twin for resource %p: %s", (void *)surface->resource, twin->vk.error);
+        free(twin);
+        return "the Vulkan layer made no twin";
+    }
+    hr = device->lpVtbl->CreateTexture2DFromVkImage(device, &desc, twin->vk.image, &texture);
+    device->lpVtbl->Release(device);
+    if (SUCCEEDED(hr))
+        hr = ID3D11Device_CreateQuery((ID3D11Device *)surface->context->device, &event,
+                                      (ID3D11Query **)&twin->done);
+    if (FAILED(hr)) {
+        if (texture)
+            ID3D11Texture2D_Release(texture);
+        dxcl_driver_twin_destroy(&twin->vk);
+        free(twin);
+        return "DXVK refused the twin (CreateTexture2DFromVkImage, an event query)";
+    }
+    twin->release = release_twin;
+    want->staging = (IUnknown *)texture;
+    want->twin = twin;
+    return NULL;
+}
+
+/* The twin's fd for the driver's import: the one made with it, or a new one (an import takes
+ * its fd). */
+static bool hand_out_fd(struct dxcl_dxgi_twin *twin, struct dxcl_device_storage *storage)
+{
+    if (twin->vk.fd < 0 && !dxcl_driver_twin_export(&twin->vk)) {
+        DXCL_LOG("D3D11: the twin's memory gave no fd: %s", twin->vk.error);
+        return false;
+    }
+    storage->fd = twin->vk.fd;
+    twin->vk.fd = -1;
+    return true;
+}
+
+/* The surface's staging copy, replaced by a twin: back to the pool, or freed. */
+static void set_staging_aside(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    struct dxcl_dxgi_surface *aside = malloc(sizeof(*aside));
+
+    if (aside) {
+        *aside = *s;
+        if (dxcl_dxgi_pool_put(ctx, aside))
+            return;
+        free(aside);
+    }
+    IUnknown_Release(s->staging);
+}
+
+static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data, want = *s;
+    const char *why = NULL;
+
+    want.twin = NULL;
+    if (s->kind != DXCL_DXGI_TEXTURE2D || s->twin)
+        why = "the GPU path shares 2D textures";
+    else if (!dxcl_dxgi_pool_take_twin(surface->context, &want))
+        why = make_twin(surface, storage->host_import, &want);
+    if (!why && !storage->host_import &&
+        memcmp(want.twin->vk.device_uuid, storage->device_uuid, sizeof(storage->device_uuid)))
+        why = "Direct3D and OpenCL are on different GPUs (device UUIDs)";
+    else if (!why && !storage->host_import && !hand_out_fd(want.twin, storage))
+        why = "the twin's memory gave no fd";
+    if (why) {
+        if (want.twin)
+            drop_twin(surface->context, &want);
+        DXCL_LOG("D3D11 resource %p: no GPU path (%s)", (void *)surface->resource, why);
+        return false;
+    }
+    set_staging_aside(surface->context, s);
+    s->staging = want.staging;
+    s->twin = want.twin;
+    storage->size = want.twin->vk.size;
+    if (storage->host_import)
+        twin_mapping(s->twin, &storage->host);
+    return true;
+}
+
 static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
@@ -93,6 +266,12 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
 
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
+    if (s->twin) {
+        wait_for_twin(immediate, s->twin);
+        twin_mapping(s->twin, &surface->mapping);
+        leave_device(immediate, mt);
+        return CL_SUCCESS;
+    }
     err = map_staging(immediate, surface, &surface->mapping);
     leave_device(immediate, mt);
     if (err == CL_SUCCESS)
@@ -102,9 +281,18 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
 
 static cl_int d3d11_map_host(struct dxcl_surface *surface)
 {
+    struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt;
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
-    cl_int err = map_staging(immediate, surface, &surface->mapping);
+    cl_int err;
+
+    if (s->twin) { /* the last copy out of the twin must be done before OpenCL writes it */
+        wait_for_twin(immediate, s->twin);
+        twin_mapping(s->twin, &surface->mapping);
+        leave_device(immediate, mt);
+        return CL_SUCCESS;
+    }
+    err = map_staging(immediate, surface, &surface->mapping);
 
     leave_device(immediate, mt);
     if (err == CL_SUCCESS)
@@ -118,9 +306,11 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     void *mt;
     ID3D11DeviceContext *immediate;
 
-    dxcl_dxgi_unmapping(surface);
+    if (!s->twin)
+        dxcl_dxgi_unmapping(surface);
     immediate = enter_device(surface, &mt);
-    ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);
+    if (!s->twin)
+        ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);
     if (write_back)
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);

@@ -57,10 +57,12 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
 #define DXCL_DXGI_POOL_MAX 8
 static SRWLOCK pool_lock = SRWLOCK_INIT;
 
+/* Twins and staging copies are told apart: `want` says which it wants by its `twin`. */
 static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dxgi_surface *b)
 {
     return a->kind == b->kind && a->format == b->format && a->width == b->width &&
-           a->height == b->height && a->depth == b->depth && a->byte_width == b->byte_width;
+           a->height == b->height && a->depth == b->depth && a->byte_width == b->byte_width &&
+           !a->twin == !b->twin;
 }
 
 static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
@@ -80,6 +82,7 @@ static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
     if (!found)
         return false;
     want->staging = found->staging;
+    want->twin = found->twin;
     want->stable = found->stable;
     want->moved = found->moved;
     free(found);
@@ -105,6 +108,27 @@ unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx)
     return count;
 }
 
+bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
+{
+    struct dxcl_dxgi_twin key = {0};
+
+    want->twin = &key; /* asks for a twin: same_staging tells them apart */
+    if (pool_take(ctx, want))
+        return true;
+    want->twin = NULL;
+    return false;
+}
+
+/* A surface's Direct3D resources, once the pool does not keep them. */
+static void free_staging(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    if (s->twin)
+        s->twin->release(ctx, s);
+    else
+        IUnknown_Release(s->staging);
+    free(s);
+}
+
 static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     unsigned count;
@@ -117,6 +141,11 @@ static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     }
     dxcl_leave(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     return count < DXCL_DXGI_POOL_MAX;
+}
+
+bool dxcl_dxgi_pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
+{
+    return pool_put(ctx, s);
 }
 
 static bool same_mapping(const struct dxcl_mapping *a, const struct dxcl_mapping *b)
@@ -211,8 +240,7 @@ void dxcl_dxgi_close_device(struct dxcl_context *ctx)
 
     for (; s; s = next) {
         next = s->next_pooled;
-        IUnknown_Release(s->staging);
-        free(s);
+        free_staging(ctx, s);
     }
     ctx->backend_data = NULL;
     IUnknown_Release((IUnknown *)ctx->device);
@@ -257,10 +285,8 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
     if (!s)
         return;
     surface->backend_data = NULL;
-    if (pool_put(surface->context, s))
-        return;
-    IUnknown_Release(s->staging);
-    free(s);
+    if (!pool_put(surface->context, s))
+        free_staging(surface->context, s);
 }
 
 static UINT mip_size(UINT size, UINT mip)

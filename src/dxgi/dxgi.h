@@ -110,9 +110,21 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
                                         const struct dxcl_dxgi_surface *surface,
                                         IUnknown **staging);
 
-/* A D3D1x surface: the staging copy of one subresource. */
+/* The GPU path's twin of a surface (the backend's device_storage): the layer's image, which
+ * the surface's `staging` then wraps as a texture on the GPU, and what the backend keeps to
+ * wait for its copies. `release` (the backend's) waits until the GPU is done with the twin and
+ * frees it, the wrapping texture included. */
+struct dxcl_dxgi_twin {
+    struct dxcl_twin vk;
+    IUnknown *done; /* the backend's event query, ended after each of dxcl's copies */
+    void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
+};
+
+/* A D3D1x surface: the staging copy of one subresource, or its twin on the GPU. */
 struct dxcl_dxgi_surface {
-    IUnknown *staging; /* CPU readable and writable, the subresource's size */
+    IUnknown
+        *staging; /* CPU readable and writable, the subresource's size; or the twin's texture */
+    struct dxcl_dxgi_twin *twin; /* the GPU path, or NULL */
     enum dxcl_dxgi_kind { DXCL_DXGI_BUFFER, DXCL_DXGI_TEXTURE2D, DXCL_DXGI_TEXTURE3D } kind;
     /* What the staging resource was created as: the key of the context's staging pool (a
      * planar format's staging holds the whole slice, every plane). */
@@ -140,6 +152,11 @@ void dxcl_dxgi_unmapping(struct dxcl_surface *surface);
 void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
 void dxcl_dxgi_close_device(struct dxcl_context *ctx);
 unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);
+/* The GPU path: an idle twin of the pool for `want`'s kind, format and size (true, with its
+ * staging and twin moved into `want`), and the pool's keeping of surfaces whose staging is
+ * replaced by a twin (false: none idle, or the pool is full and the caller frees it). */
+bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want);
+bool dxcl_dxgi_pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
 /* A plane inside the mapped staging copy of a planar slice: NV12's UV rows follow the Y rows at
  * the same pitch (offset RowPitch x Height, Microsoft's and DXVK's layout). */
@@ -228,7 +245,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
 
 /* A whole D3D1x family (API is D3D10 or D3D11): the backend, named dxcl_<prefix>_backend,
  * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_copy_to_host,
- * <prefix>_map_host, <prefix>_unmap_host and DXCL_DXGI_PROTECTION's functions, and its entry
+ * <prefix>_map_host, <prefix>_unmap_host, <prefix>_device_storage (NULL: no GPU path) and
+ * DXCL_DXGI_PROTECTION's functions, and its entry
  * points. All tokens come from the Khronos header of that API. */
 #define DXCL_DXGI_FAMILY(API, prefix)                                                              \
     static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                     \
@@ -256,6 +274,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
         .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \
+        .device_storage = prefix##_device_storage,                                                 \
         .plane_mapping = dxcl_dxgi_plane_mapping,                                                  \
         .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
         .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \

@@ -6,6 +6,7 @@
 #include "core/registry.h"
 #include "core/waiter.h"
 #include "engine/copy.h"
+#include "engine/gpu_path.h"
 #include "engine/object.h"
 #include "engine/zerocopy.h"
 #include "formats/formats.h"
@@ -91,11 +92,25 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                    struct dxcl_memobj *mem, cl_int *err)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+    struct dxcl_device_storage twin;
     cl_mem handle;
 
     flags = flags ? flags : CL_MEM_READ_WRITE;
     if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
+    if (dxcl_gpu_path_probe(ctx, mem, &twin)) {
+        obj->on_gpu = true;
+        if (twin.host_import)
+            obj->host_copy = twin.host;
+        else if ((handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err)))
+            obj->imported = true;
+        else
+            *err = DXCL_FAIL(*err, "the driver could not import the twin of resource %p",
+                             (void *)mem->desc.resource);
+        if (twin.host_import && !(handle = create_object(ctx, flags, mem, err)))
+            *err = DXCL_FAIL(*err, "the driver refused CL_MEM_USE_HOST_PTR on the twin");
+        return handle;
+    }
     if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
         if ((handle = create_object(ctx, flags, mem, err)))
             return handle;
@@ -170,7 +185,9 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
     DXCL_LOG("created %s memobj %p from resource %p subresource %u plane %u%s%s",
              desc->backend->name, (void *)mem->handle, (void *)desc->resource, desc->subresource,
              desc->plane, mem->backing.emulated ? " (emulated format)" : "",
-             dxcl_object_of(mem)->host_copy.data ? " (zero-copy)" : "");
+             dxcl_object_of(mem)->on_gpu           ? " (GPU path)"
+             : dxcl_object_of(mem)->host_copy.data ? " (zero-copy)"
+                                                   : "");
     return mem->handle;
 }
 
@@ -250,7 +267,7 @@ static bool driver_busy(struct dxcl_memobj *mem)
         dxcl_driver()->clReleaseEvent(obj->pending_write);
         obj->pending_write = NULL;
     }
-    if (!obj->host_copy.data)
+    if (!obj->host_copy.data && !obj->imported)
         return false;
     if (!obj->fenced)
         fence(mem);

@@ -47,6 +47,11 @@ struct dxcl_object {
      * storage for the object's life; the object copies from then on (set by the call that
      * holds the object: an acquire, or its first command under lazy_lock). */
     struct dxcl_mapping host_copy;
+    /* The GPU path (engine/gpu_path.h): the surface is a twin on the GPU (on_gpu), whose memory
+     * is the driver object's storage: imported, and then handed over like a zero-copy object's
+     * by the driver's external-memory acquire and release instead of unmap and map; or, with
+     * the test-only import, host_copy (a zero-copy object's, the same in every way). */
+    bool on_gpu, imported;
     void *host_mapped;
     cl_command_queue queue;
     volatile LONG moved;
@@ -76,7 +81,7 @@ static inline bool dxcl_memobj_zero_copy(const struct dxcl_memobj *mem)
 {
     const struct dxcl_object *object = dxcl_object_of_const(mem);
 
-    return object->host_copy.data && !object->moved;
+    return (object->host_copy.data || object->imported) && !object->moved;
 }
 
 /* The engine's state of a context (dxcl's own queue, the conversion program), made on first

@@ -43,7 +43,8 @@ static bool spec_view_of(cl_mem handle, struct spec_view *view)
     dxcl_lock_shared();
     mem = dxcl_memobj_lookup(handle);
     differs =
-        mem && (mem->backing.emulated || (mem->surface && dxcl_object_of(mem)->host_copy.data));
+        mem && (mem->backing.emulated || (mem->surface && (dxcl_object_of(mem)->host_copy.data ||
+                                                           dxcl_object_of(mem)->imported)));
     if (differs)
         *view = (struct spec_view){mem->desc, mem->backing, mem->flags};
     dxcl_unlock_shared();

@@ -3,6 +3,7 @@
 #include "core/env.h"
 #include "core/table.h"
 #include "core/driver.h"
+#include "engine/gpu_path.h"
 #include "engine/object.h"
 
 #include <stdlib.h>
@@ -20,8 +21,7 @@ bool dxcl_zero_copy_allowed(void)
     return state == 1;
 }
 
-/* Every device of the context shares memory with the host. */
-static bool host_unified(cl_context context)
+bool dxcl_host_unified(cl_context context)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     size_t count;
@@ -57,7 +57,7 @@ static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dx
         return "3D staging memory moves on copies (seen on wined3d)";
     if (!dxcl_zero_copy_allowed())
         return "DXCL_ZERO_COPY=0";
-    if (!host_unified(ctx->handle))
+    if (!dxcl_host_unified(ctx->handle))
         return "a device of the context does not share host memory";
     return NULL;
 }
@@ -85,6 +85,8 @@ bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller)
     struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_mapping *now = &mem->surface->mapping;
 
+    if (obj->imported) /* a twin never moves */
+        return true;
     if (now->data == obj->host_copy.data && now->row_pitch == obj->host_copy.row_pitch)
         return true;
     /* The driver keeps the old memory as the object's storage (a cl_mem cannot be re-bound);
@@ -139,6 +141,11 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
     cl_event map_event = NULL;
     cl_int err = CL_SUCCESS;
 
+    if (obj->imported) {
+        if ((err = dxcl_gpu_path_to_device(queue, mem, num_events, wait_list, event)) == CL_SUCCESS)
+            remember_queue(mem, queue);
+        return err;
+    }
     /* Not mapped (new, or not written at the last release): Direct3D has just written the
      * memory, so a map that keeps nothing and an unmap make the driver take it. */
     if (!mapped) {
@@ -163,8 +170,14 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
                               cl_event *event)
 {
     cl_int err = CL_SUCCESS;
-    void *mapped = map_object(queue, mem, CL_MAP_READ | CL_MAP_WRITE, 1, &after, event, &err);
+    void *mapped;
 
+    if (dxcl_object_of(mem)->imported) {
+        if ((err = dxcl_gpu_path_to_host(queue, mem, after, event)) == CL_SUCCESS)
+            remember_queue(mem, queue);
+        return err;
+    }
+    mapped = map_object(queue, mem, CL_MAP_READ | CL_MAP_WRITE, 1, &after, event, &err);
     if (!mapped)
         return err;
     dxcl_object_of(mem)->host_mapped = mapped;

@@ -69,7 +69,9 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
         return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetTransferMode: %p is not shared",
                          (void *)mem);
     if (mode)
-        *mode = dxcl_memobj_zero_copy(record) ? DXCL_TRANSFER_ZERO_COPY : DXCL_TRANSFER_COPY;
+        *mode = !dxcl_memobj_zero_copy(record)   ? DXCL_TRANSFER_COPY
+                : dxcl_object_of(record)->on_gpu ? DXCL_TRANSFER_GPU
+                                                 : DXCL_TRANSFER_ZERO_COPY;
     return CL_SUCCESS;
 }
 

@@ -6,6 +6,38 @@
 #include <d3d10.h>
 #include <stdlib.h>
 
+/* The GPU path's variants (<test>.gpu, DXCL_TEST_EXPECT_GPU=1): every 2D texture a suite
+ * shares is counted by how dxcl moves its data, and interop_close requires that the GPU path
+ * served some (formats it does not serve, such as emulated ones, still copy). */
+static test_create_texture_fn real_create_texture2d;
+static volatile LONG textures_shared, textures_on_gpu;
+
+static bool gpu_expected(void)
+{
+    const char *value = getenv("DXCL_TEST_EXPECT_GPU");
+
+    return value && !strcmp(value, "1");
+}
+
+static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_flags flags,
+                                                   void *resource, UINT subresource,
+                                                   cl_int *errcode_ret)
+{
+    static dxclGetTransferMode_fn transfer_mode;
+    cl_mem mem = real_create_texture2d(context, flags, resource, subresource, errcode_ret);
+    cl_uint mode = 0;
+
+    if (!transfer_mode)
+        transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
+            test_dxcl_module(), "dxclGetTransferMode");
+    if (!mem || !transfer_mode)
+        return mem;
+    InterlockedIncrement(&textures_shared);
+    if (transfer_mode(mem, &mode) == CL_SUCCESS && mode == DXCL_TRANSFER_GPU)
+        InterlockedIncrement(&textures_on_gpu);
+    return mem;
+}
+
 void interop_load(const struct test_api *api, cl_platform_id platform)
 {
     struct {
@@ -28,6 +60,10 @@ void interop_load(const struct test_api *api, cl_platform_id platform)
         address = clGetExtensionFunctionAddressForPlatform(platform, name);
         REQUIRE(address != NULL, "%s: %s not found", api->name, name);
         memcpy(entries[i].slot, &address, sizeof(address));
+    }
+    if (gpu_expected() && api->cl->create_texture2d != counted_create_texture2d) {
+        real_create_texture2d = api->cl->create_texture2d;
+        api->cl->create_texture2d = counted_create_texture2d;
     }
 }
 
@@ -574,6 +610,12 @@ void interop_open(struct interop_env *env, const struct test_api *api, int user_
 
 void interop_close(struct interop_env *env)
 {
+    if (gpu_expected() && textures_shared) {
+        CHECK(textures_on_gpu > 0, "%s: the GPU path served none of %ld shared 2D textures",
+              env->api->name, textures_shared);
+        printf("%s: the GPU path served %ld of %ld shared 2D textures so far\n", env->api->name,
+               textures_on_gpu, textures_shared);
+    }
     if (env->program)
         clReleaseProgram(env->program);
     if (env->queue)

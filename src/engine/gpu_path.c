@@ -1,0 +1,191 @@
+/* The GPU path (see gpu_path.h and docs/design.md, "The GPU path"). */
+#include "engine/gpu_path.h"
+#include "core/driver.h"
+#include "core/env.h"
+#include "core/lock.h"
+#include "engine/object.h"
+#include "engine/zerocopy.h"
+
+#include <CL/cl_ext.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DXCL_PATH=engine: the copy engine serves everything (as for the native paths). */
+static bool forced_copies(void)
+{
+    char value[16];
+
+    return dxcl_getenv("PATH", value, sizeof(value)) &&
+           (!strcmp(value, "engine") || !strcmp(value, "emulate"));
+}
+
+/* The test-only import, asked for by DXCL_GPU_IMPORT=host in test builds only. */
+static bool host_import_asked(void)
+{
+#ifdef DXCL_TEST_HOOKS
+    char value[8];
+
+    return dxcl_getenv("GPU_IMPORT", value, sizeof(value)) && !strcmp(value, "host");
+#else
+    return false;
+#endif
+}
+
+static bool imports_opaque_fd(cl_device_id device)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_external_memory_handle_type_khr types[16];
+    size_t size = 0;
+
+    if (drv->clGetDeviceInfo(device, CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
+                             sizeof(types), types, &size) != CL_SUCCESS)
+        return false;
+    for (size_t i = 0; i < size / sizeof(types[0]); i++)
+        if (types[i] == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR)
+            return true;
+    return false;
+}
+
+/* Every device of the context imports opaque fds, and all are one GPU (its UUID into `uuid`);
+ * NULL, or why not. */
+static const char *no_import(cl_context context, unsigned char uuid[CL_UUID_SIZE_KHR])
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t count;
+    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
+    unsigned char each[CL_UUID_SIZE_KHR];
+    const char *why = count ? NULL : "the context's devices are unknown";
+
+    if (!drv->clCreateImageWithProperties)
+        why = "the driver has no clCreateImageWithProperties (OpenCL 3.0: the Unix side)";
+    for (size_t i = 0; i < count && !why; i++) {
+        if (!imports_opaque_fd(devices[i]))
+            why = "a device of the context imports no opaque fd (cl_khr_external_memory_opaque_fd)";
+        else if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_UUID_KHR, sizeof(each), each, NULL) !=
+                 CL_SUCCESS)
+            why = "a device of the context has no UUID (cl_khr_device_uuid)";
+        else if (i && memcmp(each, uuid, sizeof(each)))
+            why = "the context's devices are several GPUs";
+        else
+            memcpy(uuid, each, sizeof(each));
+    }
+    free(devices);
+    return why;
+}
+
+static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
+                               struct dxcl_device_storage *storage)
+{
+    if (!mem->desc.backend->device_storage)
+        return "the backend has no GPU path";
+    if (mem->desc.type != CL_MEM_OBJECT_IMAGE2D)
+        return "the GPU path shares 2D textures";
+    if (mem->desc.share_surface)
+        return "planes share their surface";
+    if (mem->backing.emulated)
+        return "the format is emulated";
+    if (forced_copies())
+        return "DXCL_PATH=engine";
+    if ((storage->host_import = host_import_asked()))
+        return dxcl_host_unified(ctx->handle) ? NULL : "the test-only import needs host memory";
+    return no_import(ctx->handle, storage->device_uuid);
+}
+
+bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
+                         struct dxcl_device_storage *storage)
+{
+    struct dxcl_surface probe = {.backend = mem->desc.backend,
+                                 .context = ctx,
+                                 .resource = mem->desc.resource,
+                                 .subresource = mem->desc.surface_subresource,
+                                 .backend_data = mem->desc.surface_data};
+    const char *why;
+    void *protection;
+    bool made;
+
+    memset(storage, 0, sizeof(*storage));
+    storage->fd = -1;
+    if ((why = no_gpu_path(ctx, mem, storage))) {
+        if (mem->desc.backend->device_storage)
+            DXCL_LOG("%s resource %p: no GPU path (%s)", mem->desc.backend->name,
+                     (void *)mem->desc.resource, why);
+        return false;
+    }
+    protection = dxcl_device_enter(probe.backend, ctx);
+    made = probe.backend->device_storage(&probe, storage);
+    dxcl_device_leave(probe.backend, protection);
+    if (made)
+        DXCL_LOG("%s resource %p: the GPU path (a twin on the GPU, %s)", probe.backend->name,
+                 (void *)mem->desc.resource,
+                 storage->host_import ? "the test-only import" : "its memory imported");
+    return made;
+}
+
+cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
+                            const struct dxcl_memobj *mem,
+                            const struct dxcl_device_storage *storage, cl_int *err)
+{
+    const cl_mem_properties properties[] = {CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR,
+                                            (cl_mem_properties)storage->fd, 0};
+    cl_image_desc image = {.image_type = mem->desc.type,
+                           .image_width = mem->desc.width,
+                           .image_height = mem->desc.height,
+                           .image_depth = 1};
+
+    return dxcl_driver()->clCreateImageWithProperties(ctx->handle, properties, flags,
+                                                      &mem->backing.driver, &image, NULL, err);
+}
+
+/* The driver's external-memory acquire and release, looked up once per platform (programs
+ * have one); NULL where the driver has none. */
+struct external_functions {
+    cl_platform_id platform;
+    clEnqueueAcquireExternalMemObjectsKHR_fn acquire;
+    clEnqueueReleaseExternalMemObjectsKHR_fn release;
+};
+static struct external_functions external_cache;
+static SRWLOCK external_lock = SRWLOCK_INIT;
+
+static struct external_functions external_functions(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_platform_id platform = dxcl_platform_of_context(mem->context->handle);
+    struct external_functions found;
+
+    AcquireSRWLockShared(&external_lock);
+    found = external_cache;
+    ReleaseSRWLockShared(&external_lock);
+    if (found.platform == platform || !drv->clGetExtensionFunctionAddressForPlatform)
+        return found;
+    found.platform = platform;
+    found.acquire = (clEnqueueAcquireExternalMemObjectsKHR_fn)
+        drv->clGetExtensionFunctionAddressForPlatform(platform,
+                                                      "clEnqueueAcquireExternalMemObjectsKHR");
+    found.release = (clEnqueueReleaseExternalMemObjectsKHR_fn)
+        drv->clGetExtensionFunctionAddressForPlatform(platform,
+                                                      "clEnqueueReleaseExternalMemObjectsKHR");
+    AcquireSRWLockExclusive(&external_lock);
+    external_cache = found;
+    ReleaseSRWLockExclusive(&external_lock);
+    return found;
+}
+
+cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
+                               cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    struct external_functions external = external_functions(mem);
+
+    if (!external.acquire)
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
+    return external.acquire(queue, 1, &mem->handle, num_events, wait_list, event);
+}
+
+cl_int dxcl_gpu_path_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
+                             cl_event *event)
+{
+    struct external_functions external = external_functions(mem);
+
+    if (!external.release)
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(queue, 1, &after, event);
+    return external.release(queue, 1, &mem->handle, 1, &after, event);
+}

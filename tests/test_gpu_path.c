@@ -1,0 +1,211 @@
+/* The GPU path (docs/design.md, "The GPU path"): on DXVK, through dxcl's Unix side with its
+ * Vulkan layer, a D3D11 2D texture of a native format is shared through a twin on the GPU that
+ * Direct3D copies into and out of on the GPU. CI has no GPU that imports memory, so CTest runs
+ * this only as test_gpu_path.gpu: DXVK on lavapipe, PoCL, the layer, and the test-only import
+ * (DXCL_GPU_IMPORT=host: the twin host-visible, its mapping the driver object's storage). On the
+ * H100 the rig runs it with the real import. It checks which objects take the path, the data
+ * through every hand-over, subresources other than the first, pooled twins for objects made
+ * every frame, and DXCL_PATH=engine turning the path off. */
+#include "interop.h"
+
+#include <dxcl/dxcl.h>
+#include <stdlib.h>
+
+enum { W = 61, H = 17 }; /* odd sizes: rows are padded */
+
+static dxclGetTransferMode_fn transfer_mode;
+static dxclGetPooledStagingCount_fn pooled_count;
+
+static cl_uint mode_of(cl_mem mem)
+{
+    cl_uint mode = 0;
+
+    CHECK_ERR(transfer_mode(mem, &mode), CL_SUCCESS);
+    return mode;
+}
+
+static void check_mode(cl_mem mem, cl_uint want, const char *what)
+{
+    cl_uint mode = mode_of(mem);
+
+    CHECK(mode == want, "%s: transfer mode %u, want %u (3: the GPU path)", what, mode, want);
+}
+
+/* Which objects take the path: native 2D textures at any subresource; not buffers, 3D
+ * textures, nor anything while DXCL_PATH=engine. */
+static void check_modes(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc mips = {W, H, 1, 3, 2, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    const struct test_texture_desc volume = {W, H, 4, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    struct test_texture t2, t3;
+    void *buffer = api->create_buffer(env->d3d, 1000, TEST_USAGE_DEFAULT, NULL);
+    cl_int err;
+
+    REQUIRE(buffer && test_texture_create(api, env->d3d, &t2, &mips, false, 1) &&
+                test_texture_create(api, env->d3d, &t3, &volume, true, 2),
+            "resources");
+    cl_mem first = env->cl->create_texture2d(env->context, 0, t2.resource, 0, &err);
+    cl_mem slice_mip = env->cl->create_texture2d(env->context, 0, t2.resource, 4, &err);
+    cl_mem mb = env->cl->create_buffer(env->context, 0, buffer, &err);
+    cl_mem m3 = env->cl->create_texture3d(env->context, 0, t3.resource, 0, &err);
+    REQUIRE(first && slice_mip && mb && m3, "objects");
+    check_mode(first, DXCL_TRANSFER_GPU, "2D RGBA8, subresource 0");
+    check_mode(slice_mip, DXCL_TRANSFER_GPU, "2D RGBA8, slice 1 mip 1");
+    CHECK(mode_of(mb) != DXCL_TRANSFER_GPU, "a buffer copies (mode %u)", mode_of(mb));
+    CHECK(mode_of(m3) != DXCL_TRANSFER_GPU, "a 3D texture copies (mode %u)", mode_of(m3));
+    SetEnvironmentVariableA("DXCL_PATH", "engine");
+    cl_mem forced = env->cl->create_texture2d(env->context, 0, t2.resource, 1, &err);
+    SetEnvironmentVariableA("DXCL_PATH", NULL);
+    REQUIRE(forced, "object with DXCL_PATH=engine: %d", err);
+    CHECK(mode_of(forced) != DXCL_TRANSFER_GPU, "DXCL_PATH=engine: mode %u", mode_of(forced));
+    cl_mem m[] = {first, slice_mip, mb, m3, forced};
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        clReleaseMemObject(m[i]);
+    test_com_release(buffer);
+    test_texture_free(api, &t2);
+    test_texture_free(api, &t3);
+}
+
+static void read_back(struct interop_env *env, cl_mem mem, size_t w, size_t h, void *out)
+{
+    const size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, out, 0, NULL, NULL),
+        CL_SUCCESS);
+}
+
+/* Every hand-over keeps the data exact: Direct3D's writes between acquires, a release without
+ * writes, a partial fill, a whole write, and an object released while acquired. */
+static void hand_overs(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t origin[3] = {3, 2, 0}, region[3] = {20, 9, 1}, whole[3] = {W, H, 1};
+    const cl_uint4 color = {{7, 8, 9, 10}};
+    unsigned char *got = malloc(W * H * 4);
+    struct test_texture tex;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    check_mode(mem, DXCL_TRANSFER_GPU, "RGBA8 UINT");
+    for (int cycle = 0; cycle < 3; cycle++) {
+        char what[64];
+        snprintf(what, sizeof(what), "cycle %d", cycle);
+        test_fill_bytes(tex.data[0], W * H * 4, 100 + cycle);
+        REQUIRE(api->write_subresource(tex.resource, 0, tex.data[0]), "D3D write");
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        read_back(env, mem, W, H, got);
+        test_same_bytes(got, tex.data[0], W * H * 4, what);
+        if (cycle == 1) {
+            CHECK_ERR(clEnqueueFillImage(env->queue, mem, &color, origin, region, 0, NULL, NULL),
+                      CL_SUCCESS);
+            for (size_t y = origin[1]; y < origin[1] + region[1]; y++)
+                for (size_t x = origin[0]; x < origin[0] + region[0]; x++)
+                    for (int c = 0; c < 4; c++)
+                        ((unsigned char *)tex.data[0])[(y * W + x) * 4 + c] =
+                            (unsigned char)(7 + c);
+        } else if (cycle == 2) {
+            test_fill_bytes(tex.data[0], W * H * 4, 555);
+            CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0,
+                                          0, tex.data[0], 0, NULL, NULL),
+                      CL_SUCCESS);
+        }
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_texture_intact(api, &tex, what);
+    }
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "released while acquired");
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+/* A subresource other than the first: slice 1, mip 1 of a 2-slice, 3-mip array; OpenCL reads
+ * what Direct3D put there and its writes land there only. */
+static void subresource(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc mips = {W, H, 1, 3, 2, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    const size_t w = W / 2, h = H / 2, whole[3] = {w, h, 1};
+    unsigned char *got = malloc(w * h * 4);
+    struct test_texture tex;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &mips, false, 21), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 4, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    check_mode(mem, DXCL_TRANSFER_GPU, "slice 1 mip 1");
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    read_back(env, mem, w, h, got);
+    test_same_bytes(got, tex.data[4], w * h * 4, "slice 1 mip 1 read");
+    test_fill_bytes(tex.data[4], w * h * 4, 77);
+    CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0, 0,
+                                  tex.data[4], 0, NULL, NULL),
+              CL_SUCCESS);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "slice 1 mip 1 written, the others as they were");
+    clReleaseMemObject(mem);
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+/* An object made and dropped every frame takes a pooled twin: the pool stays small, and every
+ * frame's data is exact. */
+static void every_frame(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    unsigned char *got = malloc(W * H * 4);
+    struct test_texture tex;
+    cl_uint pooled = 0, on_gpu = 0;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 31), "texture");
+    for (int frame = 0; frame < 12; frame++) {
+        cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+        REQUIRE(err == CL_SUCCESS, "frame %d: object: %d", frame, err);
+        on_gpu += mode_of(mem) == DXCL_TRANSFER_GPU;
+        test_fill_bytes(tex.data[0], W * H * 4, 300 + frame);
+        REQUIRE(api->write_subresource(tex.resource, 0, tex.data[0]), "D3D write");
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        read_back(env, mem, W, H, got);
+        if (!test_same_bytes(got, tex.data[0], W * H * 4, "a frame's object"))
+            printf("frame %d differs\n", frame);
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    }
+    CHECK(on_gpu == 12, "the GPU path served %u of 12 frames", on_gpu);
+    CHECK_ERR(pooled_count(env->context, &pooled), CL_SUCCESS);
+    CHECK(pooled >= 1 && pooled <= 8, "%u idle staging copies and twins pooled (1 to 8)", pooled);
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+int main(void)
+{
+    struct interop_env env;
+
+    transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
+                                                                           "dxclGetTransferMode");
+    pooled_count = (dxclGetPooledStagingCount_fn)(void (*)(void))GetProcAddress(
+        test_dxcl_module(), "dxclGetPooledStagingCount");
+    REQUIRE(transfer_mode && pooled_count, "dxclGetTransferMode and dxclGetPooledStagingCount");
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    check_modes(&env);
+    hand_overs(&env);
+    subresource(&env);
+    every_frame(&env);
+    interop_close(&env);
+    return test_finish("gpu_path");
+}
