@@ -7,6 +7,7 @@
  * The work is the invert kernel (whole frame) or a clEnqueueCopy* (transfer only). Every phase
  * ends with clFinish so that its time is its own. */
 #include "benchlib.h"
+#include "dxcl/dxcl.h"
 #include "interop.h"
 
 #include <stdlib.h>
@@ -165,6 +166,19 @@ static cl_mem share(const struct setup *s, void *resource, cl_mem_flags flags)
     return mem;
 }
 
+/* How dxcl moves the shared objects' data (include/dxcl/dxcl.h), for the reader of the table:
+ * the same figure means different work on the copy engine, zero-copy and the GPU path. */
+static void print_transfer_mode(const struct setup *s, cl_mem mem)
+{
+    static const char *const names[] = {"?", "copies", "zero-copy", "the GPU path"};
+    dxclGetTransferMode_fn transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
+        test_dxcl_module(), "dxclGetTransferMode");
+    cl_uint mode = 0;
+
+    if (transfer_mode && transfer_mode(mem, &mode) == CL_SUCCESS && mode < 4)
+        bench_note("%s %s 1080p shared objects: %s", s->family->name, s->format_name, names[mode]);
+}
+
 static void setup_open(struct setup *s, const struct family *family, struct interop_env *env,
                        DXGI_FORMAT format, bool kernel)
 {
@@ -191,6 +205,7 @@ static void setup_open(struct setup *s, const struct family *family, struct inte
     s->staging = family->staging(env->d3d, format);
     s->shared_src = share(s, s->src, CL_MEM_READ_ONLY);
     s->shared_dst = share(s, s->dst[SHARING], CL_MEM_WRITE_ONLY);
+    print_transfer_mode(s, s->shared_src);
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < 2; i++)
             s->own[v][i] = own_object(s);
@@ -504,6 +519,60 @@ static void figure_opencv(struct setup *s)
     check_texture(s, s->dst[MANUAL], false, "P1b hand-written: the texture");
 }
 
+/* CPU time of a FILETIME pair (100 ns units), in ms. */
+static double cpu_ms(FILETIME kernel, FILETIME user)
+{
+    ULARGE_INTEGER k = {.LowPart = kernel.dwLowDateTime, .HighPart = kernel.dwHighDateTime};
+    ULARGE_INTEGER u = {.LowPart = user.dwLowDateTime, .HighPart = user.dwHighDateTime};
+
+    return (double)(k.QuadPart + u.QuadPart) / 1e4;
+}
+
+static double process_cpu_ms(void)
+{
+    FILETIME created, exited, kernel, user;
+
+    GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user);
+    return cpu_ms(kernel, user);
+}
+
+static double thread_cpu_ms(void)
+{
+    FILETIME created, exited, kernel, user;
+
+    GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user);
+    return cpu_ms(kernel, user);
+}
+
+/* Issue 26's CPU figure: what one acquire + release of a 1080p texture costs the CPU (the
+ * whole process: dxcl's waiter and the driver's threads included; and the calling thread
+ * alone), over enough pairs for the clocks' resolution; a command between them makes the
+ * release write back. The data is not checked here (the P1 figures do). */
+static void figure_cpu(struct setup *s)
+{
+    enum { PAIRS = 200 };
+    const cl_uint4 zero = {{0}};
+    const size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1};
+    double process = process_cpu_ms(), thread = thread_cpu_ms();
+    char name[128];
+
+    for (int i = 0; i < PAIRS; i++) {
+        BENCH_CL(s->env->cl->acquire(s->env->queue, 1, &s->shared_dst, 0, NULL, NULL));
+        BENCH_CL(
+            clEnqueueFillImage(s->env->queue, s->shared_dst, &zero, origin, region, 0, NULL, NULL));
+        BENCH_CL(s->env->cl->release(s->env->queue, 1, &s->shared_dst, 0, NULL, NULL));
+        bench_finish(s->env->queue);
+    }
+    process = (process_cpu_ms() - process) / PAIRS;
+    thread = (thread_cpu_ms() - thread) / PAIRS;
+    snprintf(name, sizeof(name), "P5 %s RGBA8 1080p acquire + release, CPU time (process)",
+             s->family->name);
+    bench_value(name, (struct bench_spread){process, process, process}, "ms");
+    snprintf(name, sizeof(name), "P5 %s RGBA8 1080p acquire + release, CPU time (calling thread)",
+             s->family->name);
+    bench_value(name, (struct bench_spread){thread, thread, thread}, "ms");
+}
+
 /* The steady variant runs on a second setup: its textures keep their shared objects. */
 static void figure_recreate(struct setup *s)
 {
@@ -558,6 +627,7 @@ static void bench_family(const struct family *family, bool all_figures)
     snprintf(figure, sizeof(figure), "P1 %s RGBA8 1080p transfer-only", family->name);
     figure_steady(&s, figure, 0.80);
     if (all_figures) {
+        figure_cpu(&s);
         figure_opencv(&s);
         figure_recreate(&s);
     }
