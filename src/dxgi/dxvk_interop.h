@@ -66,8 +66,7 @@ struct dxcl_dxvk_device_vtbl {
     void(STDMETHODCALLTYPE *GetSubmissionQueue1)(struct dxcl_dxvk_device *, void **queue,
                                                  uint32_t *index, uint32_t *family);
     HRESULT(STDMETHODCALLTYPE *CreateTexture2DFromVkImage)
-    (struct dxcl_dxvk_device *, const D3D11_TEXTURE2D_DESC1 *, dxcl_vk_image,
-     ID3D11Texture2D **);
+    (struct dxcl_dxvk_device *, const D3D11_TEXTURE2D_DESC1 *, dxcl_vk_image, ID3D11Texture2D **);
 };
 struct dxcl_dxvk_device {
     const struct dxcl_dxvk_device_vtbl *lpVtbl;

@@ -158,20 +158,20 @@ static struct external_functions external_functions(struct dxcl_memobj *mem)
     if (found.platform == platform || !drv->clGetExtensionFunctionAddressForPlatform)
         return found;
     found.platform = platform;
-    found.acquire = (clEnqueueAcquireExternalMemObjectsKHR_fn)
-        drv->clGetExtensionFunctionAddressForPlatform(platform,
-                                                      "clEnqueueAcquireExternalMemObjectsKHR");
-    found.release = (clEnqueueReleaseExternalMemObjectsKHR_fn)
-        drv->clGetExtensionFunctionAddressForPlatform(platform,
-                                                      "clEnqueueReleaseExternalMemObjectsKHR");
+    found.acquire =
+        (clEnqueueAcquireExternalMemObjectsKHR_fn)drv->clGetExtensionFunctionAddressForPlatform(
+            platform, "clEnqueueAcquireExternalMemObjectsKHR");
+    found.release =
+        (clEnqueueReleaseExternalMemObjectsKHR_fn)drv->clGetExtensionFunctionAddressForPlatform(
+            platform, "clEnqueueReleaseExternalMemObjectsKHR");
     AcquireSRWLockExclusive(&external_lock);
     external_cache = found;
     ReleaseSRWLockExclusive(&external_lock);
     return found;
 }
 
-cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
-                               cl_uint num_events, const cl_event *wait_list, cl_event *event)
+cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event)
 {
     struct external_functions external = external_functions(mem);
 

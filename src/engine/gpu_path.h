@@ -25,8 +25,8 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_device_storage *storage, cl_int *err);
 /* An imported object's hand-overs: the driver's external-memory acquire after the wait list
  * (to the device), its release after `after` (to Direct3D); a marker where it has neither. */
-cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
-                               cl_uint num_events, const cl_event *wait_list, cl_event *event);
+cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event);
 cl_int dxcl_gpu_path_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
                              cl_event *event);
 
