@@ -28,13 +28,13 @@ struct dxcl_twin_request {
 };
 
 struct dxcl_twin {
-    int32_t result;  /* 0, or the VkResult (or -1) of the step that failed */
-    char error[192]; /* that step, in words, for dxcl's log */
-    uint64_t image;  /* VkImage: for CreateTexture2DFromVkImage */
-    uint64_t memory; /* VkDeviceMemory (the layer's, for destroy) */
-    uint64_t device; /* the host VkDevice (the layer's, for destroy) */
-    uint64_t size;   /* bytes of the dedicated allocation (what OpenCL imports) */
-    int32_t fd;      /* the opaque fd of the memory; -1 when host_visible */
+    int32_t result;          /* 0, or the VkResult (or -1) of the step that failed */
+    char error[192];         /* that step, in words, for dxcl's log */
+    uint64_t image;          /* VkImage: for CreateTexture2DFromVkImage */
+    uint64_t memory;         /* VkDeviceMemory (the layer's, for destroy) */
+    uint64_t device;         /* the host VkDevice (the layer's, for destroy) */
+    uint64_t size;           /* bytes of the dedicated allocation (what OpenCL imports) */
+    int32_t fd;              /* the opaque fd of the memory; -1 when host_visible */
     uint8_t device_uuid[16]; /* VkPhysicalDeviceIDProperties::deviceUUID of the device */
     /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
     void *host;
