@@ -91,13 +91,17 @@ static pthread_mutex_t records_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct instance_rec *instances;
 static struct device_rec *devices;
 
-static struct instance_rec *find_instance(void *key)
+/* The instance of `key`; for a physical device whose key is not its instance's (the loader
+ * gives them the same one), the newest instance rather than failing the program's call. */
+static struct instance_rec *find_instance(void *key, bool or_newest)
 {
     struct instance_rec *rec;
 
     pthread_mutex_lock(&records_lock);
     for (rec = instances; rec && rec->key != key; rec = rec->next)
         ;
+    if (!rec && or_newest)
+        rec = instances;
     pthread_mutex_unlock(&records_lock);
     return rec;
 }
@@ -367,7 +371,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
                                          VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
     VkLayerDeviceCreateInfo *link =
         next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
-    struct instance_rec *instance = find_instance(key_of(physical));
+    struct instance_rec *instance = find_instance(key_of(physical), true);
 
     if (!link || !instance)
         return VK_ERROR_INITIALIZATION_FAILED;
@@ -563,8 +567,8 @@ static int32_t make_memory(struct dxcl_twin *twin, const struct device_rec *rec,
     if (type < 0 && !host_visible)
         type = memory_type(rec, requirements.memoryTypeBits, 0);
     if (type < 0)
-        return fail(twin, -1, "no %s memory type for the image (types 0x%x)",
-                    host_visible ? "host-visible coherent" : "", requirements.memoryTypeBits);
+        return fail(twin, -1, "no %smemory type for the image (types 0x%x)",
+                    host_visible ? "host-visible coherent " : "", requirements.memoryTypeBits);
     VkMemoryDedicatedAllocateInfo dedicated = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .image = image};
     VkExportMemoryAllocateInfo export_info = {
@@ -740,6 +744,6 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(V
         return (PFN_vkVoidFunction)create_device;
     if (own)
         return own;
-    rec = instance ? find_instance(key_of(instance)) : NULL;
+    rec = instance ? find_instance(key_of(instance), false) : NULL;
     return rec ? rec->gipa(instance, name) : NULL;
 }
