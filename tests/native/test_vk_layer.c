@@ -7,7 +7,8 @@
  *   - an optimal twin has an fd, a size and the device's UUID, and its destroy closes the fd;
  *   - a host-visible twin is mapped with its pitches; failures name their step and hold
  *     nothing;
- *   - a destroyed device's images are forgotten. */
+ *   - a destroyed device's images are forgotten;
+ *   - a Vulkan 1.0 program's device is left as it is, without twins. */
 #define _GNU_SOURCE
 #include "unix/dxcl_twin.h"
 
@@ -221,6 +222,27 @@ static void check_failure(struct dxcl_twin_request request, const char *error)
           "and holds nothing");
 }
 
+/* A Vulkan 1.0 program's device would need VK_KHR_external_memory and more: left as it is,
+ * and its images get no twin. */
+static void check_vulkan_1_0(void)
+{
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    uint32_t count = 1;
+
+    REQUIRE(vkCreateInstance(&info, NULL, &instance) == VK_SUCCESS, "vkCreateInstance 1.0");
+    vkEnumeratePhysicalDevices(instance, &count, &physical);
+    REQUIRE(count == 1, "no Vulkan device");
+    VkDevice device = make_device(physical);
+    VkImage image = small_image(device);
+    check_failure(request_of(image, VK_FORMAT_R8G8B8A8_UNORM, false),
+                  "has no VK_KHR_external_memory_fd");
+    vkDestroyImage(device, image, NULL);
+    vkDestroyDevice(device, NULL);
+    vkDestroyInstance(instance, NULL);
+}
+
 int main(void)
 {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -287,6 +309,7 @@ int main(void)
                 vkDestroyImage(devices[1], makers[t].images[i], NULL);
     vkDestroyDevice(devices[1], NULL);
     vkDestroyInstance(instance, NULL);
+    check_vulkan_1_0();
     printf("vk_layer: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -59,6 +59,7 @@ struct instance_rec {
     void *key;
     VkInstance instance;
     PFN_vkGetInstanceProcAddr gipa;
+    uint32_t api_version; /* the program's: external memory is core from 1.1 */
     /* Resolved when made: the loader's terminator no longer knows the instance at destroy. */
     PFN_vkDestroyInstance destroy_instance;
 };
@@ -264,7 +265,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo
         free(rec);
         return result;
     }
-    *rec = (struct instance_rec){NULL, key_of(*out), *out, gipa,
+    *rec = (struct instance_rec){NULL,
+                                 key_of(*out),
+                                 *out,
+                                 gipa,
+                                 info->pApplicationInfo ? info->pApplicationInfo->apiVersion
+                                                        : VK_API_VERSION_1_0,
                                  (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance")};
     pthread_mutex_lock(&records_lock);
     rec->next = instances;
@@ -320,6 +326,20 @@ static bool asks_extension(const VkDeviceCreateInfo *info, const char *name)
     return false;
 }
 
+/* Whether the device is Vulkan 1.1 for the program: external memory and the properties2
+ * queries are core, so the fd extensions need nothing more. */
+static bool api_1_1(VkPhysicalDevice physical, const struct instance_rec *instance)
+{
+    PFN_vkGetPhysicalDeviceProperties get = (PFN_vkGetPhysicalDeviceProperties)instance->gipa(
+        instance->instance, "vkGetPhysicalDeviceProperties");
+    VkPhysicalDeviceProperties properties;
+
+    if (!get || instance->api_version < VK_API_VERSION_1_1)
+        return false;
+    get(physical, &properties);
+    return properties.apiVersion >= VK_API_VERSION_1_1;
+}
+
 /* The physical device's facts a twin needs: memory types, format support, deviceUUID. */
 static void describe_physical(struct device_rec *rec, const struct instance_rec *instance)
 {
@@ -332,14 +352,11 @@ static void describe_physical(struct device_rec *rec, const struct instance_rec 
     VkPhysicalDeviceProperties2 properties = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
 
-    if (!properties2)
-        properties2 = (PFN_vkGetPhysicalDeviceProperties2)gipa(instance->instance,
-                                                               "vkGetPhysicalDeviceProperties2KHR");
     rec->format_properties = (PFN_vkGetPhysicalDeviceFormatProperties)gipa(
         instance->instance, "vkGetPhysicalDeviceFormatProperties");
     if (memory)
         memory(rec->physical, &rec->memory);
-    if (properties2) {
+    if (properties2 && api_1_1(rec->physical, instance)) {
         properties2(rec->physical, &properties);
         memcpy(rec->uuid, id.deviceUUID, sizeof(rec->uuid));
     }
@@ -390,7 +407,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     if (info->enabledExtensionCount)
         memcpy(names, info->ppEnabledExtensionNames, info->enabledExtensionCount * sizeof(*names));
     changed.ppEnabledExtensionNames = names;
-    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+    /* Before 1.1 they would need VK_KHR_external_memory and more: such a device gets no twins. */
+    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]) && api_1_1(physical, instance); i++)
         if (!asks_extension(info, wanted[i]) && offers_extension(physical, instance, wanted[i]))
             names[changed.enabledExtensionCount++] = wanted[i];
     VkResult result = next(physical, &changed, alloc, out);
