@@ -5,8 +5,8 @@
  *   - thousands of images made from several threads on both devices are each found on their
  *     own device, and a destroyed one on none (the image table grows and deletes);
  *   - an optimal twin has an fd, a size and the device's UUID, and its destroy closes the fd;
- *   - a host-visible twin is mapped with its pitches; failures name their step and hold
- *     nothing;
+ *   - a host-visible twin is mapped with its pitches, 2D and 3D;
+ *   - failures name their step and hold nothing;
  *   - a destroyed device's images are forgotten;
  *   - a Vulkan 1.0 program's device is left as it is, without twins. */
 #define _GNU_SOURCE
@@ -211,6 +211,28 @@ static void check_host_visible_twin(VkImage like)
     check(!twin.host, "destroy unmapped it");
 }
 
+/* 3D twins: one slice after another, slice_pitch apart. */
+static void check_3d_twins(VkImage like)
+{
+    for (uint32_t host_visible = 0; host_visible < 2; host_visible++) {
+        struct dxcl_twin_request request = {
+            (uint64_t)like, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, 16, 8, 4, host_visible};
+        struct dxcl_twin twin;
+
+        REQUIRE(twin_create(&request, &twin) == 0, "3D twin (host_visible %u): %d (%s)",
+                host_visible, twin.result, twin.error);
+        check(twin.size >= 16 * 8 * 4 * 4, "3D twin size %llu", (unsigned long long)twin.size);
+        if (host_visible)
+            check(twin.row_pitch >= 16 * 4 && twin.slice_pitch >= twin.row_pitch * 8 &&
+                      twin.size >= twin.slice_pitch * 4,
+                  "3D pitches %llu, %llu", (unsigned long long)twin.row_pitch,
+                  (unsigned long long)twin.slice_pitch);
+        else
+            check(twin.fd >= 0, "an optimal 3D twin has its fd");
+        twin_destroy(&twin);
+    }
+}
+
 static void check_failure(struct dxcl_twin_request request, const char *error)
 {
     struct dxcl_twin twin;
@@ -274,6 +296,7 @@ int main(void)
 
     check_optimal_twin(physical, devices[0], like);
     check_host_visible_twin(like);
+    check_3d_twins(like);
     check_failure(request_of(gone, VK_FORMAT_R8G8B8A8_UNORM, true), "no device made image 0x");
     check_failure(request_of(like, VK_FORMAT_UNDEFINED, true),
                   "the format 0 has no linear host-visible transfer support");
