@@ -21,7 +21,10 @@
  * the context and build notifications are dropped (NULL to the host; a build without a
  * callback completes before it returns), the set-callback functions answer
  * CL_INVALID_OPERATION, and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
- * function. Extension functions that take a callback are not handed out. */
+ * function. Extension functions that take a callback are not handed out.
+ *
+ * Beside the OpenCL API, dxclunixTwinCreate/dxclunixTwinDestroy reach dxcl's host Vulkan layer
+ * for the GPU path's twins (docs/proxy.md, "The Vulkan layer"); they need only the Unix half. */
 #include "../dxclunix.h"
 
 #define WIN32_LEAN_AND_MEAN

@@ -1,9 +1,11 @@
 /* dxclunix.so, the Unix half of dxcl's builtin pair: Wine loads it beside dxclunix.dll and the
  * PE half reaches it through __wine_unix_call. It opens the host's libOpenCL.so.1 (the ICD
  * loader, or any library of that name on the library path; DXCL_UNIX_LIBRARY names another),
- * looks functions up, and calls them. It never calls PE code: the PE half strips or refuses
- * every callback before a call gets here (src/unix/pe/dxclunix_pe.c). Handles, pointers and
- * buffers pass as they are: on x86-64 without WoW64 both halves share the address space. */
+ * looks functions up, and calls them; it also reaches dxcl's host Vulkan layer for the GPU
+ * path's twins (docs/proxy.md, "The Vulkan layer"). It never calls PE code: the PE half strips
+ * or refuses every callback before a call gets here (src/unix/pe/dxclunix_pe.c). Handles,
+ * pointers and buffers pass as they are: on x86-64 without WoW64 both halves share the address
+ * space. */
 #define _GNU_SOURCE
 #include "../dxclunix.h"
 
