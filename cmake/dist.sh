@@ -7,6 +7,7 @@
 #   dxcl-<version>/README.md, LICENSE, CHANGELOG.md
 #   dxcl-<version>/lib/wine/...            build/lib/wine, the Wine builtin pair, where the build
 #                                          has one (whatever it holds)
+#   dxcl-<version>/lib/vulkan/...          build/lib/vulkan, the host Vulkan layer, likewise
 # The version is the build's (generated/version.txt, cmake/version.cmake). Older archives of
 # other versions in BUILD_DIR/dist are removed. Prints the archive's path last.
 set -euo pipefail
@@ -32,10 +33,12 @@ mkdir -p "$stage/scripts"
 cp "$build/release/OpenCL.dll" "$build/bin/dxclinfo.exe" "$build/bin/demo.exe" "$stage/"
 cp "$source/scripts/dxcl-wine.sh" "$stage/scripts/"
 cp "$source/README.md" "$source/LICENSE" "$source/CHANGELOG.md" "$stage/"
-if [ -d "$build/lib/wine" ]; then
-  mkdir -p "$stage/lib"
-  cp -r "$build/lib/wine" "$stage/lib/"
-fi
+for part in wine vulkan; do
+  if [ -d "$build/lib/$part" ]; then
+    mkdir -p "$stage/lib"
+    cp -r "$build/lib/$part" "$stage/lib/"
+  fi
+done
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 rm -rf "$stage"
 echo "dist: $(tar -tzf "$out/$name.tar.gz" | grep -vc '/$') files in" >&2

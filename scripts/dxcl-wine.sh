@@ -5,8 +5,8 @@
 #   dxcl-wine.sh install   [--prefix DIR] [--dll PATH]
 #   dxcl-wine.sh uninstall [--prefix DIR]
 #   dxcl-wine.sh status    [--prefix DIR]
-#   dxcl-wine.sh unix install   [--wine-dir DIR] [--lib DIR]
-#   dxcl-wine.sh unix uninstall --wine-dir DIR
+#   dxcl-wine.sh unix install   [--wine-dir DIR] [--lib DIR] [--layer-dir DIR]
+#   dxcl-wine.sh unix uninstall --wine-dir DIR [--layer-dir DIR]
 #   dxcl-wine.sh unix status    [--wine-dir DIR]
 #
 # --prefix  the Wine prefix (default: $WINEPREFIX, else ~/.wine). For Proton:
@@ -19,6 +19,7 @@
 #           use the Unix side through WINEDLLPATH instead, copying nothing.
 # --lib     the Unix side's Wine DLL folder (default: the release archive's lib/wine, or
 #           build/lib/wine of this source tree)
+# --layer-dir  where `unix install` puts the Vulkan layer (default ~/.local/share/dxcl/vulkan)
 # Environment: WINE (default: wine) is the wine used for the registry edits; for a Proton
 # prefix give Proton's own (<proton>/files/bin/wine), and run with the game stopped.
 #
@@ -36,6 +37,10 @@
 #              x86_64-unix), uninstall removes them, status tells whether they are there.
 #              dxcl takes the pair wherever Wine finds it (DXCL_UNIX=auto), so OpenCL then
 #              reaches the host's libOpenCL.so.1 without Wine's opencl.dll.
+#              dxcl's host Vulkan layer (the folder vulkan/ beside --lib's wine/) goes with
+#              the pair: install with --wine-dir copies it into --layer-dir (default
+#              ~/.local/share/dxcl/vulkan), and either way prints the two variables that
+#              enable it (docs/deploy.md, "The Vulkan layer"); uninstall removes the copy.
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,12 +67,15 @@ dll=$script_dir/../OpenCL.dll
 wine_dir=
 lib=$script_dir/../lib/wine
 [ -d "$lib" ] || lib=$script_dir/../build/lib/wine
+layer_dir=${XDG_DATA_HOME:-$HOME/.local/share}/dxcl/vulkan
 while [ $# -gt 0 ]; do
   case "$1" in
     --wine-dir) [ $# -ge 2 ] || die "--wine-dir needs a folder"; wine_dir=$2; shift 2 ;;
     --wine-dir=*) wine_dir=${1#--wine-dir=}; shift ;;
     --lib) [ $# -ge 2 ] || die "--lib needs a folder"; lib=$2; shift 2 ;;
     --lib=*) lib=${1#--lib=}; shift ;;
+    --layer-dir) [ $# -ge 2 ] || die "--layer-dir needs a folder"; layer_dir=$2; shift 2 ;;
+    --layer-dir=*) layer_dir=${1#--layer-dir=}; shift ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
     --dll) [ $# -ge 2 ] || die "--dll needs a file"; dll=$2; shift 2 ;;
@@ -79,6 +87,27 @@ done
 
 # The Unix side: no prefix involved, only a Wine DLL folder.
 pair=(x86_64-windows/dxclunix.dll x86_64-unix/dxclunix.so)
+layer_files=(VkLayer_dxcl_interop.json libdxcl_vk_layer.so)
+
+# The Vulkan layer beside the pair (lib/vulkan): with "copy", copied to $layer_dir first. Tells
+# how to enable it.
+install_layer() {
+  local from=$lib/../vulkan
+  for file in "${layer_files[@]}"; do
+    [ -f "$from/$file" ] || { echo "(no Vulkan layer in $from: the GPU path stays off)"; return 0; }
+  done
+  from=$(cd "$from" && pwd)
+  if [ "${1:-}" = copy ]; then
+    mkdir -p "$layer_dir"
+    for file in "${layer_files[@]}"; do install -m 644 "$from/$file" "$layer_dir/$file"; done
+    from=$(cd "$layer_dir" && pwd)
+    echo "dxcl's Vulkan layer installed in $from."
+  fi
+  echo "For DXVK's devices to get dxcl's Vulkan layer (the GPU path), start Wine with"
+  echo "  VK_LAYER_PATH=$from VK_INSTANCE_LAYERS=VK_LAYER_DXCL_interop"
+  echo "(each before an existing value, with a colon; Steam: in the game's launch options)"
+}
+
 case "$command" in
 unix-install)
   for file in "${pair[@]}"; do
@@ -92,6 +121,7 @@ unix-install)
     echo "Wine's own opencl.dll out, as under Proton. Proton's launcher sets WINEDLLPATH itself;"
     echo "for Proton (or to make it permanent) copy the pair into the Wine or Proton tree:"
     echo "  $0 unix install --wine-dir <wine>/lib/wine"
+    install_layer
     exit 0
   fi
   for dir in x86_64-windows x86_64-unix; do
@@ -102,10 +132,13 @@ x86_64-windows/ and x86_64-unix/ (Proton: <proton>/files/lib/wine)"
     install -m 644 "$lib/$file" "$wine_dir/$file"
   done
   echo "dxcl's Unix side installed in $wine_dir (${pair[*]})"
+  install_layer copy
   exit 0 ;;
 unix-uninstall)
   [ -n "$wine_dir" ] || die "unix uninstall needs --wine-dir"
   for file in "${pair[@]}"; do rm -f "$wine_dir/$file"; done
+  for file in "${layer_files[@]}"; do rm -f "$layer_dir/$file"; done
+  rmdir "$layer_dir" 2>/dev/null || true
   echo "dxcl's Unix side removed from $wine_dir"
   exit 0 ;;
 unix-status)

@@ -8,6 +8,7 @@ packages=(
   wine wine64 xvfb xauth libgl1-mesa-dri
   pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
   libvulkan1 mesa-vulkan-drivers # Vulkan (lavapipe) for DXVK: make check DXVK=DIR
+  libvulkan-dev # the headers of dxcl's Vulkan layer (libdxcl_vk_layer.so)
 )
 
 missing=()

@@ -10,6 +10,7 @@
 # script's build tree), DXCL_WINEDEBUG (Wine's debug channels, default -all),
 # DXCL_DXVK_DIR (a folder holding DXVK's d3d9, d3d10core, d3d11 and dxgi DLLs: Direct3D
 # comes from DXVK on Vulkan instead of wined3d; see docs/testing.md, "Direct3D on DXVK"),
+# DXCL_VK_LAYER_DIR (build/lib/vulkan: dxcl's host Vulkan layer, enabled for the program),
 # DXCL_WINE_UNIX (a Wine DLL folder holding dxcl's Unix side, build/lib/wine: it goes on
 # WINEDLLPATH, dxcl must take it (DXCL_UNIX=1) and Wine's own opencl.dll is disabled, as
 # under Proton; docs/testing.md, "Through the Unix side").
@@ -135,6 +136,14 @@ if [ -n "${DXCL_WINE_UNIX:-}" ]; then
     { echo "wine-run: DXCL_WINE_UNIX=$DXCL_WINE_UNIX has no x86_64-windows/dxclunix.dll and x86_64-unix/dxclunix.so" >&2; exit 2; }
   export WINEDLLPATH="$DXCL_WINE_UNIX${WINEDLLPATH:+:$WINEDLLPATH}" DXCL_UNIX=1
   opencl_override="opencl=n"
+fi
+# DXCL_VK_LAYER_DIR (build/lib/vulkan): dxcl's host Vulkan layer below DXVK's devices
+# (docs/proxy.md, "The Vulkan layer").
+if [ -n "${DXCL_VK_LAYER_DIR:-}" ]; then
+  [ -f "$DXCL_VK_LAYER_DIR/VkLayer_dxcl_interop.json" ] && [ -f "$DXCL_VK_LAYER_DIR/libdxcl_vk_layer.so" ] ||
+    { echo "wine-run: DXCL_VK_LAYER_DIR=$DXCL_VK_LAYER_DIR has no VkLayer_dxcl_interop.json and libdxcl_vk_layer.so" >&2; exit 2; }
+  export VK_LAYER_PATH="$DXCL_VK_LAYER_DIR${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
+  export VK_INSTANCE_LAYERS="VK_LAYER_DXCL_interop${VK_INSTANCE_LAYERS:+:$VK_INSTANCE_LAYERS}"
 fi
 export WINEDLLOVERRIDES="$opencl_override;mscoree=;mshtml=$dxvk_overrides${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 

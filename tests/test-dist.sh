@@ -32,6 +32,7 @@ for file in OpenCL.dll dxclinfo.exe demo.exe scripts/dxcl-wine.sh README.md LICE
   [ -f "$root/$file" ] || fail "the archive has no dxcl-$version/$file"
 done
 [ ! -d "$build/lib/wine" ] || [ -d "$root/lib/wine" ] || fail "the build's lib/wine is not in the archive"
+[ ! -d "$build/lib/vulkan" ] || [ -f "$root/lib/vulkan/VkLayer_dxcl_interop.json" ] || fail "the build's lib/vulkan is not in the archive"
 echo "contents: $(cd "$root" && find . -type f | sort | tr '\n' ' ')"
 
 exports=$("$objdump" -p "$root/OpenCL.dll")

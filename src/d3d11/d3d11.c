@@ -2,13 +2,15 @@
  * cl_intel_d3d11_nv12_media_sharing): ID3D11Device, buffers, 2D and 3D textures, copied
  * through the device's immediate context. */
 #include "dxgi/dxgi_resources.h"
-#include "dxgi/dxvk_interop.h"
 #include "core/driver.h"
 #include "core/route.h"
 
 #include <d3d11_4.h>
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
+/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
+#include <initguid.h>
+#include "dxgi/dxvk_interop.h"
 
 /* cl_intel_d3d11_nv12_media_sharing changes the D3D11 create functions only (no functions or
  * tokens of its own). Every driver with images holds both planes: CL_R and CL_RG of
@@ -133,15 +135,15 @@ static void release_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 
 /* DXVK's interop interfaces of the resource and of the device: false when Direct3D is not
  * DXVK. */
-static bool dxvk_interfaces(struct dxcl_surface *surface, struct dxcl_dxvk_surface **image,
-                            struct dxcl_dxvk_device **device)
+static bool dxvk_interfaces(struct dxcl_surface *surface, IDXGIVkInteropSurface **image,
+                            IDXGIVkInteropDevice1 **device)
 {
     *device = NULL;
-    if (FAILED(IUnknown_QueryInterface(surface->resource, &dxcl_iid_dxvk_interop_surface,
+    if (FAILED(IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface,
                                        (void **)image)))
         return false;
     if (SUCCEEDED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
-                                          &dxcl_iid_dxvk_interop_device1, (void **)device)))
+                                          &IID_IDXGIVkInteropDevice1, (void **)device)))
         return true;
     (*image)->lpVtbl->Release(*image);
     return false;
@@ -152,17 +154,17 @@ static bool dxvk_interfaces(struct dxcl_surface *surface, struct dxcl_dxvk_surfa
 static const char *make_twin(struct dxcl_surface *surface, bool host_import,
                              struct dxcl_dxgi_surface *want)
 {
-    struct dxcl_dxvk_surface *image;
-    struct dxcl_dxvk_device *device;
-    struct dxcl_vk_image_create_info info = {0};
+    IDXGIVkInteropSurface *image;
+    IDXGIVkInteropDevice1 *device;
+    struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     struct dxcl_twin_request request;
     struct dxcl_dxgi_twin *twin;
     D3D11_TEXTURE2D_DESC1 desc = {
         want->width, want->height, 1, 1, want->format, {1, 0}, D3D11_USAGE_DEFAULT, 0, 0, 0, 0};
     D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
     ID3D11Texture2D *texture = NULL;
-    dxcl_vk_image handle = 0;
-    int layout;
+    dxvk_vk_image handle = 0;
+    int32_t layout;
     HRESULT hr;
 
     if (!dxvk_interfaces(surface, &image, &device))

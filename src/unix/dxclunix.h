@@ -4,6 +4,8 @@
 #ifndef DXCLUNIX_H
 #define DXCLUNIX_H
 
+#include "dxcl_twin.h"
+
 #include <stdint.h>
 
 /* The most arguments a forwarded function takes. The Unix half calls every host function with
@@ -17,9 +19,11 @@
  * receives the host function's result; for an entry point of kind INT the result, a cl_int,
  * is the call's status instead (as Wine's opencl.dll returns it). */
 enum dxclunix_code {
-    DXCLUNIX_OPEN,   /* struct dxclunix_open */
-    DXCLUNIX_LOOKUP, /* struct dxclunix_lookup */
-    DXCLUNIX_CALL,   /* struct dxclunix_call */
+    DXCLUNIX_OPEN,         /* struct dxclunix_open */
+    DXCLUNIX_LOOKUP,       /* struct dxclunix_lookup */
+    DXCLUNIX_CALL,         /* struct dxclunix_call */
+    DXCLUNIX_TWIN_CREATE,  /* struct dxclunix_twin: the Vulkan layer's dxcl_layer_twin_create */
+    DXCLUNIX_TWIN_DESTROY, /* struct dxclunix_twin (request unused): dxcl_layer_twin_destroy */
     DXCLUNIX_CODE_COUNT
 };
 
@@ -71,6 +75,13 @@ struct dxclunix_call {
     const uint64_t *args;
     uint64_t count;
     uint64_t ret;
+};
+
+/* A twin of the GPU path (dxcl_twin.h), made or freed by the host Vulkan layer through the
+ * Unix half. The call's status is 0; the answer is twin->result and twin->error. */
+struct dxclunix_twin {
+    const struct dxcl_twin_request *request;
+    struct dxcl_twin *twin;
 };
 
 #endif

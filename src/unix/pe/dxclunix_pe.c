@@ -21,7 +21,10 @@
  * the context and build notifications are dropped (NULL to the host; a build without a
  * callback completes before it returns), the set-callback functions answer
  * CL_INVALID_OPERATION, and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
- * function. Extension functions that take a callback are not handed out. */
+ * function. Extension functions that take a callback are not handed out.
+ *
+ * Beside the OpenCL API, dxclunixTwinCreate/dxclunixTwinDestroy reach dxcl's host Vulkan layer
+ * for the GPU path's twins (docs/proxy.md, "The Vulkan layer"); they need only the Unix half. */
 #include "../dxclunix.h"
 
 #define WIN32_LEAN_AND_MEAN
@@ -30,6 +33,7 @@
 #include <CL/cl.h>
 #include <CL/cl_gl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Every entry point of cl_api.h, in its order. */
@@ -87,8 +91,9 @@ typedef LONG(WINAPI *query_memory_fn)(HANDLE process, const void *address, int i
                                       void *buffer, SIZE_T size, SIZE_T *size_ret);
 #define MEMORY_WINE_UNIX_FUNCS 1000 /* Wine's MEMORY_INFORMATION_CLASS for the Unix half */
 
-static unix_dispatcher_fn unix_dispatcher;
+static unix_dispatcher_fn volatile unix_dispatcher; /* set once the Unix half is found */
 static UINT64 unix_handle;
+static INIT_ONCE unix_once = INIT_ONCE_STATIC_INIT;
 static INIT_ONCE open_once = INIT_ONCE_STATIC_INIT;
 static volatile LONG opened;         /* the host library is open and host[] filled */
 static struct dxclunix_open opening; /* its answer: the host library's path, or why none */
@@ -106,13 +111,13 @@ static LONG unix_call(enum dxclunix_code code, void *params)
     return unix_dispatcher(unix_handle, code, params);
 }
 
-static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
+/* Finds the Unix half: sets unix_dispatcher, or opening.error to why it cannot. */
+static BOOL CALLBACK find_unix_half(INIT_ONCE *once, void *param, void **context)
 {
     HMODULE self = NULL, ntdll = GetModuleHandleA("ntdll.dll");
     query_memory_fn query = (query_memory_fn)(void *)GetProcAddress(ntdll, "NtQueryVirtualMemory");
     unix_dispatcher_fn *dispatcher =
         (unix_dispatcher_fn *)(void *)GetProcAddress(ntdll, "__wine_unix_call_dispatcher");
-    struct dxclunix_lookup lookup = {api_names, host, DXCLUNIX_API_COUNT};
 
     (void)once, (void)param, (void)context;
     strcpy(opening.error, "not under Wine (ntdll has no __wine_unix_call_dispatcher)");
@@ -127,8 +132,25 @@ static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
               NULL) ||
         !unix_handle)
         return TRUE;
-    unix_dispatcher = *dispatcher;
     opening.error[0] = 0;
+    InterlockedExchangePointer((void **)&unix_dispatcher, (void *)*dispatcher);
+    return TRUE;
+}
+
+static bool unix_half_found(void)
+{
+    if (!unix_dispatcher)
+        InitOnceExecuteOnce(&unix_once, find_unix_half, NULL, NULL);
+    return unix_dispatcher != NULL;
+}
+
+static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
+{
+    struct dxclunix_lookup lookup = {api_names, host, DXCLUNIX_API_COUNT};
+
+    (void)once, (void)param, (void)context;
+    if (!unix_half_found())
+        return TRUE;
     if (unix_call(DXCLUNIX_OPEN, &opening) || opening.status != 0)
         return TRUE;
     unix_call(DXCLUNIX_LOOKUP, &lookup);
@@ -412,4 +434,43 @@ BOOL WINAPI dxclunixGetHostLibrary(char *text, DWORD size)
         text[size - 1] = 0;
     }
     return open;
+}
+
+/* The GPU path's twins (src/unix/dxcl_twin.h), made and freed by the host Vulkan layer through
+ * the Unix half. They need only the Unix half, not the host OpenCL library. */
+__declspec(dllexport) int32_t WINAPI
+    dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
+int32_t WINAPI dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin)
+{
+    struct dxclunix_twin params = {request, twin};
+    LONG status;
+
+    if (!twin)
+        return -1;
+    memset(twin, 0, sizeof(*twin));
+    twin->fd = -1;
+    twin->result = -1;
+    if (!request) {
+        strcpy(twin->error, "no twin request");
+        return -1;
+    }
+    if (!unix_half_found()) {
+        snprintf(twin->error, sizeof(twin->error), "%s", opening.error);
+        return -1;
+    }
+    if ((status = unix_call(DXCLUNIX_TWIN_CREATE, &params))) {
+        twin->result = -1;
+        snprintf(twin->error, sizeof(twin->error), "the Unix call faulted (0x%08lx)",
+                 (unsigned long)status);
+    }
+    return twin->result;
+}
+
+__declspec(dllexport) void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin);
+void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin)
+{
+    struct dxclunix_twin params = {NULL, twin};
+
+    if (twin && twin->device && unix_half_found())
+        unix_call(DXCLUNIX_TWIN_DESTROY, &params);
 }

@@ -1,14 +1,17 @@
 /* dxclunix.so, the Unix half of dxcl's builtin pair: Wine loads it beside dxclunix.dll and the
  * PE half reaches it through __wine_unix_call. It opens the host's libOpenCL.so.1 (the ICD
  * loader, or any library of that name on the library path; DXCL_UNIX_LIBRARY names another),
- * looks functions up, and calls them. It never calls PE code: the PE half strips or refuses
- * every callback before a call gets here (src/unix/pe/dxclunix_pe.c). Handles, pointers and
- * buffers pass as they are: on x86-64 without WoW64 both halves share the address space. */
+ * looks functions up, and calls them; it also reaches dxcl's host Vulkan layer for the GPU
+ * path's twins (docs/proxy.md, "The Vulkan layer"). It never calls PE code: the PE half strips
+ * or refuses every callback before a call gets here (src/unix/pe/dxclunix_pe.c). Handles,
+ * pointers and buffers pass as they are: on x86-64 without WoW64 both halves share the address
+ * space. */
 #define _GNU_SOURCE
 #include "../dxclunix.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +135,62 @@ static NTSTATUS unix_call(void *args)
     return 0;
 }
 
+/* The Vulkan layer's twin functions (docs/proxy.md, "The Vulkan layer"): found in the layer
+ * the Vulkan loader has loaded, never loaded here. A device may be made after dxcl's first
+ * call, so a lookup that finds no layer is tried again on the next call (a dlopen that only
+ * looks). */
+static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
+static dxcl_twin_create_fn layer_twin_create;
+static dxcl_twin_destroy_fn layer_twin_destroy;
+
+static bool find_layer(void)
+{
+    bool found;
+
+    pthread_mutex_lock(&layer_lock);
+    if (!layer_twin_create) {
+        void *layer = dlopen(DXCL_TWIN_LAYER_SONAME, RTLD_NOW | RTLD_NOLOAD);
+
+        if (layer) {
+            layer_twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
+            layer_twin_create = layer_twin_destroy
+                                    ? (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME)
+                                    : NULL;
+            /* The handle stays open: the functions outlive the loader's vkDestroyInstance. */
+        }
+    }
+    found = layer_twin_create != NULL;
+    pthread_mutex_unlock(&layer_lock);
+    return found;
+}
+
+static NTSTATUS unix_twin_create(void *args)
+{
+    struct dxclunix_twin *params = args;
+    struct dxcl_twin *twin = params->twin;
+
+    if (find_layer()) {
+        layer_twin_create(params->request, twin);
+        return 0;
+    }
+    memset(twin, 0, sizeof(*twin));
+    twin->fd = -1;
+    twin->result = -1;
+    snprintf(twin->error, sizeof(twin->error),
+             "the Vulkan layer VK_LAYER_DXCL_interop is not "
+             "loaded (VK_LAYER_PATH, VK_INSTANCE_LAYERS)");
+    return 0;
+}
+
+static NTSTATUS unix_twin_destroy(void *args)
+{
+    struct dxclunix_twin *params = args;
+
+    if (params->twin && find_layer())
+        layer_twin_destroy(params->twin);
+    return 0;
+}
+
 /* The direct call of each entry point: its arguments, then the slot of its result; an INT
  * entry point's cl_int is the call's status instead (dxclunix.h, "enum dxclunix_code"). */
 #define DXCLUNIX_DIRECT_INT(name, args)                                                            \
@@ -161,9 +220,7 @@ static NTSTATUS unix_call(void *args)
 
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open,
-    unix_lookup,
-    unix_call,
+    unix_open, unix_lookup, unix_call, unix_twin_create, unix_twin_destroy,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN

@@ -1,0 +1,767 @@
+/* libdxcl_vk_layer.so, dxcl's host Vulkan layer VK_LAYER_DXCL_interop (docs/proxy.md, "The
+ * Vulkan layer"). An explicit layer between winevulkan's host side and the driver, so it sees
+ * DXVK's calls as the host loader gets them. It:
+ * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
+ *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
+ * - remembers which device made each image, so that a twin is made on the device of a texture;
+ * - makes and frees twins for dxclunix.so (src/unix/dxcl_twin.h), exported by name.
+ * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
+ * no Vulkan library (the loader hands it every function). */
+#define _GNU_SOURCE
+#include "../dxcl_twin.h"
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The exports: the twins (dxcl_twin.h) and the two the manifest names. */
+EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
+                                      struct dxcl_twin *twin);
+EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin);
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
+                                                                               const char *name);
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
+                                                                             const char *name);
+
+/* The loader's dispatch table of a dispatchable handle is its first pointer: a physical device
+ * shares its instance's, a queue or command buffer its device's. */
+static void *key_of(const void *handle)
+{
+    return *(void *const *)handle;
+}
+
+static void note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *format, ...)
+{
+    va_list args;
+
+    if (!getenv("DXCL_LOG"))
+        return;
+    va_start(args, format);
+    fputs("dxcl vk layer: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+struct instance_rec {
+    struct instance_rec *next;
+    void *key;
+    VkInstance instance;
+    PFN_vkGetInstanceProcAddr gipa;
+    uint32_t api_version; /* the program's: external memory is core from 1.1 */
+    /* Resolved when made: the loader's terminator no longer knows the instance at destroy. */
+    PFN_vkDestroyInstance destroy_instance;
+};
+
+/* What a twin needs of a device: the next layer's functions and the physical device's facts. */
+struct device_rec {
+    struct device_rec *next;
+    void *key;
+    VkDevice device;
+    VkPhysicalDevice physical;
+    PFN_vkGetDeviceProcAddr gdpa;
+    bool memory_fd; /* VK_KHR_external_memory_fd is enabled */
+    uint8_t uuid[VK_UUID_SIZE];
+    VkPhysicalDeviceMemoryProperties memory;
+    PFN_vkGetPhysicalDeviceFormatProperties format_properties;
+    PFN_vkDestroyDevice destroy_device;
+    PFN_vkCreateImage create_image;
+    PFN_vkDestroyImage destroy_image;
+    PFN_vkGetImageMemoryRequirements requirements;
+    PFN_vkAllocateMemory allocate;
+    PFN_vkFreeMemory free_memory;
+    PFN_vkBindImageMemory bind;
+    PFN_vkMapMemory map;
+    PFN_vkGetImageSubresourceLayout subresource_layout;
+    PFN_vkGetMemoryFdKHR get_fd;
+};
+
+/* Instances and devices are few: lists under one lock. */
+static pthread_mutex_t records_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct instance_rec *instances;
+static struct device_rec *devices;
+
+/* The instance of `key`; for a physical device whose key is not its instance's (the loader
+ * gives them the same one), the newest instance rather than failing the program's call. */
+static struct instance_rec *find_instance(void *key, bool or_newest)
+{
+    struct instance_rec *rec;
+
+    pthread_mutex_lock(&records_lock);
+    for (rec = instances; rec && rec->key != key; rec = rec->next)
+        ;
+    if (!rec && or_newest)
+        rec = instances;
+    pthread_mutex_unlock(&records_lock);
+    return rec;
+}
+
+static struct device_rec *find_device_by(void *key, VkDevice device)
+{
+    struct device_rec *rec;
+
+    pthread_mutex_lock(&records_lock);
+    for (rec = devices; rec && (key ? rec->key != key : rec->device != device); rec = rec->next)
+        ;
+    pthread_mutex_unlock(&records_lock);
+    return rec;
+}
+
+/* The images made on each device, VkImage -> device record: open addressing with linear
+ * probing, grown at 3/4 full, deletion by backward shift (no tombstones). DXVK makes many. */
+struct image_slot {
+    uint64_t image; /* 0: empty */
+    struct device_rec *device;
+};
+static pthread_mutex_t images_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct image_slot *image_slots;
+static size_t image_capacity, image_count; /* capacity: 0 or a power of two */
+
+static size_t image_home(uint64_t image, size_t capacity)
+{
+    return (size_t)((image * 0x9E3779B97F4A7C15ull) >> 17) & (capacity - 1);
+}
+
+static void images_put(struct image_slot *slots, size_t capacity, uint64_t image,
+                       struct device_rec *device)
+{
+    size_t i = image_home(image, capacity);
+
+    while (slots[i].image && slots[i].image != image)
+        i = (i + 1) & (capacity - 1);
+    slots[i] = (struct image_slot){image, device};
+}
+
+static bool images_grow(void)
+{
+    size_t capacity = image_capacity ? image_capacity * 2 : 256;
+    struct image_slot *slots = calloc(capacity, sizeof(*slots));
+
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < image_capacity; i++)
+        if (image_slots[i].image)
+            images_put(slots, capacity, image_slots[i].image, image_slots[i].device);
+    free(image_slots);
+    image_slots = slots;
+    image_capacity = capacity;
+    return true;
+}
+
+static void images_add(uint64_t image, struct device_rec *device)
+{
+    pthread_mutex_lock(&images_lock);
+    if ((image_count + 1) * 4 <= image_capacity * 3 || images_grow()) {
+        size_t i = image_home(image, image_capacity);
+
+        while (image_slots[i].image && image_slots[i].image != image)
+            i = (i + 1) & (image_capacity - 1);
+        image_count += !image_slots[i].image; /* a reused handle replaces its stale entry */
+        image_slots[i] = (struct image_slot){image, device};
+    }
+    pthread_mutex_unlock(&images_lock);
+}
+
+/* Empties slot i and moves later entries of its run back where their probe can find them. */
+static void images_clear_slot(size_t i)
+{
+    size_t mask = image_capacity - 1;
+
+    image_slots[i].image = 0;
+    image_count--;
+    for (size_t j = (i + 1) & mask; image_slots[j].image; j = (j + 1) & mask) {
+        size_t home = image_home(image_slots[j].image, image_capacity);
+
+        /* j's entry may move to i when its home is not within (i, j] cyclically. */
+        if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+            image_slots[i] = image_slots[j];
+            image_slots[j].image = 0;
+            i = j;
+        }
+    }
+}
+
+static void images_remove(uint64_t image)
+{
+    pthread_mutex_lock(&images_lock);
+    if (image_capacity) {
+        size_t i = image_home(image, image_capacity);
+
+        while (image_slots[i].image && image_slots[i].image != image)
+            i = (i + 1) & (image_capacity - 1);
+        if (image_slots[i].image)
+            images_clear_slot(i);
+    }
+    pthread_mutex_unlock(&images_lock);
+}
+
+static struct device_rec *images_find(uint64_t image)
+{
+    struct device_rec *device = NULL;
+
+    pthread_mutex_lock(&images_lock);
+    if (image_capacity && image) {
+        size_t i = image_home(image, image_capacity);
+
+        while (image_slots[i].image && image_slots[i].image != image)
+            i = (i + 1) & (image_capacity - 1);
+        device = image_slots[i].image ? image_slots[i].device : NULL;
+    }
+    pthread_mutex_unlock(&images_lock);
+    return device;
+}
+
+/* A destroyed device's images (the program should have destroyed them first). */
+static void images_forget_device(struct device_rec *device)
+{
+    pthread_mutex_lock(&images_lock);
+    for (size_t i = 0; i < image_capacity;)
+        if (image_slots[i].image && image_slots[i].device == device)
+            images_clear_slot(i); /* a later entry may have moved into i: look again */
+        else
+            i++;
+    pthread_mutex_unlock(&images_lock);
+}
+
+/* The loader's link to the next layer in a create info's chain, or NULL. */
+static void *next_link(const void *next, VkStructureType type)
+{
+    const VkLayerInstanceCreateInfo *link = next;
+
+    while (link && !(link->sType == type && link->function == VK_LAYER_LINK_INFO))
+        link = link->pNext;
+    return (void *)link;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
+                                                      const VkAllocationCallbacks *alloc,
+                                                      VkInstance *out)
+{
+    VkLayerInstanceCreateInfo *link =
+        next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+    struct instance_rec *rec = calloc(1, sizeof(*rec));
+
+    if (!link || !rec) {
+        free(rec);
+        return link ? VK_ERROR_OUT_OF_HOST_MEMORY : VK_ERROR_INITIALIZATION_FAILED;
+    }
+    PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    PFN_vkCreateInstance next = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+    VkResult result = next ? next(info, alloc, out) : VK_ERROR_INITIALIZATION_FAILED;
+
+    if (result != VK_SUCCESS) {
+        free(rec);
+        return result;
+    }
+    *rec = (struct instance_rec){NULL,
+                                 key_of(*out),
+                                 *out,
+                                 gipa,
+                                 info->pApplicationInfo ? info->pApplicationInfo->apiVersion
+                                                        : VK_API_VERSION_1_0,
+                                 (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance")};
+    pthread_mutex_lock(&records_lock);
+    rec->next = instances;
+    instances = rec;
+    pthread_mutex_unlock(&records_lock);
+    return result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL destroy_instance(VkInstance instance,
+                                                   const VkAllocationCallbacks *alloc)
+{
+    struct instance_rec **link, *rec = NULL;
+
+    if (!instance)
+        return;
+    pthread_mutex_lock(&records_lock);
+    for (link = &instances; *link && (*link)->key != key_of(instance); link = &(*link)->next)
+        ;
+    if ((rec = *link))
+        *link = rec->next;
+    pthread_mutex_unlock(&records_lock);
+    if (!rec)
+        return;
+    if (rec->destroy_instance)
+        rec->destroy_instance(instance, alloc);
+    free(rec);
+}
+
+static bool offers_extension(VkPhysicalDevice physical, const struct instance_rec *instance,
+                             const char *name)
+{
+    PFN_vkEnumerateDeviceExtensionProperties enumerate =
+        (PFN_vkEnumerateDeviceExtensionProperties)instance->gipa(
+            instance->instance, "vkEnumerateDeviceExtensionProperties");
+    uint32_t count = 0;
+    bool found = false;
+
+    if (!enumerate || enumerate(physical, NULL, &count, NULL) != VK_SUCCESS)
+        return false;
+    VkExtensionProperties *properties = calloc(count ? count : 1, sizeof(*properties));
+    if (properties && enumerate(physical, NULL, &count, properties) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = !strcmp(properties[i].extensionName, name);
+    free(properties);
+    return found;
+}
+
+static bool asks_extension(const VkDeviceCreateInfo *info, const char *name)
+{
+    for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+        if (!strcmp(info->ppEnabledExtensionNames[i], name))
+            return true;
+    return false;
+}
+
+/* Whether the device is Vulkan 1.1 for the program: external memory and the properties2
+ * queries are core, so the fd extensions need nothing more. */
+static bool api_1_1(VkPhysicalDevice physical, const struct instance_rec *instance)
+{
+    PFN_vkGetPhysicalDeviceProperties get = (PFN_vkGetPhysicalDeviceProperties)instance->gipa(
+        instance->instance, "vkGetPhysicalDeviceProperties");
+    VkPhysicalDeviceProperties properties;
+
+    if (!get || instance->api_version < VK_API_VERSION_1_1)
+        return false;
+    get(physical, &properties);
+    return properties.apiVersion >= VK_API_VERSION_1_1;
+}
+
+/* The physical device's facts a twin needs: memory types, format support, deviceUUID. */
+static void describe_physical(struct device_rec *rec, const struct instance_rec *instance)
+{
+    PFN_vkGetInstanceProcAddr gipa = instance->gipa;
+    PFN_vkGetPhysicalDeviceMemoryProperties memory = (PFN_vkGetPhysicalDeviceMemoryProperties)gipa(
+        instance->instance, "vkGetPhysicalDeviceMemoryProperties");
+    PFN_vkGetPhysicalDeviceProperties2 properties2 = (PFN_vkGetPhysicalDeviceProperties2)gipa(
+        instance->instance, "vkGetPhysicalDeviceProperties2");
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
+
+    rec->format_properties = (PFN_vkGetPhysicalDeviceFormatProperties)gipa(
+        instance->instance, "vkGetPhysicalDeviceFormatProperties");
+    if (memory)
+        memory(rec->physical, &rec->memory);
+    if (properties2 && api_1_1(rec->physical, instance)) {
+        properties2(rec->physical, &properties);
+        memcpy(rec->uuid, id.deviceUUID, sizeof(rec->uuid));
+    }
+}
+
+#define DEVICE_FN(rec, type, name) ((rec)->name = (PFN_##type)(rec)->gdpa((rec)->device, #type))
+
+static void resolve_device_functions(struct device_rec *rec)
+{
+    DEVICE_FN(rec, vkDestroyDevice, destroy_device);
+    DEVICE_FN(rec, vkCreateImage, create_image);
+    DEVICE_FN(rec, vkDestroyImage, destroy_image);
+    DEVICE_FN(rec, vkGetImageMemoryRequirements, requirements);
+    DEVICE_FN(rec, vkAllocateMemory, allocate);
+    DEVICE_FN(rec, vkFreeMemory, free_memory);
+    DEVICE_FN(rec, vkBindImageMemory, bind);
+    DEVICE_FN(rec, vkMapMemory, map);
+    DEVICE_FN(rec, vkGetImageSubresourceLayout, subresource_layout);
+    if (rec->memory_fd)
+        DEVICE_FN(rec, vkGetMemoryFdKHR, get_fd);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
+                                                    const VkDeviceCreateInfo *info,
+                                                    const VkAllocationCallbacks *alloc,
+                                                    VkDevice *out)
+{
+    static const char *const wanted[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                                         VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+    VkLayerDeviceCreateInfo *link =
+        next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+    struct instance_rec *instance = find_instance(key_of(physical), true);
+
+    if (!link || !instance)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+    PFN_vkCreateDevice next = (PFN_vkCreateDevice)link->u.pLayerInfo->pfnNextGetInstanceProcAddr(
+        instance->instance, "vkCreateDevice");
+    const char **names = calloc(info->enabledExtensionCount + 2, sizeof(*names));
+    struct device_rec *rec = calloc(1, sizeof(*rec));
+    VkDeviceCreateInfo changed = *info;
+
+    if (!names || !rec || !next) {
+        free(names), free(rec);
+        return next ? VK_ERROR_OUT_OF_HOST_MEMORY : VK_ERROR_INITIALIZATION_FAILED;
+    }
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+    if (info->enabledExtensionCount)
+        memcpy(names, info->ppEnabledExtensionNames, info->enabledExtensionCount * sizeof(*names));
+    changed.ppEnabledExtensionNames = names;
+    /* Before 1.1 they would need VK_KHR_external_memory and more: such a device gets no twins. */
+    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]) && api_1_1(physical, instance); i++)
+        if (!asks_extension(info, wanted[i]) && offers_extension(physical, instance, wanted[i]))
+            names[changed.enabledExtensionCount++] = wanted[i];
+    VkResult result = next(physical, &changed, alloc, out);
+    rec->memory_fd = asks_extension(&changed, wanted[0]);
+    free(names);
+    if (result != VK_SUCCESS) {
+        free(rec);
+        return result;
+    }
+    rec->key = key_of(*out);
+    rec->device = *out;
+    rec->physical = physical;
+    rec->gdpa = gdpa;
+    describe_physical(rec, instance);
+    resolve_device_functions(rec);
+    pthread_mutex_lock(&records_lock);
+    rec->next = devices;
+    devices = rec;
+    pthread_mutex_unlock(&records_lock);
+    note("device %p: %s", (void *)*out,
+         rec->memory_fd ? "external memory fd enabled" : "no external memory fd (no twins)");
+    return result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device,
+                                                 const VkAllocationCallbacks *alloc)
+{
+    struct device_rec **link, *rec;
+
+    if (!device)
+        return;
+    pthread_mutex_lock(&records_lock);
+    for (link = &devices; *link && (*link)->key != key_of(device); link = &(*link)->next)
+        ;
+    if ((rec = *link))
+        *link = rec->next;
+    pthread_mutex_unlock(&records_lock);
+    if (!rec)
+        return;
+    images_forget_device(rec);
+    rec->destroy_device(device, alloc);
+    free(rec);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
+                                                   const VkAllocationCallbacks *alloc, VkImage *out)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    VkResult result;
+
+    if (!rec)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    result = rec->create_image(device, info, alloc, out);
+    if (result == VK_SUCCESS)
+        images_add((uint64_t)*out, rec);
+    return result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice device, VkImage image,
+                                                const VkAllocationCallbacks *alloc)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+
+    if (image)
+        images_remove((uint64_t)image);
+    if (rec)
+        rec->destroy_image(device, image, alloc);
+}
+
+/* The twins (dxcl_twin.h). */
+
+static int32_t fail(struct dxcl_twin *twin, int32_t result, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static int32_t fail(struct dxcl_twin *twin, int32_t result, const char *format, ...)
+{
+    va_list args;
+
+    va_start(args, format);
+    vsnprintf(twin->error, sizeof(twin->error), format, args);
+    va_end(args);
+    twin->result = result;
+    note("twin: %s", twin->error);
+    return result;
+}
+
+/* A memory type of `bits` with all of `want`, or -1. */
+static int32_t memory_type(const struct device_rec *rec, uint32_t bits, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < rec->memory.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (rec->memory.memoryTypes[i].propertyFlags & want) == want)
+            return (int32_t)i;
+    return -1;
+}
+
+/* The usage the format allows with `tiling`: transfers always, sampled and storage if offered;
+ * 0 when it lacks the transfers. */
+static VkImageUsageFlags twin_usage(const struct device_rec *rec, VkFormat format,
+                                    VkImageTiling tiling)
+{
+    const VkFormatFeatureFlags transfers =
+        VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    VkFormatProperties properties = {0};
+    VkFormatFeatureFlags features;
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+
+    if (!rec->format_properties)
+        return 0;
+    rec->format_properties(rec->physical, format, &properties);
+    features = tiling == VK_IMAGE_TILING_LINEAR ? properties.linearTilingFeatures
+                                                : properties.optimalTilingFeatures;
+    if ((features & transfers) != transfers)
+        return 0;
+    if (features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
+        usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+    if (features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)
+        usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+    return usage;
+}
+
+static bool request_valid(const struct dxcl_twin_request *request)
+{
+    if (request->image_type == VK_IMAGE_TYPE_2D)
+        return request->width && request->height && request->depth <= 1;
+    return request->image_type == VK_IMAGE_TYPE_3D && request->width && request->height &&
+           request->depth;
+}
+
+static int32_t make_image(struct dxcl_twin *twin, const struct device_rec *rec,
+                          const struct dxcl_twin_request *request, VkImageTiling tiling,
+                          VkImage *image)
+{
+    VkFormat format = (VkFormat)request->format;
+    VkImageUsageFlags usage = twin_usage(rec, format, tiling);
+    VkExternalMemoryImageCreateInfo external = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkImageCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .pNext = &external,
+        .imageType = (VkImageType)request->image_type,
+        .format = format,
+        .extent = {request->width, request->height,
+                   request->image_type == VK_IMAGE_TYPE_3D ? request->depth : 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = tiling,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    VkResult result;
+
+    if (!usage)
+        return fail(twin, -1, "the format %u has no %s transfer support", request->format,
+                    tiling == VK_IMAGE_TILING_LINEAR ? "linear host-visible" : "optimal");
+    if ((result = rec->create_image(rec->device, &info, NULL, image)))
+        return fail(twin, result, "vkCreateImage: %d", result);
+    return 0;
+}
+
+/* Dedicated exportable memory for the image, allocated and bound. */
+static int32_t make_memory(struct dxcl_twin *twin, const struct device_rec *rec, VkImage image,
+                           bool host_visible, VkDeviceMemory *memory, VkDeviceSize *size)
+{
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    VkMemoryRequirements requirements;
+    VkResult result;
+    int32_t type;
+
+    rec->requirements(rec->device, image, &requirements);
+    type = memory_type(rec, requirements.memoryTypeBits,
+                       host_visible ? host : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0 && !host_visible)
+        type = memory_type(rec, requirements.memoryTypeBits, 0);
+    if (type < 0)
+        return fail(twin, -1, "no %smemory type for the image (types 0x%x)",
+                    host_visible ? "host-visible coherent " : "", requirements.memoryTypeBits);
+    VkMemoryDedicatedAllocateInfo dedicated = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .image = image};
+    VkExportMemoryAllocateInfo export_info = {
+        .sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+        .pNext = &dedicated,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkMemoryAllocateInfo info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                 .pNext = &export_info,
+                                 .allocationSize = requirements.size,
+                                 .memoryTypeIndex = (uint32_t)type};
+    if ((result = rec->allocate(rec->device, &info, NULL, memory)))
+        return fail(twin, result, "vkAllocateMemory: %d", result);
+    *size = requirements.size;
+    if ((result = rec->bind(rec->device, image, *memory, 0)))
+        return fail(twin, result, "vkBindImageMemory: %d", result);
+    return 0;
+}
+
+static int32_t export_fd(struct dxcl_twin *twin, const struct device_rec *rec)
+{
+    VkMemoryGetFdInfoKHR info = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+                                 .memory = (VkDeviceMemory)twin->memory,
+                                 .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    int fd = -1;
+    VkResult result = rec->get_fd(rec->device, &info, &fd);
+
+    if (result)
+        return fail(twin, result, "vkGetMemoryFdKHR: %d", result);
+    twin->fd = fd;
+    return 0;
+}
+
+/* The test-only import: the mapping of the linear image and its layout. */
+static int32_t map_twin(struct dxcl_twin *twin, const struct device_rec *rec, uint32_t image_type)
+{
+    VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
+    VkSubresourceLayout layout;
+    void *mapping;
+    VkResult result;
+
+    rec->subresource_layout(rec->device, (VkImage)twin->image, &subresource, &layout);
+    result = rec->map(rec->device, (VkDeviceMemory)twin->memory, 0, VK_WHOLE_SIZE, 0, &mapping);
+    if (result)
+        return fail(twin, result, "vkMapMemory: %d", result);
+    twin->host = (char *)mapping + layout.offset;
+    twin->row_pitch = layout.rowPitch;
+    twin->slice_pitch = image_type == VK_IMAGE_TYPE_3D ? layout.depthPitch : layout.size;
+    return 0;
+}
+
+static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
+{
+    if (twin->fd >= 0)
+        close(twin->fd);
+    if (twin->image)
+        rec->destroy_image(rec->device, (VkImage)twin->image, NULL);
+    if (twin->memory)
+        rec->free_memory(rec->device, (VkDeviceMemory)twin->memory, NULL); /* unmaps it too */
+    twin->fd = -1;
+    twin->image = twin->memory = 0;
+    twin->host = NULL;
+}
+
+static int32_t build_twin(const struct dxcl_twin_request *request, struct dxcl_twin *twin,
+                          const struct device_rec *rec)
+{
+    bool host_visible = request->host_visible != 0;
+    VkImage image = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    int32_t result;
+
+    if (!rec->memory_fd || !rec->get_fd)
+        return fail(twin, -1, "the device %p has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                    (void *)rec->device);
+    if (!request_valid(request))
+        return fail(twin, -1, "no such twin: type %u, %ux%ux%u", request->image_type,
+                    request->width, request->height, request->depth);
+    result = make_image(twin, rec, request,
+                        host_visible ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL, &image);
+    twin->image = (uint64_t)image;
+    if (!result)
+        result = make_memory(twin, rec, image, host_visible, &memory, &size);
+    twin->memory = (uint64_t)memory;
+    twin->size = size;
+    if (!result)
+        result = export_fd(twin, rec);
+    if (!result && host_visible) {
+        close(twin->fd); /* exported only to exercise the export */
+        twin->fd = -1;
+        result = map_twin(twin, rec, request->image_type);
+    }
+    return result;
+}
+
+EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
+                                      struct dxcl_twin *twin)
+{
+    struct device_rec *rec;
+    int32_t result;
+
+    memset(twin, 0, sizeof(*twin));
+    twin->fd = -1;
+    if (!(rec = images_find(request->like_image)))
+        return fail(twin, -1, "no device made image 0x%" PRIx64, request->like_image);
+    if ((result = build_twin(request, twin, rec))) {
+        free_twin(rec, twin);
+        twin->size = 0;
+        return result;
+    }
+    twin->device = (uint64_t)rec->device;
+    memcpy(twin->device_uuid, rec->uuid, sizeof(twin->device_uuid));
+    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s", twin->image,
+         request->like_image, twin->size, request->host_visible ? ", mapped" : "");
+    return 0;
+}
+
+EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin)
+{
+    struct device_rec *rec;
+
+    if (!twin || !twin->device)
+        return;
+    if ((rec = find_device_by(NULL, (VkDevice)twin->device)))
+        free_twin(rec, twin);
+    else
+        note("twin 0x%" PRIx64 ": its device 0x%" PRIx64 " is gone", twin->image, twin->device);
+    twin->device = 0;
+}
+
+/* The layer's entry points (the manifest names these two). */
+
+static PFN_vkVoidFunction device_function(const char *name);
+
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
+                                                                             const char *name)
+{
+    PFN_vkVoidFunction own = device_function(name);
+    struct device_rec *rec;
+
+    if (own)
+        return own;
+    rec = device ? find_device_by(key_of(device), VK_NULL_HANDLE) : NULL;
+    return rec ? rec->gdpa(device, name) : NULL;
+}
+
+static PFN_vkVoidFunction device_function(const char *name)
+{
+    if (!strcmp(name, "vkGetDeviceProcAddr"))
+        return (PFN_vkVoidFunction)dxcl_layer_GetDeviceProcAddr;
+    if (!strcmp(name, "vkDestroyDevice"))
+        return (PFN_vkVoidFunction)destroy_device;
+    if (!strcmp(name, "vkCreateImage"))
+        return (PFN_vkVoidFunction)create_image;
+    if (!strcmp(name, "vkDestroyImage"))
+        return (PFN_vkVoidFunction)destroy_image;
+    return NULL;
+}
+
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
+                                                                               const char *name)
+{
+    PFN_vkVoidFunction own = device_function(name);
+    struct instance_rec *rec;
+
+    if (!strcmp(name, "vkGetInstanceProcAddr"))
+        return (PFN_vkVoidFunction)dxcl_layer_GetInstanceProcAddr;
+    if (!strcmp(name, "vkCreateInstance"))
+        return (PFN_vkVoidFunction)create_instance;
+    if (!strcmp(name, "vkDestroyInstance"))
+        return (PFN_vkVoidFunction)destroy_instance;
+    if (!strcmp(name, "vkCreateDevice"))
+        return (PFN_vkVoidFunction)create_device;
+    if (own)
+        return own;
+    rec = instance ? find_instance(key_of(instance), false) : NULL;
+    return rec ? rec->gipa(instance, name) : NULL;
+}

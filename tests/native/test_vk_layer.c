@@ -1,0 +1,338 @@
+/* dxcl's Vulkan layer (src/unix/layer/dxcl_vk_layer.c) on the host's Vulkan (lavapipe here),
+ * enabled by the environment (VK_LAYER_PATH=build/lib/vulkan,
+ * VK_INSTANCE_LAYERS=VK_LAYER_DXCL_interop), reached as dxclunix.so reaches it:
+ *   - two devices of one instance get VK_KHR_external_memory_fd from the layer;
+ *   - thousands of images made from several threads on both devices are each found on their
+ *     own device, and a destroyed one on none (the image table grows and deletes);
+ *   - an optimal twin has an fd, a size and the device's UUID, and its destroy closes the fd;
+ *   - a host-visible twin is mapped with its pitches, 2D and 3D;
+ *   - failures name their step and hold nothing;
+ *   - a destroyed device's images are forgotten;
+ *   - a Vulkan 1.0 program's device is left as it is, without twins. */
+#define _GNU_SOURCE
+#include "unix/dxcl_twin.h"
+
+#include <vulkan/vulkan.h>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { THREADS = 4, IMAGES_PER_THREAD = 600 };
+
+static int passed, failed;
+
+static void check(bool ok, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *format, ...)
+{
+    va_list args;
+
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL: ");
+    va_start(args, format);
+    vprintf(format, args);
+    va_end(args);
+    printf("\n");
+}
+
+#define REQUIRE(cond, ...)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            check(false, __VA_ARGS__);                                                             \
+            printf("vk_layer: aborting, %d passed, %d failed\n", passed, failed);                  \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static dxcl_twin_create_fn twin_create;
+static dxcl_twin_destroy_fn twin_destroy;
+
+struct maker {
+    VkDevice devices[2];
+    VkImage images[IMAGES_PER_THREAD];
+    pthread_t thread;
+};
+
+static VkImage small_image(VkDevice device)
+{
+    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                              .imageType = VK_IMAGE_TYPE_2D,
+                              .format = VK_FORMAT_R8G8B8A8_UNORM,
+                              .extent = {4, 4, 1},
+                              .mipLevels = 1,
+                              .arrayLayers = 1,
+                              .samples = VK_SAMPLE_COUNT_1_BIT,
+                              .tiling = VK_IMAGE_TILING_OPTIMAL,
+                              .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT};
+    VkImage image = VK_NULL_HANDLE;
+
+    if (vkCreateImage(device, &info, NULL, &image) != VK_SUCCESS)
+        return VK_NULL_HANDLE;
+    return image;
+}
+
+/* Image i of a maker is on devices[i % 2]; every third is destroyed again at once. */
+static void *make_images(void *arg)
+{
+    struct maker *maker = arg;
+
+    for (int i = 0; i < IMAGES_PER_THREAD; i++) {
+        maker->images[i] = small_image(maker->devices[i % 2]);
+        if (i % 3 == 2 && maker->images[i]) {
+            vkDestroyImage(maker->devices[i % 2], maker->images[i], NULL);
+            maker->images[i] = VK_NULL_HANDLE;
+        }
+    }
+    return NULL;
+}
+
+static struct dxcl_twin_request request_of(VkImage like, uint32_t format, bool host_visible)
+{
+    return (struct dxcl_twin_request){(uint64_t)like, format, VK_IMAGE_TYPE_2D, 61, 33, 1,
+                                      host_visible};
+}
+
+static void find_layer(void)
+{
+    void *layer = dlopen(DXCL_TWIN_LAYER_SONAME, RTLD_NOW | RTLD_NOLOAD);
+
+    REQUIRE(layer, "the layer is not loaded (VK_LAYER_PATH=build/lib/vulkan, "
+                   "VK_INSTANCE_LAYERS=VK_LAYER_DXCL_interop)");
+    twin_create = (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME);
+    twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
+    REQUIRE(twin_create && twin_destroy, "the layer exports no twin functions");
+}
+
+static VkDevice make_device(VkPhysicalDevice physical)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &priority};
+    VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                               .queueCreateInfoCount = 1,
+                               .pQueueCreateInfos = &queue};
+    VkDevice device = VK_NULL_HANDLE;
+
+    REQUIRE(vkCreateDevice(physical, &info, NULL, &device) == VK_SUCCESS, "vkCreateDevice");
+    return device;
+}
+
+/* Each live image's twin is made on its own device; a destroyed image has none. */
+static void check_image_table(struct maker *makers, VkDevice devices[2])
+{
+    int wrong = 0, live = 0;
+
+    for (int t = 0; t < THREADS; t++)
+        for (int i = 0; i < IMAGES_PER_THREAD; i += 7) {
+            VkImage image = makers[t].images[i];
+            struct dxcl_twin twin;
+
+            if (!image)
+                continue;
+            live++;
+            if (twin_create(&(struct dxcl_twin_request){(uint64_t)image, VK_FORMAT_R8G8B8A8_UNORM,
+                                                        VK_IMAGE_TYPE_2D, 4, 4, 1, 0},
+                            &twin) ||
+                twin.device != (uint64_t)devices[i % 2])
+                wrong++;
+            twin_destroy(&twin);
+        }
+    check(live > 100 && wrong == 0, "%d of %d images' twins not on their device", wrong, live);
+}
+
+/* After devices[0] went: every live image of devices[1] is still found there. */
+static void check_image_table_odd(struct maker *makers, VkDevice device)
+{
+    int wrong = 0;
+
+    for (int t = 0; t < THREADS; t++)
+        for (int i = 1; i < IMAGES_PER_THREAD; i += 2) {
+            struct dxcl_twin twin;
+
+            if (!makers[t].images[i])
+                continue;
+            if (twin_create(&(struct dxcl_twin_request){(uint64_t)makers[t].images[i],
+                                                        VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
+                                                        4, 4, 1, 0},
+                            &twin) ||
+                twin.device != (uint64_t)device)
+                wrong++;
+            twin_destroy(&twin);
+        }
+    check(wrong == 0, "%d images of the remaining device lost", wrong);
+}
+
+static void check_optimal_twin(VkPhysicalDevice physical, VkDevice device, VkImage like)
+{
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
+    struct dxcl_twin_request request = request_of(like, VK_FORMAT_R8G8B8A8_UNORM, false);
+    struct dxcl_twin twin;
+    int fd;
+
+    vkGetPhysicalDeviceProperties2(physical, &properties);
+    REQUIRE(twin_create(&request, &twin) == 0, "optimal twin: %d (%s)", twin.result, twin.error);
+    fd = twin.fd;
+    check(fd >= 0 && fcntl(fd, F_GETFD) != -1, "an optimal twin has its fd (%d)", fd);
+    check(twin.image && twin.memory && twin.device == (uint64_t)device, "its handles");
+    check(twin.size >= 61 * 33 * 4 && !twin.host, "its size %llu, no mapping",
+          (unsigned long long)twin.size);
+    check(!memcmp(twin.device_uuid, id.deviceUUID, VK_UUID_SIZE), "its device's UUID");
+    twin_destroy(&twin);
+    check(fcntl(fd, F_GETFD) == -1 && twin.fd == -1, "destroy closed the fd");
+    check(!twin.image && !twin.memory && !twin.device, "destroy cleared the twin");
+}
+
+static void check_host_visible_twin(VkImage like)
+{
+    struct dxcl_twin_request request = request_of(like, VK_FORMAT_R8G8B8A8_UNORM, true);
+    struct dxcl_twin twin;
+
+    REQUIRE(twin_create(&request, &twin) == 0, "host-visible twin: %d (%s)", twin.result,
+            twin.error);
+    check(twin.fd == -1 && twin.host, "a host-visible twin: fd closed, mapped");
+    check(twin.row_pitch >= 61 * 4 && twin.slice_pitch >= twin.row_pitch * 32 + 61 * 4,
+          "pitches %llu, %llu", (unsigned long long)twin.row_pitch,
+          (unsigned long long)twin.slice_pitch);
+    memset(twin.host, 0x5a, (size_t)(twin.row_pitch * 32 + 61 * 4)); /* the whole image */
+    twin_destroy(&twin);
+    check(!twin.host, "destroy unmapped it");
+}
+
+/* 3D twins: one slice after another, slice_pitch apart. */
+static void check_3d_twins(VkImage like)
+{
+    for (uint32_t host_visible = 0; host_visible < 2; host_visible++) {
+        struct dxcl_twin_request request = {
+            (uint64_t)like, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, 16, 8, 4, host_visible};
+        struct dxcl_twin twin;
+
+        REQUIRE(twin_create(&request, &twin) == 0, "3D twin (host_visible %u): %d (%s)",
+                host_visible, twin.result, twin.error);
+        check(twin.size >= 16 * 8 * 4 * 4, "3D twin size %llu", (unsigned long long)twin.size);
+        if (host_visible)
+            check(twin.row_pitch >= 16 * 4 && twin.slice_pitch >= twin.row_pitch * 8 &&
+                      twin.size >= twin.slice_pitch * 4,
+                  "3D pitches %llu, %llu", (unsigned long long)twin.row_pitch,
+                  (unsigned long long)twin.slice_pitch);
+        else
+            check(twin.fd >= 0, "an optimal 3D twin has its fd");
+        twin_destroy(&twin);
+    }
+}
+
+static void check_failure(struct dxcl_twin_request request, const char *error)
+{
+    struct dxcl_twin twin;
+    int32_t result = twin_create(&request, &twin);
+
+    check(result != 0 && twin.result == result && strstr(twin.error, error),
+          "fails with \"%s\": %d \"%s\"", error, result, twin.error);
+    check(!twin.image && !twin.memory && !twin.host && twin.fd == -1 && !twin.size,
+          "and holds nothing");
+}
+
+/* A Vulkan 1.0 program's device would need VK_KHR_external_memory and more: left as it is,
+ * and its images get no twin. */
+static void check_vulkan_1_0(void)
+{
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    uint32_t count = 1;
+
+    REQUIRE(vkCreateInstance(&info, NULL, &instance) == VK_SUCCESS, "vkCreateInstance 1.0");
+    vkEnumeratePhysicalDevices(instance, &count, &physical);
+    REQUIRE(count == 1, "no Vulkan device");
+    VkDevice device = make_device(physical);
+    VkImage image = small_image(device);
+    check_failure(request_of(image, VK_FORMAT_R8G8B8A8_UNORM, false),
+                  "has no VK_KHR_external_memory_fd");
+    vkDestroyImage(device, image, NULL);
+    vkDestroyDevice(device, NULL);
+    vkDestroyInstance(instance, NULL);
+}
+
+int main(void)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app};
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    uint32_t count = 1;
+    static struct maker makers[THREADS];
+
+    REQUIRE(vkCreateInstance(&info, NULL, &instance) == VK_SUCCESS, "vkCreateInstance");
+    find_layer();
+    vkEnumeratePhysicalDevices(instance, &count, &physical);
+    REQUIRE(count == 1, "no Vulkan device");
+    VkDevice devices[2] = {make_device(physical), make_device(physical)};
+    REQUIRE(vkGetDeviceProcAddr(devices[0], "vkGetMemoryFdKHR"),
+            "the layer added no VK_KHR_external_memory_fd to the device");
+
+    for (int t = 0; t < THREADS; t++) {
+        memcpy(makers[t].devices, devices, sizeof(devices));
+        pthread_create(&makers[t].thread, NULL, make_images, &makers[t]);
+    }
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(makers[t].thread, NULL);
+    check_image_table(makers, devices);
+    VkImage like = makers[0].images[0], gone = small_image(devices[0]);
+    vkDestroyImage(devices[0], gone, NULL);
+
+    check_optimal_twin(physical, devices[0], like);
+    check_host_visible_twin(like);
+    check_3d_twins(like);
+    check_failure(request_of(gone, VK_FORMAT_R8G8B8A8_UNORM, true), "no device made image 0x");
+    check_failure(request_of(like, VK_FORMAT_UNDEFINED, true),
+                  "the format 0 has no linear host-visible transfer support");
+    struct dxcl_twin_request empty = request_of(like, VK_FORMAT_R8G8B8A8_UNORM, true);
+    empty.width = 0;
+    check_failure(empty, "no such twin");
+
+    /* devices[0] goes with thread 0's images still alive (a program's mistake): the table
+     * forgets them; the other threads' are destroyed first. */
+    for (int t = 1; t < THREADS; t++)
+        for (int i = 0; i < IMAGES_PER_THREAD; i += 2)
+            if (makers[t].images[i])
+                vkDestroyImage(devices[0], makers[t].images[i], NULL);
+    vkDestroyDevice(devices[0], NULL);
+    int found = 0;
+    for (int i = 0; i < IMAGES_PER_THREAD; i += 2) {
+        struct dxcl_twin twin;
+
+        if (makers[0].images[i] &&
+            !twin_create(&(struct dxcl_twin_request){(uint64_t)makers[0].images[i],
+                                                     VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, 4,
+                                                     4, 1, 0},
+                         &twin)) {
+            found++;
+            twin_destroy(&twin);
+        }
+    }
+    check(found == 0, "%d images of a destroyed device still found", found);
+    check_image_table_odd(makers, devices[1]);
+    for (int t = 0; t < THREADS; t++)
+        for (int i = 1; i < IMAGES_PER_THREAD; i += 2)
+            if (makers[t].images[i])
+                vkDestroyImage(devices[1], makers[t].images[i], NULL);
+    vkDestroyDevice(devices[1], NULL);
+    vkDestroyInstance(instance, NULL);
+    check_vulkan_1_0();
+    printf("vk_layer: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,239 @@
+/* The GPU path's twins (issue 26; docs/proxy.md, "The Vulkan layer") on the real stack: DXVK's
+ * D3D11 device, dxcl's Vulkan layer VK_LAYER_DXCL_interop below it on the host, and the builtin
+ * pair's dxclunixTwinCreate between them. Registered only as test_vk_twin.unix_dxvk: a twin needs
+ * DXVK (wined3d has no Vulkan image to name), the Unix side and the layer (tests/CMakeLists.txt).
+ * Without the layer it fails: nothing here is skipped.
+ *   - A host-visible twin of a DEFAULT R8G8B8A8 texture (the test-only import) is made on the
+ *     texture's VkDevice, with its mapping, pitches, size and device UUID.
+ *   - DXVK wraps it (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage); a GPU copy texture ->
+ *     twin shows every pixel in the mapping; a pattern written there and copied twin -> texture
+ *     reads back exactly through a staging copy.
+ *   - A twin of an image no device made fails with the layer's error and holds nothing. */
+#include "testlib.h"
+
+#include <initguid.h>
+#include "dxgi/dxvk_interop.h"
+#include "real_driver.h"
+#include "unix/dxcl_twin.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { WIDTH = 67, HEIGHT = 45 }; /* odd: rows are padded to the layer's row pitch */
+#define VK_FORMAT_R8G8B8A8_UNORM 37
+#define VK_IMAGE_TYPE_2D 1
+
+typedef int32_t(WINAPI *twin_create_fn)(const struct dxcl_twin_request *, struct dxcl_twin *);
+typedef void(WINAPI *twin_destroy_fn)(struct dxcl_twin *);
+static twin_create_fn twin_create;
+static twin_destroy_fn twin_destroy;
+
+static uint32_t pixel(uint32_t seed, unsigned x, unsigned y)
+{
+    uint32_t v = seed ^ (x * 0x9E3779B1u) ^ (y * 0x85EBCA77u);
+
+    return v ^ (v >> 15);
+}
+
+static void fill(uint32_t *pixels, uint32_t seed)
+{
+    for (unsigned y = 0; y < HEIGHT; y++)
+        for (unsigned x = 0; x < WIDTH; x++)
+            pixels[y * WIDTH + x] = pixel(seed, x, y);
+}
+
+static void find_pair(void)
+{
+    real_driver_lookup_fn lookup;
+    HMODULE pair = real_driver_load_unix_side(&lookup);
+
+    REQUIRE(pair != NULL, "no dxclunix.dll in Wine's DLL folders (the .unix_dxvk variant only)");
+    twin_create = (twin_create_fn)(void *)GetProcAddress(pair, "dxclunixTwinCreate");
+    twin_destroy = (twin_destroy_fn)(void *)GetProcAddress(pair, "dxclunixTwinDestroy");
+    REQUIRE(twin_create && twin_destroy, "dxclunix.dll exports no dxclunixTwinCreate/Destroy");
+}
+
+static ID3D11Texture2D *program_texture(ID3D11Device *device, const uint32_t *pixels)
+{
+    D3D11_TEXTURE2D_DESC desc = {WIDTH,
+                                 HEIGHT,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0},
+                                 D3D11_USAGE_DEFAULT,
+                                 D3D11_BIND_SHADER_RESOURCE,
+                                 0,
+                                 0};
+    D3D11_SUBRESOURCE_DATA init = {pixels, WIDTH * 4, 0};
+    ID3D11Texture2D *texture = NULL;
+    HRESULT hr = ID3D11Device_CreateTexture2D(device, &desc, &init, &texture);
+
+    REQUIRE(SUCCEEDED(hr), "CreateTexture2D %ux%u RGBA8: 0x%08lx", WIDTH, HEIGHT,
+            (unsigned long)hr);
+    return texture;
+}
+
+/* The host VkImage behind the texture. */
+static dxvk_vk_image vulkan_image(ID3D11Texture2D *texture)
+{
+    IDXGIVkInteropSurface *surface = NULL;
+    struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    dxvk_vk_image image = 0;
+    int32_t layout = 0;
+    HRESULT hr =
+        ID3D11Texture2D_QueryInterface(texture, &IID_IDXGIVkInteropSurface, (void **)&surface);
+
+    REQUIRE(SUCCEEDED(hr), "IDXGIVkInteropSurface (is Direct3D DXVK's?): 0x%08lx",
+            (unsigned long)hr);
+    hr = surface->lpVtbl->GetVulkanImageInfo(surface, &image, &layout, &info);
+    surface->lpVtbl->Release(surface);
+    REQUIRE(SUCCEEDED(hr) && image, "GetVulkanImageInfo: 0x%08lx", (unsigned long)hr);
+    CHECK(info.format == VK_FORMAT_R8G8B8A8_UNORM, "the texture's VkFormat is %d", info.format);
+    return image;
+}
+
+static void wait_idle(ID3D11Device *device, ID3D11DeviceContext *immediate)
+{
+    D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
+    ID3D11Query *query = NULL;
+    BOOL done = FALSE;
+
+    REQUIRE(SUCCEEDED(ID3D11Device_CreateQuery(device, &desc, &query)), "CreateQuery(EVENT)");
+    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
+    ID3D11DeviceContext_Flush(immediate);
+    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, &done, sizeof(done),
+                                       0) != S_OK)
+        Sleep(0);
+    ID3D11Query_Release(query);
+}
+
+static void check_twin(const struct dxcl_twin *twin)
+{
+    static const uint8_t zero[16];
+
+    CHECK(twin->image && twin->memory && twin->device, "image 0x%llx memory 0x%llx device 0x%llx",
+          (unsigned long long)twin->image, (unsigned long long)twin->memory,
+          (unsigned long long)twin->device);
+    CHECK(twin->fd == -1, "a host-visible twin's fd is closed after the export (fd %d)", twin->fd);
+    CHECK(twin->host != NULL, "a host-visible twin is mapped");
+    CHECK(twin->row_pitch >= WIDTH * 4u && twin->slice_pitch >= twin->row_pitch * (HEIGHT - 1),
+          "row pitch %llu, slice pitch %llu", (unsigned long long)twin->row_pitch,
+          (unsigned long long)twin->slice_pitch);
+    CHECK(twin->size >= twin->row_pitch * (HEIGHT - 1) + WIDTH * 4u, "size %llu",
+          (unsigned long long)twin->size);
+    CHECK(memcmp(twin->device_uuid, zero, sizeof(zero)) != 0, "the device UUID is filled");
+}
+
+/* The first pixel of the mapping that differs from `pixels`, or -1. */
+static long mapping_differs(const struct dxcl_twin *twin, const uint32_t *pixels)
+{
+    for (unsigned y = 0; y < HEIGHT; y++) {
+        const uint32_t *row = (const uint32_t *)((const char *)twin->host + y * twin->row_pitch);
+
+        for (unsigned x = 0; x < WIDTH; x++)
+            if (row[x] != pixels[y * WIDTH + x])
+                return (long)(y * WIDTH + x);
+    }
+    return -1;
+}
+
+static void write_mapping(const struct dxcl_twin *twin, const uint32_t *pixels)
+{
+    for (unsigned y = 0; y < HEIGHT; y++)
+        memcpy((char *)twin->host + y * twin->row_pitch, pixels + y * WIDTH, WIDTH * 4);
+}
+
+static ID3D11Texture2D *wrap_twin(IDXGIVkInteropDevice1 *interop, const struct dxcl_twin *twin)
+{
+    D3D11_TEXTURE2D_DESC1 desc = {WIDTH,
+                                  HEIGHT,
+                                  1,
+                                  1,
+                                  DXGI_FORMAT_R8G8B8A8_UNORM,
+                                  {1, 0},
+                                  D3D11_USAGE_DEFAULT,
+                                  0,
+                                  0,
+                                  0,
+                                  D3D11_TEXTURE_LAYOUT_UNDEFINED};
+    ID3D11Texture2D *texture = NULL;
+    HRESULT hr = interop->lpVtbl->CreateTexture2DFromVkImage(interop, &desc, twin->image, &texture);
+
+    REQUIRE(SUCCEEDED(hr) && texture, "CreateTexture2DFromVkImage(twin 0x%llx): 0x%08lx",
+            (unsigned long long)twin->image, (unsigned long)hr);
+    return texture;
+}
+
+static void check_round_trip(ID3D11Device *device, ID3D11DeviceContext *immediate,
+                             IDXGIVkInteropDevice1 *interop, ID3D11Texture2D *texture,
+                             dxvk_vk_image image)
+{
+    static uint32_t expected[WIDTH * HEIGHT], got[WIDTH * HEIGHT];
+    struct dxcl_twin_request request = {
+        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1};
+    struct dxcl_twin twin;
+    long at;
+
+    REQUIRE(twin_create(&request, &twin) == 0 && twin.result == 0, "dxclunixTwinCreate: %d (%s)",
+            twin.result, twin.error);
+    check_twin(&twin);
+    ID3D11Texture2D *wrapped = wrap_twin(interop, &twin);
+
+    fill(expected, 0x1234abcdu);
+    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)wrapped,
+                                     (ID3D11Resource *)texture);
+    wait_idle(device, immediate);
+    at = mapping_differs(&twin, expected);
+    CHECK(at < 0,
+          "texture -> twin on the GPU: the mapping holds every pixel (first differs at %ld)", at);
+
+    fill(expected, 0x5eed0042u);
+    write_mapping(&twin, expected);
+    ID3D11DeviceContext_CopyResource(immediate, (ID3D11Resource *)texture,
+                                     (ID3D11Resource *)wrapped);
+    test_d3d11_read(device, (ID3D11Resource *)texture, got, WIDTH * 4, HEIGHT);
+    CHECK(!memcmp(got, expected, sizeof(got)), "mapping -> twin -> texture reads back exactly");
+
+    wait_idle(device, immediate);
+    ID3D11Texture2D_Release(wrapped);
+    twin_destroy(&twin);
+    CHECK(!twin.image && !twin.memory && !twin.host, "dxclunixTwinDestroy freed the twin");
+}
+
+/* An image no device made: the layer's error, nothing to destroy. */
+static void check_unknown_image(void)
+{
+    struct dxcl_twin_request request = {
+        0x7e57ull, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1};
+    struct dxcl_twin twin;
+    int32_t result = twin_create(&request, &twin);
+
+    CHECK(result == -1 && twin.result == -1, "a twin of an unknown image fails: %d", result);
+    CHECK(strstr(twin.error, "no device made image 0x7e57") != NULL, "its error: %s", twin.error);
+    CHECK(!twin.image && !twin.memory && !twin.host && twin.fd == -1, "and it holds nothing");
+}
+
+int main(void)
+{
+    static uint32_t pixels[WIDTH * HEIGHT];
+    ID3D11DeviceContext *immediate;
+    ID3D11Device *device = test_d3d11_device(&immediate);
+    IDXGIVkInteropDevice1 *interop = NULL;
+
+    find_pair();
+    REQUIRE(SUCCEEDED(
+                ID3D11Device_QueryInterface(device, &IID_IDXGIVkInteropDevice1, (void **)&interop)),
+            "IDXGIVkInteropDevice1: Direct3D is not DXVK's");
+    fill(pixels, 0x1234abcdu);
+    ID3D11Texture2D *texture = program_texture(device, pixels);
+
+    check_round_trip(device, immediate, interop, texture, vulkan_image(texture));
+    check_unknown_image();
+
+    ID3D11Texture2D_Release(texture);
+    interop->lpVtbl->Release(interop);
+    ID3D11DeviceContext_Release(immediate);
+    ID3D11Device_Release(device);
+    return test_finish("vk_twin");
+}
