@@ -92,13 +92,26 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
 
 /* Waits until the GPU has done every copy dxcl queued on the twin (and all work before them):
  * the twin's memory is then OpenCL's to use, or free. */
-static void wait_for_twin(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+static void wait_for_gpu(ID3D11DeviceContext *immediate)
 {
-    ID3D11Asynchronous *done = (ID3D11Asynchronous *)twin->done;
+    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
+    ID3D11Device *device;
+    ID3D11Query *done = NULL;
 
-    ID3D11DeviceContext_End(immediate, done);
-    while (ID3D11DeviceContext_GetData(immediate, done, NULL, 0, 0) == S_FALSE)
+    /* A query of its own each time: a twin kept in the pool holds no more of the device than
+     * a staging copy does (one reference, its texture). */
+    ID3D11DeviceContext_GetDevice(immediate, &device);
+    ID3D11Device_CreateQuery(device, &event, &done);
+    ID3D11Device_Release(device);
+    if (!done) {
+        ID3D11DeviceContext_Flush(immediate);
+        return;
+    }
+    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)done);
+    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)done, NULL, 0, 0) ==
+           S_FALSE)
         SwitchToThread();
+    ID3D11Query_Release(done);
 }
 
 /* The twin's memory as the driver sees it: mapped with the test-only import, else none. */
@@ -114,10 +127,9 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     ID3D11DeviceContext *immediate;
 
     ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
-    wait_for_twin(immediate, s->twin);
+    wait_for_gpu(immediate);
     ID3D11DeviceContext_Release(immediate);
     IUnknown_Release(s->staging);
-    IUnknown_Release(s->twin->done);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);
     s->twin = NULL;
@@ -139,8 +151,8 @@ static bool dxvk_interfaces(struct dxcl_surface *surface, IDXGIVkInteropSurface 
                             IDXGIVkInteropDevice1 **device)
 {
     *device = NULL;
-    if (FAILED(IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface,
-                                       (void **)image)))
+    if (FAILED(
+            IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface, (void **)image)))
         return false;
     if (SUCCEEDED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
                                           &IID_IDXGIVkInteropDevice1, (void **)device)))
@@ -161,7 +173,6 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     struct dxcl_dxgi_twin *twin;
     D3D11_TEXTURE2D_DESC1 desc = {
         want->width, want->height, 1, 1, want->format, {1, 0}, D3D11_USAGE_DEFAULT, 0, 0, 0, 0};
-    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
     ID3D11Texture2D *texture = NULL;
     dxvk_vk_image handle = 0;
     int32_t layout;
@@ -186,15 +197,12 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     }
     hr = device->lpVtbl->CreateTexture2DFromVkImage(device, &desc, twin->vk.image, &texture);
     device->lpVtbl->Release(device);
-    if (SUCCEEDED(hr))
-        hr = ID3D11Device_CreateQuery((ID3D11Device *)surface->context->device, &event,
-                                      (ID3D11Query **)&twin->done);
     if (FAILED(hr)) {
         if (texture)
             ID3D11Texture2D_Release(texture);
         dxcl_driver_twin_destroy(&twin->vk);
         free(twin);
-        return "DXVK refused the twin (CreateTexture2DFromVkImage, an event query)";
+        return "DXVK refused the twin (CreateTexture2DFromVkImage)";
     }
     twin->release = release_twin;
     want->staging = (IUnknown *)texture;
@@ -269,7 +277,7 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
     if (s->twin) {
-        wait_for_twin(immediate, s->twin);
+        wait_for_gpu(immediate);
         twin_mapping(s->twin, &surface->mapping);
         leave_device(immediate, mt);
         return CL_SUCCESS;
@@ -289,7 +297,7 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     cl_int err;
 
     if (s->twin) { /* the last copy out of the twin must be done before OpenCL writes it */
-        wait_for_twin(immediate, s->twin);
+        wait_for_gpu(immediate);
         twin_mapping(s->twin, &surface->mapping);
         leave_device(immediate, mt);
         return CL_SUCCESS;

@@ -111,12 +111,10 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
                                         IUnknown **staging);
 
 /* The GPU path's twin of a surface (the backend's device_storage): the layer's image, which
- * the surface's `staging` then wraps as a texture on the GPU, and what the backend keeps to
- * wait for its copies. `release` (the backend's) waits until the GPU is done with the twin and
- * frees it, the wrapping texture included. */
+ * the surface's `staging` then wraps as a texture on the GPU. `release` (the backend's) waits
+ * until the GPU is done with the twin and frees it, the wrapping texture included. */
 struct dxcl_dxgi_twin {
     struct dxcl_twin vk;
-    IUnknown *done; /* the backend's event query, ended after each of dxcl's copies */
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 };
 

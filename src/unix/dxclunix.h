@@ -24,6 +24,7 @@ enum dxclunix_code {
     DXCLUNIX_CALL,         /* struct dxclunix_call */
     DXCLUNIX_TWIN_CREATE,  /* struct dxclunix_twin: the Vulkan layer's dxcl_layer_twin_create */
     DXCLUNIX_TWIN_DESTROY, /* struct dxclunix_twin (request unused): dxcl_layer_twin_destroy */
+    DXCLUNIX_TWIN_EXPORT,  /* struct dxclunix_twin (request unused): dxcl_layer_twin_export */
     DXCLUNIX_CODE_COUNT
 };
 

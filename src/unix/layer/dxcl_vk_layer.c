@@ -28,6 +28,7 @@
 EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
                                       struct dxcl_twin *twin);
 EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin);
+EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin);
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
                                                                                const char *name);
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
@@ -715,6 +716,20 @@ EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin)
     else
         note("twin 0x%" PRIx64 ": its device 0x%" PRIx64 " is gone", twin->image, twin->device);
     twin->device = 0;
+}
+
+EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin)
+{
+    struct device_rec *rec;
+
+    if (!twin || !twin->device || !twin->memory)
+        return -1;
+    if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
+        return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
+    if (twin->fd >= 0)
+        close(twin->fd); /* not imported: the new one replaces it */
+    twin->fd = -1;
+    return export_fd(twin, rec);
 }
 
 /* The layer's entry points (the manifest names these two). */

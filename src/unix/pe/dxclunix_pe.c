@@ -474,3 +474,18 @@ void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin)
     if (twin && twin->device && unix_half_found())
         unix_call(DXCLUNIX_TWIN_DESTROY, &params);
 }
+
+/* A new fd of a twin's memory (each OpenCL import takes one): twin->fd, or -1 with
+ * twin->error set. */
+__declspec(dllexport) int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin);
+int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin)
+{
+    struct dxclunix_twin params = {NULL, twin};
+
+    if (!twin || !twin->device || !unix_half_found())
+        return -1;
+    twin->result = -1;
+    if (unix_call(DXCLUNIX_TWIN_EXPORT, &params) == 0 && twin->fd >= 0)
+        twin->result = 0;
+    return twin->result;
+}

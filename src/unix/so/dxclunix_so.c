@@ -142,6 +142,7 @@ static NTSTATUS unix_call(void *args)
 static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
 static dxcl_twin_create_fn layer_twin_create;
 static dxcl_twin_destroy_fn layer_twin_destroy;
+static dxcl_twin_export_fn layer_twin_export;
 
 static bool find_layer(void)
 {
@@ -153,7 +154,8 @@ static bool find_layer(void)
 
         if (layer) {
             layer_twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
-            layer_twin_create = layer_twin_destroy
+            layer_twin_export = (dxcl_twin_export_fn)dlsym(layer, DXCL_TWIN_EXPORT_NAME);
+            layer_twin_create = layer_twin_destroy && layer_twin_export
                                     ? (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME)
                                     : NULL;
             /* The handle stays open: the functions outlive the loader's vkDestroyInstance. */
@@ -191,6 +193,15 @@ static NTSTATUS unix_twin_destroy(void *args)
     return 0;
 }
 
+static NTSTATUS unix_twin_export(void *args)
+{
+    struct dxclunix_twin *params = args;
+
+    if (params->twin && find_layer())
+        layer_twin_export(params->twin);
+    return 0;
+}
+
 /* The direct call of each entry point: its arguments, then the slot of its result; an INT
  * entry point's cl_int is the call's status instead (dxclunix.h, "enum dxclunix_code"). */
 #define DXCLUNIX_DIRECT_INT(name, args)                                                            \
@@ -220,7 +231,7 @@ static NTSTATUS unix_twin_destroy(void *args)
 
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open, unix_lookup, unix_call, unix_twin_create, unix_twin_destroy,
+    unix_open, unix_lookup, unix_call, unix_twin_create, unix_twin_destroy, unix_twin_export,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
