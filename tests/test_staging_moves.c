@@ -390,6 +390,10 @@ int main(int argc, char **argv)
 {
     bool eager = argc > 1 && !strcmp(argv[1], "eager");
 
+    /* The copy engine's staging memory is the subject here: the GPU path, which would take the 2D
+     * textures where it is available (DXVK, the Vulkan layer, a device that imports memory: the
+     * H100 rig), has test_gpu_path. */
+    SetEnvironmentVariableA("DXCL_PATH", "engine");
     transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
                                                                            "dxclGetTransferMode");
     fault_arm = (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");

@@ -176,6 +176,10 @@ static void run(const struct test_api *api)
 
 int main(void)
 {
+    /* The copy engine's staging memory is the subject here: the GPU path, which would take the 2D
+     * textures where it is available (DXVK, the Vulkan layer, a device that imports memory: the
+     * H100 rig), has test_gpu_path. */
+    SetEnvironmentVariableA("DXCL_PATH", "engine");
     transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
                                                                            "dxclGetTransferMode");
     backing_format = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(

@@ -36,6 +36,9 @@ cl_int dxcl_surface_out(struct dxcl_memobj *mem, bool changed)
     surface->written |= changed;
     if (--surface->host_users > 0)
         return CL_SUCCESS;
+    /* The GPU path: the driver lets go of the twin's memory before Direct3D copies out of it. */
+    if (dxcl_object_of(mem)->imported)
+        dxcl_zero_copy_hand_back(mem);
     dxcl_lock_check_call("a backend's unmap_host", __func__);
     return surface->backend->unmap_host(surface, surface->written);
 }

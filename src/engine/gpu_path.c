@@ -4,6 +4,7 @@
 #include "core/env.h"
 #include "core/lock.h"
 #include "engine/object.h"
+#include "engine/timing.h"
 #include "engine/zerocopy.h"
 
 #include <CL/cl_ext.h>
@@ -170,22 +171,41 @@ static struct external_functions external_functions(struct dxcl_memobj *mem)
     return found;
 }
 
-cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
-                               const cl_event *wait_list, cl_event *event)
+/* The driver's external-memory acquire (or release) of the object on `own`, dxcl's own queue
+ * of the context, with no wait list: neither waits for the program's events, which the driver
+ * may wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
+ * return until the event is set). A marker where the driver has neither. */
+static cl_int hand_over_now(cl_command_queue own, struct dxcl_memobj *mem,
+                            clEnqueueAcquireExternalMemObjectsKHR_fn fn, cl_event *done)
 {
-    struct external_functions external = external_functions(mem);
-
-    if (!external.acquire)
-        return dxcl_driver()->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
-    return external.acquire(queue, 1, &mem->handle, num_events, wait_list, event);
+    if (!fn)
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
+    return fn(own, 1, &mem->handle, 0, NULL, done);
 }
 
-cl_int dxcl_gpu_path_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
-                             cl_event *event)
+cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
 {
-    struct external_functions external = external_functions(mem);
+    return hand_over_now(own, mem, external_functions(mem).acquire, done);
+}
 
-    if (!external.release)
-        return dxcl_driver()->clEnqueueMarkerWithWaitList(queue, 1, &after, event);
-    return external.release(queue, 1, &mem->handle, 1, &after, event);
+cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
+{
+    return hand_over_now(own, mem, external_functions(mem).release, done);
+}
+
+cl_int dxcl_gpu_path_mark(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                          const cl_event *wait_list, cl_event *event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    bool stamp = dxcl_timing_wanted(queue, event);
+    cl_event done = NULL;
+    cl_int err =
+        drv->clEnqueueMarkerWithWaitList(queue, num_events, wait_list, stamp ? &done : event);
+
+    /* Markers may be timed as 0 (NVIDIA's are): a stamp follows where times are wanted. */
+    if (err != CL_SUCCESS || !stamp)
+        return err;
+    err = dxcl_enqueue_stamp(mem->context->handle, queue, 1, &done, event);
+    drv->clReleaseEvent(done);
+    return err;
 }

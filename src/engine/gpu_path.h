@@ -23,11 +23,14 @@ bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem
 cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_memobj *mem,
                             const struct dxcl_device_storage *storage, cl_int *err);
-/* An imported object's hand-overs: the driver's external-memory acquire after the wait list
- * (to the device), its release after `after` (to Direct3D); a marker where it has neither. */
-cl_int dxcl_gpu_path_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
-                               const cl_event *wait_list, cl_event *event);
-cl_int dxcl_gpu_path_to_host(cl_command_queue queue, struct dxcl_memobj *mem, cl_event after,
-                             cl_event *event);
+/* An imported object's hand-overs (called by engine/zerocopy.c): the driver's external-memory
+ * acquire and release, queued at once on `own` (dxcl's own queue of the context, with no wait
+ * list: the driver may wait in the call for its wait list, and never does here), or markers
+ * where the driver has neither; and the program's event of a hand-over, a marker after the
+ * wait list (and a stamp where times are wanted). */
+cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
+cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
+cl_int dxcl_gpu_path_mark(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                          const cl_event *wait_list, cl_event *event);
 
 #endif

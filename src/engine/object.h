@@ -52,6 +52,7 @@ struct dxcl_object {
      * by the driver's external-memory acquire and release instead of unmap and map; or, with
      * the test-only import, host_copy (a zero-copy object's, the same in every way). */
     bool on_gpu, imported;
+    bool device_held; /* imported: the driver's acquire of the memory has no release yet */
     void *host_mapped;
     cl_command_queue queue;
     volatile LONG moved;

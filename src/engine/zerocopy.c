@@ -132,6 +132,42 @@ static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
     obj->queue = queue;
 }
 
+static cl_command_queue own_queue(struct dxcl_memobj *mem);
+
+/* An imported object: the driver's acquire of the memory at once, on dxcl's own queue (the
+ * twin is already Direct3D's copy: nothing of the program's comes before it), and the
+ * program's event after both it and the wait list. */
+static cl_int import_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event)
+{
+    struct dxcl_object *obj = dxcl_object_of(mem);
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_command_queue own;
+    cl_event waits[64], acquired = NULL;
+    cl_int err;
+
+    remember_queue(mem, queue); /* own_queue's device */
+    own = own_queue(mem);
+
+    if (num_events >= sizeof(waits) / sizeof(waits[0]))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%u events in a wait list", num_events);
+    if (!own)
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "no queue of dxcl's own on the context");
+    if (!obj->device_held) {
+        if ((err = dxcl_gpu_path_acquire_now(own, mem, &acquired)) != CL_SUCCESS)
+            return err;
+        drv->clFlush(own);
+        obj->device_held = true;
+    }
+    memcpy(waits, wait_list, num_events * sizeof(cl_event));
+    if (acquired)
+        waits[num_events++] = acquired;
+    err = dxcl_gpu_path_mark(queue, mem, num_events, num_events ? waits : NULL, event);
+    if (acquired)
+        drv->clReleaseEvent(acquired);
+    return err;
+}
+
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event)
 {
@@ -141,11 +177,8 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
     cl_event map_event = NULL;
     cl_int err = CL_SUCCESS;
 
-    if (obj->imported) {
-        if ((err = dxcl_gpu_path_to_device(queue, mem, num_events, wait_list, event)) == CL_SUCCESS)
-            remember_queue(mem, queue);
-        return err;
-    }
+    if (obj->imported)
+        return import_to_device(queue, mem, num_events, wait_list, event);
     /* Not mapped (new, or not written at the last release): Direct3D has just written the
      * memory, so a map that keeps nothing and an unmap make the driver take it. */
     if (!mapped) {
@@ -172,8 +205,8 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     cl_int err = CL_SUCCESS;
     void *mapped;
 
-    if (dxcl_object_of(mem)->imported) {
-        if ((err = dxcl_gpu_path_to_host(queue, mem, after, event)) == CL_SUCCESS)
+    if (dxcl_object_of(mem)->imported) { /* the driver lets go at dxcl_zero_copy_hand_back */
+        if ((err = dxcl_gpu_path_mark(queue, mem, 1, &after, event)) == CL_SUCCESS)
             remember_queue(mem, queue);
         return err;
     }
@@ -210,6 +243,25 @@ static cl_command_queue own_queue(struct dxcl_memobj *mem)
     return made;
 }
 
+/* An imported object the driver still holds (its acquire has no release: the program released
+ * the object while acquired) is released on dxcl's own queue, waited for, before its memory
+ * can go back to Direct3D. */
+static bool give_back_import(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_command_queue queue = own_queue(mem);
+    cl_event done;
+
+    if (!queue || dxcl_gpu_path_release_now(queue, mem, &done) != CL_SUCCESS)
+        return false;
+    DXCL_LOG("%p: released while acquired: the driver's acquire of its memory is released",
+             (void *)mem->handle);
+    drv->clWaitForEvents(1, &done);
+    drv->clReleaseEvent(done);
+    dxcl_object_of(mem)->device_held = false;
+    return true;
+}
+
 bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
@@ -217,6 +269,8 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
     cl_command_queue queue;
     cl_event done;
 
+    if (obj->imported && obj->device_held) /* released while acquired: the driver lets go */
+        return give_back_import(mem);
     if (!obj->host_mapped)
         return true;
     if (!(queue = own_queue(mem)) ||
