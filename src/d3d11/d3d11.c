@@ -113,8 +113,8 @@ static void wait_for_gpu(ID3D11DeviceContext *immediate)
          ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)done, NULL, 0, 0) == S_FALSE;
          SwitchToThread())
         if (!told && GetTickCount64() - start > 2000)
-            DXCL_LOG("D3D11: the GPU has not done dxcl's copy of a twin after 2 s (told=%d)",
-                     (int)++told);
+            DXCL_LOG("D3D11: the GPU has not done dxcl's copy of a twin after %d s",
+                     (int)++told * 2);
     ID3D11Query_Release(done);
 }
 
@@ -130,13 +130,11 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     ID3D11DeviceContext *immediate;
 
-    DXCL_LOG("D3D11: freeing twin 0x%llx", (unsigned long long)s->twin->vk.image);
     ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
     wait_for_gpu(immediate);
     ID3D11DeviceContext_Release(immediate);
-    DXCL_LOG("D3D11: twin 0x%llx: the GPU is done", (unsigned long long)s->twin->vk.image);
     IUnknown_Release(s->staging);
-    DXCL_LOG("D3D11: twin 0x%llx: its texture released", (unsigned long long)s->twin->vk.image);
+    DXCL_LOG("D3D11: twin 0x%llx freed", (unsigned long long)s->twin->vk.image);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);
     s->twin = NULL;

@@ -206,6 +206,8 @@ static size_t host_bytes(const struct dxcl_memobj *mem)
 {
     size_t depth = mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1;
 
+    if (dxcl_object_of_const(mem)->on_gpu)
+        return SIZE_MAX; /* a twin is no staging resource: nothing to read in first */
     if (mem->desc.type == CL_MEM_OBJECT_BUFFER)
         return mem->desc.size;
     return dxcl_object_of_const(mem)->host_copy.row_pitch * mem->desc.height * depth;

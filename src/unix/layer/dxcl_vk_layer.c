@@ -644,10 +644,9 @@ static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
         close(twin->fd);
     if (twin->image)
         rec->destroy_image(rec->device, (VkImage)twin->image, NULL);
-    note("twin 0x%" PRIx64 ": image destroyed", twin->image);
     if (twin->memory)
         rec->free_memory(rec->device, (VkDeviceMemory)twin->memory, NULL); /* unmaps it too */
-    note("twin 0x%" PRIx64 ": memory freed", twin->image);
+    note("twin 0x%" PRIx64 " freed", twin->image);
     twin->fd = -1;
     twin->image = twin->memory = 0;
     twin->host = NULL;
