@@ -82,51 +82,15 @@ static void hand_overs(struct interop_env *env)
 {
     const struct test_api *api = env->api;
     const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
-    const size_t origin[3] = {3, 2, 0}, region[3] = {20, 9, 1}, whole[3] = {W, H, 1};
-    const cl_uint4 color = {{7, 8, 9, 10}};
-    unsigned char *got = malloc(W * H * 4);
     struct test_texture tex;
     cl_int err;
 
-    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
     cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
     REQUIRE(err == CL_SUCCESS, "object: %d", err);
     check_mode(mem, DXCL_TRANSFER_GPU, "RGBA8 UINT");
-    for (int cycle = 0; cycle < 3; cycle++) {
-        char what[64];
-        snprintf(what, sizeof(what), "cycle %d", cycle);
-        test_fill_bytes(tex.data[0], W * H * 4, 100 + cycle);
-        REQUIRE(api->write_subresource(tex.resource, 0, tex.data[0]), "D3D write");
-        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-        read_back(env, mem, W, H, got);
-        test_same_bytes(got, tex.data[0], W * H * 4, what);
-        if (cycle == 1) {
-            CHECK_ERR(clEnqueueFillImage(env->queue, mem, &color, origin, region, 0, NULL, NULL),
-                      CL_SUCCESS);
-            for (size_t y = origin[1]; y < origin[1] + region[1]; y++)
-                for (size_t x = origin[0]; x < origin[0] + region[0]; x++)
-                    for (int c = 0; c < 4; c++)
-                        ((unsigned char *)tex.data[0])[(y * W + x) * 4 + c] =
-                            (unsigned char)(7 + c);
-        } else if (cycle == 2) {
-            test_fill_bytes(tex.data[0], W * H * 4, 555);
-            CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0,
-                                          0, tex.data[0], 0, NULL, NULL),
-                      CL_SUCCESS);
-        }
-        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-        test_texture_intact(api, &tex, what);
-    }
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(
-        clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
-        CL_SUCCESS);
-    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-    test_texture_intact(api, &tex, "released while acquired");
+    interop_check_hand_overs(env, mem, &tex);
     test_texture_free(api, &tex);
-    free(got);
 }
 
 /* A subresource other than the first: slice 1, mip 1 of a 2-slice, 3-mip array; OpenCL reads

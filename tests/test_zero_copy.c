@@ -88,35 +88,16 @@ static void check_modes(struct interop_env *env)
     test_texture_free(api, &trg);
 }
 
-static void read_back(struct interop_env *env, cl_mem mem, unsigned char *out)
-{
-    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
-
-    CHECK_ERR(
-        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, out, 0, NULL, NULL),
-        CL_SUCCESS);
-}
-
-/* Direct3D replaces the texture's contents (and the test's copy of them). */
-static void d3d_write(struct interop_env *env, struct test_texture *tex, uint32_t seed)
-{
-    test_fill_bytes(tex->data[0], W * H * 4, seed);
-    REQUIRE(env->api->write_subresource(tex->resource, 0, tex->data[0]), "D3D write");
-}
-
 static void hand_overs(struct interop_env *env)
 {
     const struct test_api *api = env->api;
     const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
-    const size_t origin[3] = {3, 2, 0}, region[3] = {20, 9, 1}, whole[3] = {W, H, 1};
-    const cl_uint4 color = {{7, 8, 9, 10}};
-    unsigned char *got = malloc(W * H * 4);
     struct test_texture tex;
     size_t pitch = 0;
     void *host = (void *)1;
     cl_int err;
 
-    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &rgba, false, 9), "texture");
     cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
     REQUIRE(err == CL_SUCCESS, "object: %d", err);
     /* The spec's view: no host pointer, the flags given, tight pitches. */
@@ -124,44 +105,8 @@ static void hand_overs(struct interop_env *env)
     CHECK(host == NULL, "CL_MEM_HOST_PTR %p", host);
     CHECK_ERR(clGetImageInfo(mem, CL_IMAGE_ROW_PITCH, sizeof(pitch), &pitch, NULL), CL_SUCCESS);
     CHECK(pitch == W * 4, "CL_IMAGE_ROW_PITCH %zu", pitch);
-
-    for (int cycle = 0; cycle < 3; cycle++) {
-        char what[64];
-        snprintf(what, sizeof(what), "%s cycle %d", api->name, cycle);
-        /* 0: released unwritten (Direct3D's turn without a map); 1: a partial fill; 2: a whole
-         * write. Direct3D changes the data before each acquire. */
-        d3d_write(env, &tex, 100 + cycle);
-        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-        read_back(env, mem, got);
-        test_same_bytes(got, tex.data[0], W * H * 4, what);
-        if (cycle == 1) {
-            CHECK_ERR(clEnqueueFillImage(env->queue, mem, &color, origin, region, 0, NULL, NULL),
-                      CL_SUCCESS);
-            for (size_t y = origin[1]; y < origin[1] + region[1]; y++)
-                for (size_t x = origin[0]; x < origin[0] + region[0]; x++)
-                    for (int c = 0; c < 4; c++)
-                        ((unsigned char *)tex.data[0])[(y * W + x) * 4 + c] =
-                            (unsigned char)(7 + c);
-        } else if (cycle == 2) {
-            test_fill_bytes(tex.data[0], W * H * 4, 555);
-            CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0,
-                                          0, tex.data[0], 0, NULL, NULL),
-                      CL_SUCCESS);
-        }
-        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-        test_texture_intact(api, &tex, what);
-    }
-    /* Released while acquired: the Direct3D texture keeps what it had. */
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(
-        clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
-        CL_SUCCESS);
-    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-    test_texture_intact(api, &tex, "released while acquired");
+    interop_check_hand_overs(env, mem, &tex);
     test_texture_free(api, &tex);
-    free(got);
 }
 
 static void run(const struct test_api *api)

@@ -755,3 +755,54 @@ bool interop_protected_holds(const struct test_api *api, void *multithread, void
     free(data);
     return ok;
 }
+
+/* ---- Hand-overs of one RGBA8 UINT 2D texture object (test_zero_copy, test_gpu_path) ---- */
+
+void interop_check_hand_overs(struct interop_env *env, cl_mem mem, struct test_texture *tex)
+{
+    const struct test_api *api = env->api;
+    const size_t w = tex->desc.width, h = tex->desc.height, bytes = w * h * 4;
+    const size_t origin[3] = {3, 2, 0}, region[3] = {20, 9, 1}, whole[3] = {w, h, 1};
+    const cl_uint4 color = {{7, 8, 9, 10}};
+    unsigned char *got = malloc(bytes), *data = tex->data[0];
+
+    REQUIRE(got != NULL, "out of memory");
+    for (int cycle = 0; cycle < 3; cycle++) {
+        char what[64];
+        snprintf(what, sizeof(what), "%s cycle %d", api->name, cycle);
+        /* 0: released unwritten; 1: a partial fill; 2: a whole write. Direct3D changes the data
+         * before each acquire. */
+        test_fill_bytes(data, bytes, 100 + (uint32_t)cycle);
+        REQUIRE(api->write_subresource(tex->resource, 0, data), "D3D write");
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clEnqueueReadImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0, 0,
+                                     got, 0, NULL, NULL),
+                  CL_SUCCESS);
+        test_same_bytes(got, data, bytes, what);
+        if (cycle == 1) {
+            CHECK_ERR(clEnqueueFillImage(env->queue, mem, &color, origin, region, 0, NULL, NULL),
+                      CL_SUCCESS);
+            for (size_t y = origin[1]; y < origin[1] + region[1]; y++)
+                for (size_t x = origin[0]; x < origin[0] + region[0]; x++)
+                    for (int c = 0; c < 4; c++)
+                        data[(y * w + x) * 4 + c] = (unsigned char)(7 + c);
+        } else if (cycle == 2) {
+            test_fill_bytes(data, bytes, 555);
+            CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, (size_t[3]){0, 0, 0}, whole, 0,
+                                          0, data, 0, NULL, NULL),
+                      CL_SUCCESS);
+        }
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_texture_intact(api, tex, what);
+    }
+    /* Released while acquired: the Direct3D texture keeps what it had. */
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, tex, "released while acquired");
+    free(got);
+}

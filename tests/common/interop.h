@@ -269,4 +269,10 @@ void interop_check_image(const struct interop_env *env, cl_mem mem,
 void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
                           cl_mem_flags flags, void *resource, const char *what);
 
+/* Three acquire/release cycles of `mem`, a 2D RGBA8 UINT object of `tex` (whose data[0] is kept
+ * as the texture's): Direct3D writes before each acquire, then none, a partial fill and a whole
+ * write from OpenCL, each checked through Direct3D; then `mem` released while acquired, which
+ * must leave the texture as it was. Releases `mem`. */
+void interop_check_hand_overs(struct interop_env *env, cl_mem mem, struct test_texture *tex);
+
 #endif
