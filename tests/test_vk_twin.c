@@ -14,7 +14,7 @@
 #include <initguid.h>
 #include "dxgi/dxvk_interop.h"
 #include "real_driver.h"
-#include "unix/dxcl_twin.h"
+#include "core/twin.h"
 
 #include <stdlib.h>
 #include <string.h>

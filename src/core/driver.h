@@ -3,7 +3,7 @@
 #define DXCL_DRIVER_H
 
 #include "core/common.h"
-#include "unix/dxcl_twin.h"
+#include "core/twin.h"
 
 /* One typed pointer per entry of cl_api.h; NULL where the driver lacks the function. */
 struct dxcl_driver {
@@ -32,7 +32,7 @@ const char *dxcl_driver_route(void);
  * another dxcl), or NULL. */
 void *dxcl_driver_export(const char *name);
 
-/* The GPU path's twins (unix/dxcl_twin.h), made by dxcl's Vulkan layer through the Unix side:
+/* The GPU path's twins (core/twin.h), made by dxcl's Vulkan layer through the Unix side:
  * false, with twin->error set, where the driver is not the Unix side or it has no layer. */
 bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
 void dxcl_driver_twin_destroy(struct dxcl_twin *twin);

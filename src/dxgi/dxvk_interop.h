@@ -1,6 +1,6 @@
 /* DXVK's Vulkan interop interfaces, in C (src/dxgi/dxgi_interfaces.h of DXVK 2.6.2): the Vulkan
  * image behind a D3D11 texture (IDXGIVkInteropSurface) and a foreign VkImage wrapped as a texture
- * (IDXGIVkInteropDevice1), for the GPU path's twins (src/unix/dxcl_twin.h). PE code has no
+ * (IDXGIVkInteropDevice1), for the GPU path's twins (src/core/twin.h). PE code has no
  * Vulkan headers: the Vulkan types used are written out here with their x86-64 layout.
  *
  * The IIDs are DEFINE_GUIDs: one file includes <initguid.h> before this header (as

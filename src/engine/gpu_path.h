@@ -15,6 +15,9 @@
 #include "core/backend.h"
 #include "core/memobj.h"
 
+/* Every device of the context shares memory with the host (zero-copy's condition, and the
+ * test-only import's). */
+bool dxcl_host_unified(cl_context context);
 /* At creation, before the driver object exists: true when the object's storage is a twin, with
  * `storage` answered (the backend's device_storage). Logs the choice either way. */
 bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,

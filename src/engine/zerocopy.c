@@ -21,21 +21,6 @@ bool dxcl_zero_copy_allowed(void)
     return state == 1;
 }
 
-bool dxcl_host_unified(cl_context context)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    size_t count;
-    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
-    cl_bool unified = count > 0;
-
-    for (size_t i = 0; i < count && unified; i++)
-        if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
-                                 &unified, NULL) != CL_SUCCESS)
-            unified = CL_FALSE;
-    free(devices);
-    return unified;
-}
-
 static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
 {
     void *protection = dxcl_device_enter(surface->backend, surface->context);

@@ -10,8 +10,6 @@
 
 #include "core/memobj.h"
 
-/* Every device of the context shares memory with the host. */
-bool dxcl_host_unified(cl_context context);
 /* False when DXCL_ZERO_COPY=0 turns zero-copy off for every object. */
 bool dxcl_zero_copy_allowed(void);
 /* At creation, before the driver object exists: true (and *host, the memory to use) when the

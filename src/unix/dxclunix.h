@@ -4,7 +4,7 @@
 #ifndef DXCLUNIX_H
 #define DXCLUNIX_H
 
-#include "dxcl_twin.h"
+#include "core/twin.h"
 
 #include <stdint.h>
 
@@ -78,7 +78,7 @@ struct dxclunix_call {
     uint64_t ret;
 };
 
-/* A twin of the GPU path (dxcl_twin.h), made or freed by the host Vulkan layer through the
+/* A twin of the GPU path (core/twin.h), made or freed by the host Vulkan layer through the
  * Unix half. The call's status is 0; the answer is twin->result and twin->error. */
 struct dxclunix_twin {
     const struct dxcl_twin_request *request;

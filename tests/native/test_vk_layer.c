@@ -10,7 +10,7 @@
  *   - a destroyed device's images are forgotten;
  *   - a Vulkan 1.0 program's device is left as it is, without twins. */
 #define _GNU_SOURCE
-#include "unix/dxcl_twin.h"
+#include "core/twin.h"
 
 #include <vulkan/vulkan.h>
 

@@ -4,11 +4,11 @@
  * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
  *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
  * - remembers which device made each image, so that a twin is made on the device of a texture;
- * - makes and frees twins for dxclunix.so (src/unix/dxcl_twin.h), exported by name.
+ * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name.
  * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
  * no Vulkan library (the loader hands it every function). */
 #define _GNU_SOURCE
-#include "../dxcl_twin.h"
+#include "core/twin.h"
 
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
@@ -24,7 +24,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* The exports: the twins (dxcl_twin.h) and the two the manifest names. */
+/* The exports: the twins (core/twin.h) and the two the manifest names. */
 EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
                                       struct dxcl_twin *twin);
 EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin);
@@ -479,7 +479,7 @@ static VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice device, VkImage image,
         rec->destroy_image(device, image, alloc);
 }
 
-/* The twins (dxcl_twin.h). */
+/* The twins (core/twin.h). */
 
 static int32_t fail(struct dxcl_twin *twin, int32_t result, const char *format, ...)
     __attribute__((format(printf, 3, 4)));

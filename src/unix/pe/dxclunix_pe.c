@@ -436,7 +436,7 @@ BOOL WINAPI dxclunixGetHostLibrary(char *text, DWORD size)
     return open;
 }
 
-/* The GPU path's twins (src/unix/dxcl_twin.h), made and freed by the host Vulkan layer through
+/* The GPU path's twins (src/core/twin.h), made and freed by the host Vulkan layer through
  * the Unix half. They need only the Unix half, not the host OpenCL library. */
 __declspec(dllexport) int32_t WINAPI
     dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin);

@@ -1,6 +1,7 @@
 /* The GPU path's twins (docs/design.md, "The GPU path"): what dxcl's PE code (mingw), its Unix
  * half (dxclunix.so) and its host Vulkan layer (libdxcl_vk_layer.so) agree on. Plain C types
- * only: both compilers read this file.
+ * only: both compilers read this file. In core/, the bottom layer, so that the native parts
+ * (src/unix/) use it as they use core/cl_api.h, and nothing of dxcl's depends on them.
  *
  * A twin is a Vulkan image made by the layer on the VkDevice of a program's DXVK texture, with
  * dedicated memory the layer exports as an opaque file descriptor. DXVK wraps it as a D3D11
