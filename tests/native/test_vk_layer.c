@@ -56,6 +56,7 @@ static void check(bool ok, const char *format, ...)
 
 static dxcl_twin_create_fn twin_create;
 static dxcl_twin_destroy_fn twin_destroy;
+static dxcl_twin_export_fn twin_export;
 
 struct maker {
     VkDevice devices[2];
@@ -110,7 +111,8 @@ static void find_layer(void)
                    "VK_INSTANCE_LAYERS=VK_LAYER_DXCL_interop)");
     twin_create = (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME);
     twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
-    REQUIRE(twin_create && twin_destroy, "the layer exports no twin functions");
+    twin_export = (dxcl_twin_export_fn)dlsym(layer, DXCL_TWIN_EXPORT_NAME);
+    REQUIRE(twin_create && twin_destroy && twin_export, "the layer exports no twin functions");
 }
 
 static VkDevice make_device(VkPhysicalDevice physical)
@@ -190,6 +192,11 @@ static void check_optimal_twin(VkPhysicalDevice physical, VkDevice device, VkIma
     check(twin.size >= 61 * 33 * 4 && !twin.host, "its size %llu, no mapping",
           (unsigned long long)twin.size);
     check(!memcmp(twin.device_uuid, id.deviceUUID, VK_UUID_SIZE), "its device's UUID");
+    /* An import takes its fd: each import asks for a new one (the one not taken is closed). */
+    check(twin_export(&twin) == 0 && twin.fd >= 0 && fcntl(twin.fd, F_GETFD) != -1,
+          "a new fd of the twin's memory (%d)", twin.fd);
+    check(twin.fd == fd || fcntl(fd, F_GETFD) == -1, "the fd it replaced is closed");
+    fd = twin.fd;
     twin_destroy(&twin);
     check(fcntl(fd, F_GETFD) == -1 && twin.fd == -1, "destroy closed the fd");
     check(!twin.image && !twin.memory && !twin.device, "destroy cleared the twin");
