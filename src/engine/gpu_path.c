@@ -51,13 +51,15 @@ static bool imports_opaque_fd(cl_device_id device)
 static const char *no_import(cl_context context, unsigned char uuid[CL_UUID_SIZE_KHR])
 {
     const struct dxcl_driver *drv = dxcl_driver();
-    size_t count;
-    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
     unsigned char each[CL_UUID_SIZE_KHR];
-    const char *why = count ? NULL : "the context's devices are unknown";
+    cl_device_id *devices;
+    const char *why;
+    size_t count;
 
     if (!drv->clCreateImageWithProperties)
-        why = "the driver has no clCreateImageWithProperties (OpenCL 3.0: the Unix side)";
+        return "the driver has no clCreateImageWithProperties (OpenCL 3.0: the Unix side)";
+    devices = dxcl_driver_context_devices(context, &count);
+    why = count ? NULL : "the context's devices are unknown";
     for (size_t i = 0; i < count && !why; i++) {
         if (!imports_opaque_fd(devices[i]))
             why = "a device of the context imports no opaque fd (cl_khr_external_memory_opaque_fd)";
