@@ -120,37 +120,32 @@ static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
 static cl_command_queue own_queue(struct dxcl_memobj *mem);
 
 /* An imported object: the driver's acquire of the memory at once, on dxcl's own queue (the
- * twin is already Direct3D's copy: nothing of the program's comes before it), and the
- * program's event after both it and the wait list. */
+ * twin is already Direct3D's copy: nothing of the program's comes before it); a barrier orders
+ * the program's queue after it (in order or not), and the program's event follows the wait
+ * list. Any number of events: nothing is copied. */
 static cl_int import_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
+    cl_event acquired = NULL;
     cl_command_queue own;
-    cl_event waits[64], acquired = NULL;
     cl_int err;
 
     remember_queue(mem, queue); /* own_queue's device */
-    own = own_queue(mem);
-
-    if (num_events >= sizeof(waits) / sizeof(waits[0]))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%u events in a wait list", num_events);
-    if (!own)
+    if (!(own = own_queue(mem)))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "no queue of dxcl's own on the context");
     if (!obj->device_held) {
         if ((err = dxcl_gpu_path_acquire_now(own, mem, &acquired)) != CL_SUCCESS)
             return err;
         drv->clFlush(own);
         obj->device_held = true;
-    }
-    memcpy(waits, wait_list, num_events * sizeof(cl_event));
-    if (acquired)
-        waits[num_events++] = acquired;
-    err = dxcl_gpu_path_mark(queue, mem, num_events, num_events ? waits : NULL, event);
-    if (acquired)
+        err = drv->clEnqueueBarrierWithWaitList(queue, 1, &acquired, NULL);
         drv->clReleaseEvent(acquired);
-    return err;
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    return dxcl_gpu_path_mark(queue, mem, num_events, wait_list, event);
 }
 
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
