@@ -35,11 +35,15 @@ typedef cl_int(CL_API_CALL *dxclGetBackingFormat_fn)(cl_mem image, cl_image_form
  * DXCL_TRANSFER_COPY, the copy engine copies through host memory of its own;
  * DXCL_TRANSFER_ZERO_COPY, the driver object's storage is the staging resource's memory;
  * DXCL_TRANSFER_GPU, the GPU path: the storage is a twin of the subresource on the GPU, which
- * Direct3D copies into and out of on the GPU.
+ * Direct3D copies into and out of on the GPU, the CPU waiting for Direct3D's copy in and for
+ * OpenCL's commands at the release;
+ * DXCL_TRANSFER_GPU_SEMAPHORES, the GPU path with the hand-overs ordered on the GPU by the twin's
+ * semaphores: no call waits for either GPU queue.
  * CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
 #define DXCL_TRANSFER_COPY 1
 #define DXCL_TRANSFER_ZERO_COPY 2
 #define DXCL_TRANSFER_GPU 3
+#define DXCL_TRANSFER_GPU_SEMAPHORES 4
 typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
 /* Lazy uploads (docs/design.md): how many of `mem`'s acquires skipped reading the Direct3D
  * resource and uploading it, because the first command overwrote the whole object or no

@@ -28,11 +28,17 @@ struct dxcl_device_storage {
      * nothing), else the UUID of the OpenCL device that imports (the twin must be on it). */
     bool host_import;
     unsigned char device_uuid[16];
+    /* Asked: the driver imports binary semaphores as opaque fds (cl_khr_external_semaphore). */
+    bool sync_import;
     /* Answered: the twin's memory as an opaque fd for the driver's import (its ownership passes
      * to the import) and the allocation's size; or, with host_import, -1 and the mapping. */
     int fd;
     uint64_t size;
     struct dxcl_mapping host;
+    /* Answered where sync_import was asked and the twin has them: its semaphores (core/twin.h:
+     * `ready`, `done`) imported into the context's driver, kept with the twin (a pooled twin
+     * brings them to its next object); else NULL. */
+    cl_semaphore_khr ready, done;
 };
 
 /* The family's error codes (the KHR, NV and Intel names of a family share the values). */

@@ -306,6 +306,72 @@ bool dxcl_driver_twin_export(struct dxcl_twin *twin)
     return export_fd(twin) == 0;
 }
 
+/* dxcl_driver_external's answers, for the one platform programs have. */
+static struct dxcl_external_functions functions_cache;
+static SRWLOCK functions_lock = SRWLOCK_INIT;
+
+static void *extension_function(cl_platform_id platform, const char *name)
+{
+    return dxcl_driver()->clGetExtensionFunctionAddressForPlatform(platform, name);
+}
+
+struct dxcl_external_functions dxcl_driver_external(cl_context context)
+{
+    cl_platform_id platform = dxcl_platform_of_context(context);
+    struct dxcl_external_functions found;
+
+    AcquireSRWLockShared(&functions_lock);
+    found = functions_cache;
+    ReleaseSRWLockShared(&functions_lock);
+    if (found.platform == platform || !dxcl_driver()->clGetExtensionFunctionAddressForPlatform)
+        return found;
+    found.platform = platform;
+    found.acquire = (clEnqueueAcquireExternalMemObjectsKHR_fn)extension_function(
+        platform, "clEnqueueAcquireExternalMemObjectsKHR");
+    found.release = (clEnqueueReleaseExternalMemObjectsKHR_fn)extension_function(
+        platform, "clEnqueueReleaseExternalMemObjectsKHR");
+    found.create_semaphore = (clCreateSemaphoreWithPropertiesKHR_fn)extension_function(
+        platform, "clCreateSemaphoreWithPropertiesKHR");
+    found.wait_semaphore =
+        (clEnqueueWaitSemaphoresKHR_fn)extension_function(platform, "clEnqueueWaitSemaphoresKHR");
+    found.signal_semaphore = (clEnqueueSignalSemaphoresKHR_fn)extension_function(
+        platform, "clEnqueueSignalSemaphoresKHR");
+    found.release_semaphore =
+        (clReleaseSemaphoreKHR_fn)extension_function(platform, "clReleaseSemaphoreKHR");
+    AcquireSRWLockExclusive(&functions_lock);
+    functions_cache = found;
+    ReleaseSRWLockExclusive(&functions_lock);
+    return found;
+}
+
+cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd)
+{
+    const cl_semaphore_properties_khr properties[] = {
+        CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR,
+        (cl_semaphore_properties_khr)fd, 0};
+    clCreateSemaphoreWithPropertiesKHR_fn create = dxcl_driver_external(context).create_semaphore;
+    cl_int err = CL_INVALID_OPERATION;
+    cl_semaphore_khr semaphore = create ? create(context, properties, &err) : NULL;
+
+    if (!semaphore)
+        DXCL_LOG("clCreateSemaphoreWithPropertiesKHR (opaque fd %d): %d", fd, err);
+    return semaphore;
+}
+
+typedef int32_t(WINAPI *pair_twin_sync_fn)(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
+
+bool dxcl_driver_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
+{
+    static pair_twin_sync_fn sync_fn; /* once: it runs every hand-over */
+
+    if (!sync_fn)
+        sync_fn = (pair_twin_sync_fn)dxcl_driver_export("dxclunixTwinSync");
+    sync->fd = -1;
+    if (!sync_fn)
+        return no_twins(twin);
+    return sync_fn(twin, sync) == 0;
+}
+
 const char *dxcl_driver_path(void)
 {
     dxcl_driver();

@@ -38,6 +38,22 @@ bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxc
 void dxcl_driver_twin_destroy(struct dxcl_twin *twin);
 /* A new fd of the twin's memory (each import takes one): false with twin->error set. */
 bool dxcl_driver_twin_export(struct dxcl_twin *twin);
+/* The driver's cl_khr_external_memory and cl_khr_semaphore functions on the context's platform,
+ * looked up once per platform (programs have one); NULL where the driver has none. */
+struct dxcl_external_functions {
+    cl_platform_id platform;
+    clEnqueueAcquireExternalMemObjectsKHR_fn acquire;
+    clEnqueueReleaseExternalMemObjectsKHR_fn release;
+    clCreateSemaphoreWithPropertiesKHR_fn create_semaphore;
+    clEnqueueWaitSemaphoresKHR_fn wait_semaphore;
+    clEnqueueSignalSemaphoresKHR_fn signal_semaphore;
+    clReleaseSemaphoreKHR_fn release_semaphore;
+};
+struct dxcl_external_functions dxcl_driver_external(cl_context context);
+/* A binary semaphore imported from an opaque fd (the import owns the fd), or NULL (logged). */
+cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd);
+/* A twin's semaphores (enum dxcl_twin_sync_op): false with twin->error set. */
+bool dxcl_driver_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
 
 /* The driver's answers, whole (lists and strings sized from the driver's own count; the
  * caller frees them). Platforms and devices: NULL with *count 0 when there are none.

@@ -16,6 +16,12 @@ struct dxcl_surface {
     LONG refs;       /* memobjs using the surface; guarded by dxcl_lock */
     LONG host_users; /* acquired memobjs; the surface is mapped while > 0 */
     bool written;    /* a release copied data into the mapping */
+    /* The GPU path with semaphores (engine/gpu_path.h): Direct3D and OpenCL order each other
+     * on the GPU, and the backend's hand-overs wait on no CPU. ready_signalled: the backend
+     * signalled the twin's `ready` after its copy in, and OpenCL has not queued its wait yet;
+     * done_signalled: OpenCL queued its signal of `done`, and Direct3D's queue has not waited
+     * for it yet. One signal, one wait, so both semaphores rest unsignalled. */
+    bool gpu_synced, ready_signalled, done_signalled;
     struct dxcl_mapping mapping;
     void *backend_data; /* staging resource etc. */
 };

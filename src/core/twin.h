@@ -40,6 +40,28 @@ struct dxcl_twin {
     /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
     void *host;
     uint64_t row_pitch, slice_pitch;
+    /* Binary VkSemaphores exportable as opaque fds, 0 where the device cannot export them (and
+     * with host_visible): `ready` is signalled on Direct3D's queue after its copy into the twin
+     * and waited on by OpenCL; `done` is signalled by OpenCL after its last use of the twin and
+     * waited on by Direct3D's queue. Each signal has exactly one wait, so both rest unsignalled
+     * between hand-overs (and in the pool). */
+    uint64_t ready, done;
+};
+
+/* What dxcl_layer_twin_sync does with a twin's semaphores. */
+enum dxcl_twin_sync_op {
+    DXCL_TWIN_SYNC_EXPORT_READY, /* a new opaque fd of `ready` into sync->fd (an import owns it) */
+    DXCL_TWIN_SYNC_EXPORT_DONE,  /* a new opaque fd of `done` into sync->fd */
+    /* A submission to the queue (family, index) of the twin's device, which the caller holds
+     * (DXVK's LockSubmissionQueue): signals `ready` after all work before it, or waits for
+     * `done` before all work after it. */
+    DXCL_TWIN_SYNC_SIGNAL_READY,
+    DXCL_TWIN_SYNC_WAIT_DONE,
+};
+struct dxcl_twin_sync {
+    int32_t op; /* enum dxcl_twin_sync_op */
+    uint32_t queue_family, queue_index;
+    int32_t fd;
 };
 
 /* The layer's exports, looked up by name by dxclunix.so (dlopen of DXCL_TWIN_LAYER_SONAME with
@@ -52,9 +74,12 @@ struct dxcl_twin {
 /* dxcl_layer_twin_export: a new fd of the twin's memory into twin->fd (each OpenCL import takes
  * one: an import owns its fd, as Vulkan's does); 0, or result/error set. */
 #define DXCL_TWIN_EXPORT_NAME "dxcl_layer_twin_export"
+/* dxcl_layer_twin_sync: 0, or result/error set (enum dxcl_twin_sync_op). */
+#define DXCL_TWIN_SYNC_NAME "dxcl_layer_twin_sync"
 typedef int32_t (*dxcl_twin_create_fn)(const struct dxcl_twin_request *request,
                                        struct dxcl_twin *twin);
 typedef void (*dxcl_twin_destroy_fn)(struct dxcl_twin *twin);
 typedef int32_t (*dxcl_twin_export_fn)(struct dxcl_twin *twin);
+typedef int32_t (*dxcl_twin_sync_fn)(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
 
 #endif

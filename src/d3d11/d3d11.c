@@ -125,6 +125,48 @@ static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping 
                                      (size_t)twin->vk.slice_pitch};
 }
 
+/* A hand-over of the twin ordered on Direct3D's queue (core/twin.h): with DXVK's submissions held
+ * back, the signal of `ready` after everything dxcl queued (flushed through DXVK's threads
+ * first), or the wait for `done` before everything after it. No wait for the GPU. */
+static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op)
+{
+    struct dxcl_twin_sync sync = {.op = op};
+    IDXGIVkInteropDevice1 *interop;
+    void *queue = NULL;
+    bool done;
+
+    if (FAILED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
+                                       &IID_IDXGIVkInteropDevice1, (void **)&interop)))
+        return false;
+    interop->lpVtbl->GetSubmissionQueue1(interop, &queue, &sync.queue_index, &sync.queue_family);
+    if (op == DXCL_TWIN_SYNC_SIGNAL_READY)
+        interop->lpVtbl->FlushRenderingCommands(interop);
+    interop->lpVtbl->LockSubmissionQueue(interop);
+    done = dxcl_driver_twin_sync(&twin->vk, &sync);
+    interop->lpVtbl->ReleaseSubmissionQueue(interop);
+    interop->lpVtbl->Release(interop);
+    if (!done)
+        DXCL_LOG("D3D11 resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
+                 op == DXCL_TWIN_SYNC_SIGNAL_READY ? "the signal" : "the wait", twin->vk.error);
+    return done;
+}
+
+/* The twin is Direct3D's copy of the resource: OpenCL waits for it on the GPU (the semaphore)
+ * where it can, else the CPU waits here. */
+static void twin_ready(struct dxcl_surface *surface, ID3D11DeviceContext *immediate)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+
+    if (surface->gpu_synced && !surface->ready_signalled &&
+        sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_SIGNAL_READY))
+        surface->ready_signalled = true;
+    else
+        wait_for_gpu(immediate);
+    twin_mapping(s->twin, &surface->mapping);
+}
+
+static void release_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin);
+
 /* Frees the twin once the GPU is done with it; the caller is inside dxcl_device_enter. */
 static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
@@ -135,6 +177,7 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     ID3D11DeviceContext_Release(immediate);
     IUnknown_Release(s->staging);
     DXCL_LOG("D3D11: twin 0x%llx freed", (unsigned long long)s->twin->vk.image);
+    release_semaphores(ctx, s->twin);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);
     s->twin = NULL;
@@ -228,6 +271,47 @@ static bool hand_out_fd(struct dxcl_dxgi_twin *twin, struct dxcl_device_storage 
     return true;
 }
 
+/* One of the twin's semaphores imported into the context's driver, or NULL (logged). */
+static cl_semaphore_khr import_semaphore(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin,
+                                         int32_t op)
+{
+    struct dxcl_twin_sync sync = {.op = op};
+
+    if (dxcl_driver_twin_sync(&twin->vk, &sync))
+        return dxcl_driver_import_semaphore(ctx->handle, sync.fd);
+    DXCL_LOG("D3D11: the twin's semaphore gave no fd: %s", twin->vk.error);
+    return NULL;
+}
+
+static void release_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin)
+{
+    clReleaseSemaphoreKHR_fn release = dxcl_driver_external(ctx->handle).release_semaphore;
+
+    if (twin->cl_ready && release)
+        release(twin->cl_ready);
+    if (twin->cl_done && release)
+        release(twin->cl_done);
+    twin->cl_ready = twin->cl_done = NULL;
+}
+
+/* The twin's semaphores as the context's driver knows them, imported the first time (a pooled
+ * twin keeps them); none where the twin has none or an import failed. */
+static void hand_out_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin,
+                                struct dxcl_device_storage *storage)
+{
+    if (!twin->vk.ready)
+        DXCL_LOG("D3D11: the twin has no semaphores (the Vulkan device exports none)");
+    if (twin->vk.ready && !twin->cl_ready) {
+        twin->cl_ready = import_semaphore(ctx, twin, DXCL_TWIN_SYNC_EXPORT_READY);
+        twin->cl_done =
+            twin->cl_ready ? import_semaphore(ctx, twin, DXCL_TWIN_SYNC_EXPORT_DONE) : NULL;
+        if (!twin->cl_done)
+            release_semaphores(ctx, twin);
+    }
+    storage->ready = twin->cl_ready;
+    storage->done = twin->cl_done;
+}
+
 /* The surface's staging copy, replaced by a twin: back to the pool, or freed. */
 static void set_staging_aside(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
@@ -269,6 +353,8 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     storage->size = want.twin->vk.size;
     if (storage->host_import)
         twin_mapping(s->twin, &storage->host);
+    else if (storage->sync_import)
+        hand_out_semaphores(surface->context, s->twin, storage);
     return true;
 }
 
@@ -282,8 +368,7 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
     if (s->twin) {
-        wait_for_gpu(immediate);
-        twin_mapping(s->twin, &surface->mapping);
+        twin_ready(surface, immediate);
         leave_device(immediate, mt);
         return CL_SUCCESS;
     }
@@ -302,8 +387,7 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     cl_int err;
 
     if (s->twin) { /* the last copy out of the twin must be done before OpenCL writes it */
-        wait_for_gpu(immediate);
-        twin_mapping(s->twin, &surface->mapping);
+        twin_ready(surface, immediate);
         leave_device(immediate, mt);
         return CL_SUCCESS;
     }
@@ -326,6 +410,14 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     immediate = enter_device(surface, &mt);
     if (!s->twin)
         ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);
+    else if (surface->done_signalled) { /* Direct3D's queue waits for OpenCL's release */
+        surface->done_signalled = false;
+        if (!sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_WAIT_DONE) && write_back) {
+            leave_device(immediate, mt);
+            return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the resource keeps its contents: Direct3D's "
+                                                  "queue could not wait for OpenCL's writes");
+        }
+    }
     if (write_back)
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);

@@ -115,6 +115,9 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
  * until the GPU is done with the twin and frees it, the wrapping texture included. */
 struct dxcl_dxgi_twin {
     struct dxcl_twin vk;
+    /* Its semaphores imported into the context's driver (once: they stay with the twin in the
+     * pool), or NULL. */
+    cl_semaphore_khr cl_ready, cl_done;
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 };
 

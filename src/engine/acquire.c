@@ -433,7 +433,28 @@ static cl_int do_acquire(struct transfer *t, cl_uint num_events, const cl_event 
  * host memory. */
 static bool brought_back(const struct transfer *t, cl_uint index)
 {
-    return dxcl_object_of(t->mems[index])->written && !deferred(t, index);
+    const struct dxcl_object *obj = dxcl_object_of(t->mems[index]);
+
+    /* On the GPU path with semaphores, every object the driver holds comes back: its release
+     * is OpenCL's signal that Direct3D's queue waits for. */
+    return !deferred(t, index) &&
+           (obj->written || (obj->device_held && t->mems[index]->surface->gpu_synced));
+}
+
+/* Every object the release brings back has OpenCL's signal queued for Direct3D's queue
+ * (engine/gpu_path.h): the call need not wait for OpenCL's commands. */
+static bool ordered_on_gpu(const struct transfer *t)
+{
+    cl_uint signalled = 0;
+
+    for (cl_uint i = 0; i < t->count; i++) {
+        if (deferred(t, i))
+            continue;
+        if (!t->mems[i]->surface->done_signalled)
+            return false;
+        signalled++;
+    }
+    return signalled > 0;
 }
 
 /* A release closes the door on first touches: under each object's lazy lock, whether a command
@@ -467,6 +488,8 @@ static cl_int release_end(struct transfer *t, cl_event final)
     if (drv->clGetEventInfo(final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
                             NULL) != CL_SUCCESS)
         status = CL_OUT_OF_RESOURCES;
+    if (status > CL_COMPLETE && ordered_on_gpu(t))
+        status = CL_COMPLETE; /* still running: Direct3D's queue waits for its signal */
     release_events(t->events, t->count + 1);
     for (cl_uint i = 0; i < t->count && status == CL_COMPLETE; i++)
         if (brought_back(t, i))
@@ -758,7 +781,8 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
         return hand_out_event(t, marker, event, kept);
     }
     drv->clFlush(t->queue);
-    drv->clWaitForEvents(1, &final);
+    if (!ordered_on_gpu(t))
+        drv->clWaitForEvents(1, &final);
     err = release_end(t, final);
     t->moved = true; /* the objects are released, whether or not the resources got the data */
     if (err != CL_SUCCESS) {

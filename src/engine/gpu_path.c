@@ -90,9 +90,13 @@ bool dxcl_host_unified(cl_context context)
     return unified;
 }
 
+static const char *no_sync_import(cl_context context);
+
 static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                                struct dxcl_device_storage *storage)
 {
+    const char *why;
+
     if (!mem->desc.backend->device_storage)
         return "the backend has no GPU path";
     if (mem->desc.type != CL_MEM_OBJECT_IMAGE2D)
@@ -105,7 +109,13 @@ static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memob
         return "DXCL_PATH=engine";
     if ((storage->host_import = host_import_asked()))
         return dxcl_host_unified(ctx->handle) ? NULL : "the test-only import needs host memory";
-    return no_import(ctx->handle, storage->device_uuid);
+    if ((why = no_import(ctx->handle, storage->device_uuid)))
+        return why;
+    if ((why = no_sync_import(ctx->handle)))
+        DXCL_LOG("%s resource %p: the GPU path without semaphores (%s)", mem->desc.backend->name,
+                 (void *)mem->desc.resource, why);
+    storage->sync_import = !why;
+    return NULL;
 }
 
 bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
@@ -153,60 +163,101 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                                                       &mem->backing.driver, &image, NULL, err);
 }
 
-/* The driver's external-memory acquire and release, looked up once per platform (programs
- * have one); NULL where the driver has none. */
-struct external_functions {
-    cl_platform_id platform;
-    clEnqueueAcquireExternalMemObjectsKHR_fn acquire;
-    clEnqueueReleaseExternalMemObjectsKHR_fn release;
-};
-static struct external_functions external_cache;
-static SRWLOCK external_lock = SRWLOCK_INIT;
-
-static struct external_functions external_functions(struct dxcl_memobj *mem)
+/* The driver's external-memory acquire of the object on `own`, dxcl's own queue of the
+ * context, with no wait list: it does not wait for the program's events, which the driver may
+ * wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
+ * return until the event is set). Where the twin's `ready` was signalled, OpenCL's wait for it
+ * comes first. A marker where the driver has no acquire. */
+cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, cl_event *waited)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_platform_id platform = dxcl_platform_of_context(mem->context->handle);
-    struct external_functions found;
+    cl_int err;
 
-    AcquireSRWLockShared(&external_lock);
-    found = external_cache;
-    ReleaseSRWLockShared(&external_lock);
-    if (found.platform == platform || !drv->clGetExtensionFunctionAddressForPlatform)
-        return found;
-    found.platform = platform;
-    found.acquire =
-        (clEnqueueAcquireExternalMemObjectsKHR_fn)drv->clGetExtensionFunctionAddressForPlatform(
-            platform, "clEnqueueAcquireExternalMemObjectsKHR");
-    found.release =
-        (clEnqueueReleaseExternalMemObjectsKHR_fn)drv->clGetExtensionFunctionAddressForPlatform(
-            platform, "clEnqueueReleaseExternalMemObjectsKHR");
-    AcquireSRWLockExclusive(&external_lock);
-    external_cache = found;
-    ReleaseSRWLockExclusive(&external_lock);
-    return found;
-}
-
-/* The driver's external-memory acquire (or release) of the object on `own`, dxcl's own queue
- * of the context, with no wait list: neither waits for the program's events, which the driver
- * may wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
- * return until the event is set). A marker where the driver has neither. */
-static cl_int hand_over_now(cl_command_queue own, struct dxcl_memobj *mem,
-                            clEnqueueAcquireExternalMemObjectsKHR_fn fn, cl_event *done)
-{
-    if (!fn)
-        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
-    return fn(own, 1, &mem->handle, 0, NULL, done);
+    if (!mem->surface->ready_signalled)
+        return CL_SUCCESS;
+    err = dxcl_driver_external(mem->context->handle)
+              .wait_semaphore(own, 1, &dxcl_object_of(mem)->ready, NULL, 0, NULL, waited);
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%p: OpenCL's wait for Direct3D's copy could not be queued",
+                         (void *)mem->handle);
+    mem->surface->ready_signalled = false;
+    return CL_SUCCESS;
 }
 
 cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
 {
-    return hand_over_now(own, mem, external_functions(mem).acquire, done);
+    struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
+    cl_int err;
+
+    if ((err = dxcl_gpu_path_wait_ready(own, mem, NULL)) != CL_SUCCESS)
+        return err;
+    if (!fn.acquire)
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
+    return fn.acquire(own, 1, &mem->handle, 0, NULL, done);
 }
 
 cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
 {
-    return hand_over_now(own, mem, external_functions(mem).release, done);
+    struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
+
+    if (!fn.release)
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
+    return fn.release(own, 1, &mem->handle, 0, NULL, done);
+}
+
+cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memobj *mem,
+                                       cl_event after, cl_event *event)
+{
+    struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_event released = NULL;
+    cl_int err = fn.release ? fn.release(queue, 1, &mem->handle, 1, &after, &released)
+                            : drv->clEnqueueMarkerWithWaitList(queue, 1, &after, &released);
+
+    if (err != CL_SUCCESS)
+        return err;
+    err = fn.signal_semaphore(queue, 1, &dxcl_object_of(mem)->done, NULL, 1, &released, event);
+    drv->clReleaseEvent(released);
+    if (err != CL_SUCCESS)
+        return DXCL_FAIL(err, "%p: OpenCL's signal for Direct3D could not be queued",
+                         (void *)mem->handle);
+    mem->surface->done_signalled = true;
+    return CL_SUCCESS;
+}
+
+/* The device imports binary semaphores as opaque fds. */
+static bool imports_semaphores(cl_device_id device)
+{
+    cl_external_semaphore_handle_type_khr types[16];
+    size_t size = 0;
+
+    if (dxcl_driver()->clGetDeviceInfo(device, CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR,
+                                       sizeof(types), types, &size) != CL_SUCCESS)
+        return false;
+    for (size_t i = 0; i < size / sizeof(types[0]); i++)
+        if (types[i] == CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR)
+            return true;
+    return false;
+}
+
+static const char *no_sync_import(cl_context context)
+{
+    struct dxcl_external_functions fn = dxcl_driver_external(context);
+    cl_device_id *devices;
+    const char *why = NULL;
+    size_t count;
+
+    char value[8];
+
+    if (dxcl_getenv("GPU_SYNC", value, sizeof(value)) && !strcmp(value, "cpu"))
+        return "DXCL_GPU_SYNC=cpu";
+    if (!fn.create_semaphore || !fn.wait_semaphore || !fn.signal_semaphore || !fn.release_semaphore)
+        return "the driver has no cl_khr_semaphore functions";
+    devices = dxcl_driver_context_devices(context, &count);
+    for (size_t i = 0; i < count && !why; i++)
+        if (!imports_semaphores(devices[i]))
+            why = "a device of the context imports no opaque fd semaphores";
+    free(devices);
+    return why;
 }
 
 cl_int dxcl_gpu_path_mark(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,

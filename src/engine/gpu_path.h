@@ -6,6 +6,13 @@
  * is otherwise a zero-copy object (engine/zerocopy.h): the twin is its surface's memory, handed
  * between the APIs at acquire and release.
  *
+ * Where the driver imports semaphores (cl_khr_external_semaphore_opaque_fd) and the twin has
+ * them, the hand-overs wait on no CPU: Direct3D's queue signals the twin's `ready` after its copy
+ * in and OpenCL waits for it before its acquire; OpenCL signals `done` after the release's
+ * commands and Direct3D's queue waits for it before its copy out (struct dxcl_surface,
+ * gpu_synced). Elsewhere, or with DXCL_GPU_SYNC=cpu, the backend waits for Direct3D's copy on
+ * the CPU and the release for OpenCL's commands.
+ *
  * The test-only import (test builds, DXCL_GPU_IMPORT=host): the twin is host-visible and its
  * mapping is the storage (CL_MEM_USE_HOST_PTR), for drivers that import nothing (PoCL on
  * lavapipe in CI); everything else is the same path. */
@@ -29,10 +36,18 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
 /* An imported object's hand-overs (called by engine/zerocopy.c): the driver's external-memory
  * acquire and release, queued at once on `own` (dxcl's own queue of the context, with no wait
  * list: the driver may wait in the call for its wait list, and never does here), or markers
- * where the driver has neither; and the program's event of a hand-over, a marker after the
- * wait list (and a stamp where times are wanted). */
+ * where the driver has neither; the acquire first waits for `ready` where the surface has it
+ * signalled. And the program's event of a hand-over, a marker after the wait list (and a stamp
+ * where times are wanted). */
+/* OpenCL's wait for the twin's `ready`, queued on `own` where the surface has it signalled (its
+ * event into *waited where asked, else none). */
+cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, cl_event *waited);
 cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
 cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
+/* A gpu_synced object's release on the release's queue after `after` (the release's barrier),
+ * then OpenCL's signal of `done` (its event into *event); marks done_signalled. */
+cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memobj *mem,
+                                       cl_event after, cl_event *event);
 cl_int dxcl_gpu_path_mark(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                           const cl_event *wait_list, cl_event *event);
 

@@ -2,6 +2,7 @@
 #include "engine/lifetime.h"
 #include "core/api.h"
 #include "core/driver.h"
+#include "core/event.h"
 #include "core/fault.h"
 #include "core/registry.h"
 #include "core/waiter.h"
@@ -102,9 +103,11 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         obj->on_gpu = true;
         if (twin.host_import)
             obj->host_copy = twin.host;
-        else if ((handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err)))
+        else if ((handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err))) {
             obj->imported = true;
-        else
+            obj->ready = twin.ready; /* the twin's: they go with it */
+            obj->done = twin.done;
+        } else
             *err = DXCL_FAIL(*err, "the driver could not import the twin of resource %p",
                              (void *)mem->desc.resource);
         if (twin.host_import && !(handle = create_object(ctx, flags, mem, err)))
@@ -173,6 +176,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
         dxcl_driver()->clReleaseMemObject(mem->handle);
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
+    mem->surface->gpu_synced = object->ready != NULL;
     if (!surface_taken && desc->surface_data) {
         struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
@@ -287,6 +291,17 @@ static bool driver_busy(struct dxcl_memobj *mem)
  * the program exits right after). Longer work, which may wait for the program, parks. */
 static bool driver_busy_for_long(struct dxcl_memobj *mem)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    /* The GPU path with semaphores: the release did not wait for the commands, which complete
+     * by themselves while the context has no user event unset; waiting for them here costs
+     * less than polls that sleep (objects made and destroyed every frame). */
+    if (obj->ready && dxcl_unset_user_events(mem->context->handle) == 0) {
+        if (!obj->fenced)
+            fence(mem);
+        if (obj->fence_count)
+            dxcl_driver()->clWaitForEvents((cl_uint)obj->fence_count, obj->fences);
+    }
     for (int polls = 0; polls < 8; polls++) {
         if (!driver_busy(mem))
             return false;

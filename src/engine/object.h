@@ -7,6 +7,7 @@
 #define DXCL_ENGINE_OBJECT_H
 
 #include "core/memobj.h"
+#include <CL/cl_ext.h>
 
 #include <stddef.h>
 
@@ -53,6 +54,9 @@ struct dxcl_object {
      * the test-only import, host_copy (a zero-copy object's, the same in every way). */
     bool on_gpu, imported;
     bool device_held; /* imported: the driver's acquire of the memory has no release yet */
+    /* The twin's semaphores as the driver imported them (engine/gpu_path.h; the twin owns them),
+     * or NULL: with them, the surface is gpu_synced. */
+    cl_semaphore_khr ready, done;
     void *host_mapped;
     cl_command_queue queue;
     volatile LONG moved;

@@ -3,6 +3,7 @@
 #include "core/env.h"
 #include "core/table.h"
 #include "core/driver.h"
+#include "core/event.h"
 #include "engine/gpu_path.h"
 #include "engine/object.h"
 
@@ -185,6 +186,17 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     cl_int err = CL_SUCCESS;
     void *mapped;
 
+    /* The driver lets go now and signals Direct3D, unless the context has user events the
+     * program has not set: NVIDIA's release then waits in the call for a wait list that may
+     * hold one (dxcl_zero_copy_hand_back lets go once the release's commands are done). */
+    if (dxcl_object_of(mem)->imported && mem->surface->gpu_synced &&
+        dxcl_object_of(mem)->device_held && dxcl_unset_user_events(mem->context->handle) == 0) {
+        if ((err = dxcl_gpu_path_release_signalled(queue, mem, after, event)) == CL_SUCCESS) {
+            dxcl_object_of(mem)->device_held = false;
+            remember_queue(mem, queue);
+        }
+        return err;
+    }
     if (dxcl_object_of(mem)->imported) { /* the driver lets go at dxcl_zero_copy_hand_back */
         if ((err = dxcl_gpu_path_mark(queue, mem, 1, &after, event)) == CL_SUCCESS)
             remember_queue(mem, queue);
@@ -232,7 +244,8 @@ static bool give_back_import(struct dxcl_memobj *mem)
     cl_command_queue queue = own_queue(mem);
     cl_event done;
 
-    if (!queue || dxcl_gpu_path_release_now(queue, mem, &done) != CL_SUCCESS)
+    if (!queue || dxcl_gpu_path_wait_ready(queue, mem, NULL) != CL_SUCCESS ||
+        dxcl_gpu_path_release_now(queue, mem, &done) != CL_SUCCESS)
         return false;
     DXCL_LOG("%p: released while acquired: the driver's acquire of its memory is released",
              (void *)mem->handle);
@@ -251,6 +264,14 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
 
     if (obj->imported && obj->device_held) /* released while acquired: the driver lets go */
         return give_back_import(mem);
+    /* Direct3D's signal that no acquire followed (a failed call, a teardown): OpenCL's wait
+     * takes it, waited for on dxcl's own queue (nothing of the program's is on it), so that
+     * the twin's semaphore rests unsignalled before Direct3D signals it again. */
+    if (obj->imported && mem->surface->ready_signalled && (queue = own_queue(mem)) &&
+        dxcl_gpu_path_wait_ready(queue, mem, &done) == CL_SUCCESS) {
+        drv->clWaitForEvents(1, &done);
+        drv->clReleaseEvent(done);
+    }
     if (!obj->host_mapped)
         return true;
     if (!(queue = own_queue(mem)) ||

@@ -25,6 +25,7 @@ enum dxclunix_code {
     DXCLUNIX_TWIN_CREATE,  /* struct dxclunix_twin: the Vulkan layer's dxcl_layer_twin_create */
     DXCLUNIX_TWIN_DESTROY, /* struct dxclunix_twin (request unused): dxcl_layer_twin_destroy */
     DXCLUNIX_TWIN_EXPORT,  /* struct dxclunix_twin (request unused): dxcl_layer_twin_export */
+    DXCLUNIX_TWIN_SYNC,    /* struct dxclunix_twin (and its sync): dxcl_layer_twin_sync */
     DXCLUNIX_CODE_COUNT
 };
 
@@ -83,6 +84,7 @@ struct dxclunix_call {
 struct dxclunix_twin {
     const struct dxcl_twin_request *request;
     struct dxcl_twin *twin;
+    struct dxcl_twin_sync *sync; /* DXCLUNIX_TWIN_SYNC only */
 };
 
 #endif

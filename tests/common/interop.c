@@ -33,7 +33,7 @@ static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_fl
     if (!mem || !transfer_mode)
         return mem;
     InterlockedIncrement(&textures_shared);
-    if (transfer_mode(mem, &mode) == CL_SUCCESS && mode == DXCL_TRANSFER_GPU)
+    if (transfer_mode(mem, &mode) == CL_SUCCESS && mode >= DXCL_TRANSFER_GPU)
         InterlockedIncrement(&textures_on_gpu);
     return mem;
 }

@@ -4,7 +4,9 @@
  * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
  *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
  * - remembers which device made each image, so that a twin is made on the device of a texture;
- * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name.
+ * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name, with the
+ *   semaphores that order Direct3D's queue and OpenCL around them, and submits their signals and
+ *   waits to the queue DXVK submits to (while DXVK holds its submissions back).
  * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
  * no Vulkan library (the loader hands it every function). */
 #define _GNU_SOURCE
@@ -29,6 +31,7 @@ EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
                                       struct dxcl_twin *twin);
 EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin);
 EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin);
+EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
                                                                                const char *name);
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
@@ -72,7 +75,8 @@ struct device_rec {
     VkDevice device;
     VkPhysicalDevice physical;
     PFN_vkGetDeviceProcAddr gdpa;
-    bool memory_fd; /* VK_KHR_external_memory_fd is enabled */
+    bool memory_fd;    /* VK_KHR_external_memory_fd is enabled */
+    bool semaphore_fd; /* VK_KHR_external_semaphore_fd is enabled */
     uint8_t uuid[VK_UUID_SIZE];
     VkPhysicalDeviceMemoryProperties memory;
     PFN_vkGetPhysicalDeviceFormatProperties format_properties;
@@ -86,6 +90,11 @@ struct device_rec {
     PFN_vkMapMemory map;
     PFN_vkGetImageSubresourceLayout subresource_layout;
     PFN_vkGetMemoryFdKHR get_fd;
+    PFN_vkCreateSemaphore create_semaphore;
+    PFN_vkDestroySemaphore destroy_semaphore;
+    PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
+    PFN_vkGetDeviceQueue get_queue;
+    PFN_vkQueueSubmit submit;
 };
 
 /* Instances and devices are few: lists under one lock. */
@@ -378,6 +387,12 @@ static void resolve_device_functions(struct device_rec *rec)
     DEVICE_FN(rec, vkGetImageSubresourceLayout, subresource_layout);
     if (rec->memory_fd)
         DEVICE_FN(rec, vkGetMemoryFdKHR, get_fd);
+    DEVICE_FN(rec, vkCreateSemaphore, create_semaphore);
+    DEVICE_FN(rec, vkDestroySemaphore, destroy_semaphore);
+    DEVICE_FN(rec, vkGetDeviceQueue, get_queue);
+    DEVICE_FN(rec, vkQueueSubmit, submit);
+    if (rec->semaphore_fd)
+        DEVICE_FN(rec, vkGetSemaphoreFdKHR, get_semaphore_fd);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
@@ -414,6 +429,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
             names[changed.enabledExtensionCount++] = wanted[i];
     VkResult result = next(physical, &changed, alloc, out);
     rec->memory_fd = asks_extension(&changed, wanted[0]);
+    rec->semaphore_fd = asks_extension(&changed, wanted[1]);
     free(names);
     if (result != VK_SUCCESS) {
         free(rec);
@@ -429,8 +445,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     rec->next = devices;
     devices = rec;
     pthread_mutex_unlock(&records_lock);
-    note("device %p: %s", (void *)*out,
-         rec->memory_fd ? "external memory fd enabled" : "no external memory fd (no twins)");
+    note("device %p: %s, %s", (void *)*out,
+         rec->memory_fd ? "external memory fd enabled" : "no external memory fd (no twins)",
+         rec->semaphore_fd ? "external semaphore fd enabled" : "no external semaphore fd");
     return result;
 }
 
@@ -638,10 +655,46 @@ static int32_t map_twin(struct dxcl_twin *twin, const struct device_rec *rec, ui
     return 0;
 }
 
+/* A binary semaphore exportable as an opaque fd; 0 where the device cannot export one (the
+ * twin is then handed over with the CPU waiting, as before semaphores). */
+static uint64_t make_semaphore(const struct device_rec *rec)
+{
+    VkExportSemaphoreCreateInfo export_info = {
+        .sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                  .pNext = &export_info};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    VkResult result;
+
+    if (!rec->semaphore_fd || !rec->get_semaphore_fd || !rec->create_semaphore)
+        return 0;
+    if ((result = rec->create_semaphore(rec->device, &info, NULL, &semaphore))) {
+        note("vkCreateSemaphore (exportable): %d", result);
+        return 0;
+    }
+    return (uint64_t)semaphore;
+}
+
+static void make_semaphores(struct dxcl_twin *twin, const struct device_rec *rec)
+{
+    twin->ready = make_semaphore(rec);
+    twin->done = twin->ready ? make_semaphore(rec) : 0;
+    if (twin->ready && !twin->done) {
+        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->ready, NULL);
+        twin->ready = 0;
+    }
+}
+
 static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
 {
     if (twin->fd >= 0)
         close(twin->fd);
+    if (twin->ready)
+        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->ready, NULL);
+    if (twin->done)
+        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->done, NULL);
+    twin->ready = twin->done = 0;
     if (twin->image)
         rec->destroy_image(rec->device, (VkImage)twin->image, NULL);
     if (twin->memory)
@@ -681,6 +734,8 @@ static int32_t build_twin(const struct dxcl_twin_request *request, struct dxcl_t
         twin->fd = -1;
         result = map_twin(twin, rec, request->image_type);
     }
+    if (!result && !host_visible)
+        make_semaphores(twin, rec);
     return result;
 }
 
@@ -701,8 +756,9 @@ EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
     }
     twin->device = (uint64_t)rec->device;
     memcpy(twin->device_uuid, rec->uuid, sizeof(twin->device_uuid));
-    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s", twin->image,
-         request->like_image, twin->size, request->host_visible ? ", mapped" : "");
+    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s%s", twin->image,
+         request->like_image, twin->size, request->host_visible ? ", mapped" : "",
+         twin->ready ? ", with semaphores" : "");
     return 0;
 }
 
@@ -731,6 +787,76 @@ EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin)
         close(twin->fd); /* not imported: the new one replaces it */
     twin->fd = -1;
     return export_fd(twin, rec);
+}
+
+static int32_t export_semaphore(struct dxcl_twin *twin, const struct device_rec *rec,
+                                uint64_t semaphore, struct dxcl_twin_sync *sync)
+{
+    VkSemaphoreGetFdInfoKHR info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
+                                    .semaphore = (VkSemaphore)semaphore,
+                                    .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
+    int fd = -1;
+    VkResult result;
+
+    if (!semaphore)
+        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
+    if ((result = rec->get_semaphore_fd(rec->device, &info, &fd)))
+        return fail(twin, result, "vkGetSemaphoreFdKHR: %d", result);
+    sync->fd = fd;
+    return 0;
+}
+
+/* One submission without command buffers: a signal after everything submitted before it, or a
+ * wait that everything submitted after it waits for (the caller holds the queue). */
+static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
+                           const struct dxcl_twin_sync *sync)
+{
+    const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    bool signal = sync->op == DXCL_TWIN_SYNC_SIGNAL_READY;
+    VkSemaphore semaphore = (VkSemaphore)(signal ? twin->ready : twin->done);
+    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    VkQueue queue = VK_NULL_HANDLE;
+    VkResult result;
+
+    if (!semaphore)
+        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
+    if (signal) {
+        info.signalSemaphoreCount = 1;
+        info.pSignalSemaphores = &semaphore;
+    } else {
+        info.waitSemaphoreCount = 1;
+        info.pWaitSemaphores = &semaphore;
+        info.pWaitDstStageMask = &all;
+    }
+    rec->get_queue(rec->device, sync->queue_family, sync->queue_index, &queue);
+    if (!queue)
+        return fail(twin, -1, "the device has no queue %u of family %u", sync->queue_index,
+                    sync->queue_family);
+    if ((result = rec->submit(queue, 1, &info, VK_NULL_HANDLE)))
+        return fail(twin, result, "vkQueueSubmit (%s): %d", signal ? "signal" : "wait", result);
+    return 0;
+}
+
+EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
+{
+    struct device_rec *rec;
+
+    if (!twin || !sync || !twin->device)
+        return -1;
+    sync->fd = -1;
+    if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
+        return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
+    switch (sync->op) {
+    case DXCL_TWIN_SYNC_EXPORT_READY:
+        return export_semaphore(twin, rec, twin->ready, sync);
+    case DXCL_TWIN_SYNC_EXPORT_DONE:
+        return export_semaphore(twin, rec, twin->done, sync);
+    case DXCL_TWIN_SYNC_SIGNAL_READY:
+    case DXCL_TWIN_SYNC_WAIT_DONE:
+        return submit_sync(twin, rec, sync);
+    default:
+        return fail(twin, -1, "no such sync operation %d", sync->op);
+    }
 }
 
 /* The layer's entry points (the manifest names these two). */

@@ -442,7 +442,7 @@ __declspec(dllexport) int32_t WINAPI
     dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
 int32_t WINAPI dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin)
 {
-    struct dxclunix_twin params = {request, twin};
+    struct dxclunix_twin params = {request, twin, NULL};
     LONG status;
 
     if (!twin)
@@ -469,7 +469,7 @@ int32_t WINAPI dxclunixTwinCreate(const struct dxcl_twin_request *request, struc
 __declspec(dllexport) void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin);
 void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin)
 {
-    struct dxclunix_twin params = {NULL, twin};
+    struct dxclunix_twin params = {NULL, twin, NULL};
 
     if (twin && twin->device && unix_half_found())
         unix_call(DXCLUNIX_TWIN_DESTROY, &params);
@@ -480,12 +480,28 @@ void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin)
 __declspec(dllexport) int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin);
 int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin)
 {
-    struct dxclunix_twin params = {NULL, twin};
+    struct dxclunix_twin params = {NULL, twin, NULL};
 
     if (!twin || !twin->device || !unix_half_found())
         return -1;
     twin->result = -1;
     if (unix_call(DXCLUNIX_TWIN_EXPORT, &params) == 0 && twin->fd >= 0)
+        twin->result = 0;
+    return twin->result;
+}
+
+/* A twin's semaphores (core/twin.h, enum dxcl_twin_sync_op): 0, or -1 with twin->error set. */
+__declspec(dllexport) int32_t WINAPI
+    dxclunixTwinSync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
+int32_t WINAPI dxclunixTwinSync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
+{
+    struct dxclunix_twin params = {NULL, twin, sync};
+
+    if (!twin || !sync || !twin->device || !unix_half_found())
+        return -1;
+    twin->result = -1;
+    twin->error[0] = 0;
+    if (unix_call(DXCLUNIX_TWIN_SYNC, &params) == 0 && !twin->error[0])
         twin->result = 0;
     return twin->result;
 }

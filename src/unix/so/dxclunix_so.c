@@ -143,6 +143,7 @@ static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
 static dxcl_twin_create_fn layer_twin_create;
 static dxcl_twin_destroy_fn layer_twin_destroy;
 static dxcl_twin_export_fn layer_twin_export;
+static dxcl_twin_sync_fn layer_twin_sync;
 
 static bool find_layer(void)
 {
@@ -155,6 +156,7 @@ static bool find_layer(void)
         if (layer) {
             layer_twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
             layer_twin_export = (dxcl_twin_export_fn)dlsym(layer, DXCL_TWIN_EXPORT_NAME);
+            layer_twin_sync = (dxcl_twin_sync_fn)dlsym(layer, DXCL_TWIN_SYNC_NAME);
             layer_twin_create = layer_twin_destroy && layer_twin_export
                                     ? (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME)
                                     : NULL;
@@ -202,6 +204,19 @@ static NTSTATUS unix_twin_export(void *args)
     return 0;
 }
 
+static NTSTATUS unix_twin_sync(void *args)
+{
+    struct dxclunix_twin *params = args;
+
+    params->sync->fd = -1;
+    if (params->twin && find_layer() && layer_twin_sync)
+        layer_twin_sync(params->twin, params->sync);
+    else if (params->twin)
+        snprintf(params->twin->error, sizeof(params->twin->error),
+                 "the Vulkan layer has no %s (an older libdxcl_vk_layer.so)", DXCL_TWIN_SYNC_NAME);
+    return 0;
+}
+
 /* The direct call of each entry point: its arguments, then the slot of its result; an INT
  * entry point's cl_int is the call's status instead (dxclunix.h, "enum dxclunix_code"). */
 #define DXCLUNIX_DIRECT_INT(name, args)                                                            \
@@ -231,7 +246,8 @@ static NTSTATUS unix_twin_export(void *args)
 
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open, unix_lookup, unix_call, unix_twin_create, unix_twin_destroy, unix_twin_export,
+    unix_open,         unix_lookup,      unix_call,      unix_twin_create,
+    unix_twin_destroy, unix_twin_export, unix_twin_sync,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
