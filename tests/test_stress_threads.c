@@ -326,8 +326,8 @@ int main(int argc, char **argv)
 
     ID3D10Multithread_Release(multithread);
     /* A teardown the driver was still busy with ends on dxcl's waiter (docs/design.md, "Threads",
-     * parked teardowns): on the GPU path a release returns before OpenCL's commands are done, so the
-     * last objects may still hold the device for a moment after the program dropped them. */
+     * parked teardowns): on the GPU path a release returns before OpenCL's commands are done, so
+     * the last objects may still hold the device for a moment after the program dropped them. */
     for (int waited = 0; waited < 400 && references(device) > 1; waited++)
         Sleep(25);
     CHECK(api->release(device) == 0, "the device is released once everything is gone");
