@@ -131,6 +131,9 @@ static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping 
 static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op)
 {
     struct dxcl_twin_sync sync = {.op = op};
+    bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY;
+    LONG64 *ticks = signal ? twin->signal_ticks : twin->wait_ticks;
+    LARGE_INTEGER t[4];
     IDXGIVkInteropDevice1 *interop;
     void *queue = NULL;
     bool done;
@@ -139,12 +142,19 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
                                        &IID_IDXGIVkInteropDevice1, (void **)&interop)))
         return false;
     interop->lpVtbl->GetSubmissionQueue1(interop, &queue, &sync.queue_index, &sync.queue_family);
-    if (op == DXCL_TWIN_SYNC_SIGNAL_READY)
+    QueryPerformanceCounter(&t[0]);
+    if (signal)
         interop->lpVtbl->FlushRenderingCommands(interop);
+    QueryPerformanceCounter(&t[1]);
     interop->lpVtbl->LockSubmissionQueue(interop);
+    QueryPerformanceCounter(&t[2]);
     done = dxcl_driver_twin_sync(&twin->vk, &sync);
     interop->lpVtbl->ReleaseSubmissionQueue(interop);
+    QueryPerformanceCounter(&t[3]);
     interop->lpVtbl->Release(interop);
+    for (int i = 0; i < 3; i++)
+        ticks[i] += t[i + 1].QuadPart - t[i].QuadPart;
+    signal ? twin->signals++ : twin->waits++;
     if (!done)
         DXCL_LOG("D3D11 resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
                  op == DXCL_TWIN_SYNC_SIGNAL_READY ? "the signal" : "the wait", twin->vk.error);
@@ -167,6 +177,27 @@ static void twin_ready(struct dxcl_surface *surface, ID3D11DeviceContext *immedi
 
 static void release_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin);
 
+/* The average time of each step of the twin's hand-overs on Direct3D's queue, in microseconds. */
+static void log_hand_overs(const struct dxcl_dxgi_twin *twin)
+{
+    LARGE_INTEGER frequency;
+    double us, s[3], w[3];
+
+    if (!twin->signals && !twin->waits)
+        return;
+    QueryPerformanceFrequency(&frequency);
+    us = 1e6 / (double)frequency.QuadPart;
+    for (int i = 0; i < 3; i++) {
+        s[i] = twin->signals ? (double)twin->signal_ticks[i] * us / twin->signals : 0;
+        w[i] = twin->waits ? (double)twin->wait_ticks[i] * us / twin->waits : 0;
+    }
+    DXCL_LOG("D3D11: twin 0x%llx: %ld signals of ready (us each: DXVK's flush %.1f, holding its "
+             "submissions %.1f, the submission %.1f), %ld waits for done (holding %.1f, the "
+             "submission %.1f)",
+             (unsigned long long)twin->vk.image, (long)twin->signals, s[0], s[1], s[2],
+             (long)twin->waits, w[1], w[2]);
+}
+
 /* Frees the twin once the GPU is done with it; the caller is inside dxcl_device_enter. */
 static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
@@ -177,6 +208,7 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     ID3D11DeviceContext_Release(immediate);
     IUnknown_Release(s->staging);
     DXCL_LOG("D3D11: twin 0x%llx freed", (unsigned long long)s->twin->vk.image);
+    log_hand_overs(s->twin);
     release_semaphores(ctx, s->twin);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);

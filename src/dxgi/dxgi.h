@@ -118,6 +118,11 @@ struct dxcl_dxgi_twin {
     /* Its semaphores imported into the context's driver (once: they stay with the twin in the
      * pool), or NULL. */
     cl_semaphore_khr cl_ready, cl_done;
+    /* The time of the hand-overs' steps on Direct3D's queue (QueryPerformanceCounter ticks), for
+     * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
+     * [1] holding its submissions back, [2] the submission of the signal or the wait. */
+    LONG64 signal_ticks[3], wait_ticks[3];
+    LONG signals, waits;
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 };
 
