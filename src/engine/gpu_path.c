@@ -31,19 +31,24 @@ static bool host_import_asked(void)
 #endif
 }
 
-static bool imports_opaque_fd(cl_device_id device)
+/* The device's list `param` of handle types (cl_uint each) holds `want`. */
+static bool device_lists(cl_device_id device, cl_device_info param, cl_uint want)
 {
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_external_memory_handle_type_khr types[16];
+    cl_uint types[16];
     size_t size = 0;
 
-    if (drv->clGetDeviceInfo(device, CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
-                             sizeof(types), types, &size) != CL_SUCCESS)
+    if (dxcl_driver()->clGetDeviceInfo(device, param, sizeof(types), types, &size) != CL_SUCCESS)
         return false;
     for (size_t i = 0; i < size / sizeof(types[0]); i++)
-        if (types[i] == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR)
+        if (types[i] == want)
             return true;
     return false;
+}
+
+static bool imports_opaque_fd(cl_device_id device)
+{
+    return device_lists(device, CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
+                        CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR);
 }
 
 /* Every device of the context imports opaque fds, and all are one GPU (its UUID into `uuid`);
@@ -227,16 +232,8 @@ cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memob
 /* The device imports binary semaphores as opaque fds. */
 static bool imports_semaphores(cl_device_id device)
 {
-    cl_external_semaphore_handle_type_khr types[16];
-    size_t size = 0;
-
-    if (dxcl_driver()->clGetDeviceInfo(device, CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR,
-                                       sizeof(types), types, &size) != CL_SUCCESS)
-        return false;
-    for (size_t i = 0; i < size / sizeof(types[0]); i++)
-        if (types[i] == CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR)
-            return true;
-    return false;
+    return device_lists(device, CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR,
+                        CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR);
 }
 
 static const char *no_sync_import(cl_context context)
