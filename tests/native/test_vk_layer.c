@@ -8,7 +8,10 @@
  *   - a host-visible twin is mapped with its pitches, 2D and 3D;
  *   - failures name their step and hold nothing;
  *   - a destroyed device's images are forgotten;
- *   - a Vulkan 1.0 program's device is left as it is, without twins. */
+ *   - a Vulkan 1.0 program's device is left as it is, without twins;
+ *   - a twin's semaphores: where the device exports them (VK_KHR_external_semaphore_fd), fds of
+ *     both and a signal and a wait on the device's queue that complete; where it does not
+ *     (lavapipe), none, and every sync operation refused with the reason. */
 #define _GNU_SOURCE
 #include "core/twin.h"
 
@@ -57,6 +60,7 @@ static void check(bool ok, const char *format, ...)
 static dxcl_twin_create_fn twin_create;
 static dxcl_twin_destroy_fn twin_destroy;
 static dxcl_twin_export_fn twin_export;
+static dxcl_twin_sync_fn twin_sync;
 
 struct maker {
     VkDevice devices[2];
@@ -112,7 +116,9 @@ static void find_layer(void)
     twin_create = (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME);
     twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
     twin_export = (dxcl_twin_export_fn)dlsym(layer, DXCL_TWIN_EXPORT_NAME);
-    REQUIRE(twin_create && twin_destroy && twin_export, "the layer exports no twin functions");
+    twin_sync = (dxcl_twin_sync_fn)dlsym(layer, DXCL_TWIN_SYNC_NAME);
+    REQUIRE(twin_create && twin_destroy && twin_export && twin_sync,
+            "the layer exports no twin functions");
 }
 
 static VkDevice make_device(VkPhysicalDevice physical)
@@ -200,6 +206,46 @@ static void check_optimal_twin(VkPhysicalDevice physical, VkDevice device, VkIma
     twin_destroy(&twin);
     check(fcntl(fd, F_GETFD) == -1 && twin.fd == -1, "destroy closed the fd");
     check(!twin.image && !twin.memory && !twin.device, "destroy cleared the twin");
+}
+
+/* The twin's semaphores, as dxcl's D3D11 backend uses them (core/twin.h). */
+static void check_twin_semaphores(VkDevice device, VkImage like)
+{
+    struct dxcl_twin_request request = request_of(like, VK_FORMAT_R8G8B8A8_UNORM, false);
+    bool exports = vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR") != NULL;
+    struct dxcl_twin_sync sync = {.op = DXCL_TWIN_SYNC_EXPORT_READY};
+    struct dxcl_twin twin;
+    VkQueue queue;
+
+    REQUIRE(twin_create(&request, &twin) == 0, "twin: %d (%s)", twin.result, twin.error);
+    if (!exports) {
+        check(!twin.ready && !twin.done, "no semaphore fds on the device: the twin has none");
+        check(twin_sync(&twin, &sync) != 0 && sync.fd == -1 && strstr(twin.error, "no semaphores"),
+              "an export is refused: \"%s\"", twin.error);
+        sync.op = DXCL_TWIN_SYNC_SIGNAL_READY;
+        check(twin_sync(&twin, &sync) != 0 && strstr(twin.error, "no semaphores"),
+              "a signal is refused: \"%s\"", twin.error);
+        printf("vk_layer: the device exports no semaphores (%s): the twins have none\n",
+               VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    } else {
+        check(twin.ready && twin.done && twin.ready != twin.done, "the twin has two semaphores");
+        for (int32_t op = DXCL_TWIN_SYNC_EXPORT_READY; op <= DXCL_TWIN_SYNC_EXPORT_DONE; op++) {
+            sync = (struct dxcl_twin_sync){.op = op};
+            check(twin_sync(&twin, &sync) == 0 && sync.fd >= 0 && fcntl(sync.fd, F_GETFD) != -1,
+                  "an fd of semaphore %d (%d)", op, sync.fd);
+            close(sync.fd);
+        }
+        /* A signal on the queue completes (OpenCL's side of the round trip needs a driver that
+         * imports: the H100 rig runs it). */
+        sync = (struct dxcl_twin_sync){.op = DXCL_TWIN_SYNC_SIGNAL_READY};
+        check(twin_sync(&twin, &sync) == 0, "a signal of ready on queue 0: %s", twin.error);
+        vkGetDeviceQueue(device, 0, 0, &queue);
+        check(vkQueueWaitIdle(queue) == VK_SUCCESS, "the queue ran the signal");
+    }
+    sync = (struct dxcl_twin_sync){.op = 99};
+    check(twin_sync(&twin, &sync) != 0, "an unknown operation is refused");
+    twin_destroy(&twin);
+    check(!twin.ready && !twin.done, "destroy freed the semaphores");
 }
 
 static void check_host_visible_twin(VkImage like)
@@ -302,6 +348,7 @@ int main(void)
     vkDestroyImage(devices[0], gone, NULL);
 
     check_optimal_twin(physical, devices[0], like);
+    check_twin_semaphores(devices[0], like);
     check_host_visible_twin(like);
     check_3d_twins(like);
     check_failure(request_of(gone, VK_FORMAT_R8G8B8A8_UNORM, true), "no device made image 0x");
