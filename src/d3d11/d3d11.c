@@ -317,8 +317,11 @@ static cl_semaphore_khr import_semaphore(struct dxcl_context *ctx, struct dxcl_d
 
 static void release_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin)
 {
-    clReleaseSemaphoreKHR_fn release = dxcl_driver_external(ctx->handle).release_semaphore;
+    clReleaseSemaphoreKHR_fn release;
 
+    if (!twin->cl_ready && !twin->cl_done)
+        return;
+    release = dxcl_driver_external(ctx->handle).release_semaphore;
     if (twin->cl_ready && release)
         release(twin->cl_ready);
     if (twin->cl_done && release)
