@@ -1,5 +1,6 @@
 /* Zero-copy shared objects (see zerocopy.h and docs/design.md, "Zero-copy"). */
 #include "engine/zerocopy.h"
+#include "core/context.h"
 #include "core/env.h"
 #include "core/table.h"
 #include "core/driver.h"
@@ -8,6 +9,7 @@
 #include "engine/object.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* DXCL_ZERO_COPY=0 turns zero-copy off (for comparison, and as an escape hatch). */
 bool dxcl_zero_copy_allowed(void)
@@ -120,6 +122,20 @@ static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
 
 static cl_command_queue own_queue(struct dxcl_memobj *mem);
 
+/* The driver's acquire may go on the program's queue itself: an in-order queue of a context
+ * with no user event unset, where nothing queued can make the driver wait in the call (NVIDIA's
+ * acquire waits for a user event in its wait list). It saves a wait across queues, which costs
+ * NVIDIA's OpenCL a hop of its own behind OpenCL's wait for Direct3D's signal.
+ * DXCL_GPU_ACQUIRE_QUEUE=own keeps dxcl's own queue (to compare). */
+static bool acquire_on_program_queue(cl_command_queue queue, struct dxcl_memobj *mem)
+{
+    char value[8];
+
+    if (dxcl_getenv("GPU_ACQUIRE_QUEUE", value, sizeof(value)) && !strcmp(value, "own"))
+        return false;
+    return dxcl_unset_user_events(mem->context->handle) == 0 && dxcl_queue_in_order(queue);
+}
+
 /* An imported object: the driver's acquire of the memory at once, on dxcl's own queue (the
  * twin is already Direct3D's copy: nothing of the program's comes before it); a barrier orders
  * the program's queue after it (in order or not), and the program's event follows the wait
@@ -134,6 +150,12 @@ static cl_int import_to_device(cl_command_queue queue, struct dxcl_memobj *mem, 
     cl_int err;
 
     remember_queue(mem, queue); /* own_queue's device */
+    if (!obj->device_held && acquire_on_program_queue(queue, mem)) {
+        if ((err = dxcl_gpu_path_acquire_now(queue, mem, NULL)) != CL_SUCCESS)
+            return err;
+        obj->device_held = true;
+        return dxcl_gpu_path_mark(queue, mem, num_events, wait_list, event);
+    }
     if (!(own = own_queue(mem)))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "no queue of dxcl's own on the context");
     if (!obj->device_held) {
