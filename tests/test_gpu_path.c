@@ -136,7 +136,30 @@ static void subresource(struct interop_env *env)
     free(got);
 }
 
-/* An object made and dropped every frame takes a pooled twin: the pool stays small, and every
+static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
+{
+    (void)mem;
+    InterlockedExchange((volatile LONG *)flag, 1);
+}
+
+/* A destructor callback keeps the driver object from staying with the pooled twin: the
+ * callback comes once the program lets go, as without the GPU path. */
+static void watched_frame(struct interop_env *env, void *resource)
+{
+    volatile LONG called = 0;
+    cl_int err;
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, resource, 0, &err);
+
+    REQUIRE(err == CL_SUCCESS, "watched object: %d", err);
+    CHECK_ERR(clSetMemObjectDestructorCallback(mem, destroyed, (void *)&called), CL_SUCCESS);
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    for (int i = 0; i < 500 && !InterlockedCompareExchange(&called, 0, 0); i++)
+        Sleep(10);
+    CHECK(called, "the destructor callback of an object on the GPU path came");
+}
+
+/* An object made and dropped every frame takes a pooled twin, and the driver's import of it
+ * that the last frame's object left (its handle comes back): the pool stays small, and every
  * frame's data is exact. */
 static void every_frame(struct interop_env *env)
 {
@@ -144,7 +167,8 @@ static void every_frame(struct interop_env *env)
     const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
     unsigned char *got = malloc(W * H * 4);
     struct test_texture tex;
-    cl_uint pooled = 0, on_gpu = 0;
+    cl_uint pooled = 0, on_gpu = 0, kept = 0;
+    cl_mem last = NULL;
     cl_int err;
 
     REQUIRE(got && test_texture_create(api, env->d3d, &tex, &rgba, false, 31), "texture");
@@ -152,6 +176,8 @@ static void every_frame(struct interop_env *env)
         cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
         REQUIRE(err == CL_SUCCESS, "frame %d: object: %d", frame, err);
         on_gpu += mode_of(mem) == gpu_mode;
+        kept += mem == last;
+        last = mem;
         test_fill_bytes(tex.data[0], W * H * 4, 300 + frame);
         REQUIRE(api->write_subresource(tex.resource, 0, tex.data[0]), "D3D write");
         CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
@@ -163,6 +189,9 @@ static void every_frame(struct interop_env *env)
         CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
     }
     CHECK(on_gpu == 12, "the GPU path served %u of 12 frames", on_gpu);
+    printf("the last frame's import kept for %u of 11 frames\n", kept);
+    CHECK(kept >= 8, "the last frame's import kept for %u of 11 frames (at least 8)", kept);
+    watched_frame(env, tex.resource);
     CHECK_ERR(pooled_count(env->context, &pooled), CL_SUCCESS);
     CHECK(pooled >= 1 && pooled <= 8, "%u idle staging copies and twins pooled (1 to 8)", pooled);
     test_texture_free(api, &tex);

@@ -18,6 +18,7 @@
 #include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
+#include "core/memobj.h"
 #include "core/api.h"
 
 #include <stdlib.h>
@@ -451,7 +452,11 @@ static cl_int set_destructor_callback(void *handle, bool is_context, void *notif
 cl_int CL_API_CALL DXCL_IMPL(clSetMemObjectDestructorCallback)(cl_mem memobj, mem_notify_fn notify,
                                                                void *user_data)
 {
-    return set_destructor_callback(memobj, false, (void *)notify, user_data);
+    cl_int err = set_destructor_callback(memobj, false, (void *)notify, user_data);
+
+    if (err == CL_SUCCESS)
+        dxcl_memobj_mark_watched(memobj);
+    return err;
 }
 
 cl_int CL_API_CALL DXCL_IMPL(clSetContextDestructorCallback)(cl_context context,

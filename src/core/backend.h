@@ -30,6 +30,12 @@ struct dxcl_device_storage {
     unsigned char device_uuid[16];
     /* Asked: the driver imports binary semaphores as opaque fds (cl_khr_external_semaphore). */
     bool sync_import;
+    /* Asked: the object's access flags, which a kept import must have been made with. */
+    cl_mem_flags flags;
+    /* Answered: the driver's import of a pooled twin that its last object left (dxcl's only
+     * reference; a handle the program released), made with `flags`: the object takes it, and
+     * no fd is handed out. NULL: import `fd`. */
+    cl_mem import;
     /* Answered: the twin's memory as an opaque fd for the driver's import (its ownership passes
      * to the import) and the allocation's size; or, with host_import, -1 and the mapping. */
     int fd;

@@ -176,6 +176,16 @@ struct dxcl_memobj *dxcl_memobj_get(cl_mem handle)
     return mem && mem->surface ? mem : NULL;
 }
 
+void dxcl_memobj_mark_watched(cl_mem handle)
+{
+    struct dxcl_memobj *mem;
+
+    dxcl_lock_exclusive();
+    if ((mem = dxcl_table_get(&memobjs, handle)))
+        mem->watched = true;
+    dxcl_unlock_exclusive();
+}
+
 struct dxcl_memobj *dxcl_image_record(cl_mem handle)
 {
     struct dxcl_memobj *mem;

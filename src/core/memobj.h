@@ -22,6 +22,11 @@ struct dxcl_surface {
      * done_signalled: OpenCL queued its signal of `done`, and Direct3D's queue has not waited
      * for it yet. One signal, one wait, so both semaphores rest unsignalled. */
     bool gpu_synced, ready_signalled, done_signalled;
+    /* The GPU path: the driver's import of the twin, which its object's teardown gives back
+     * (the program's handle, now dxcl's alone) with the flags it was made with; the backend
+     * keeps it with the pooled twin for the twin's next object (backend.h), else releases it. */
+    cl_mem kept_import;
+    cl_mem_flags kept_flags;
     struct dxcl_mapping mapping;
     void *backend_data; /* staging resource etc. */
 };
@@ -74,6 +79,9 @@ struct dxcl_memobj {
     cl_mem_flags flags;
     struct dxcl_backing backing; /* images: spec and driver formats */
     enum dxcl_transfer_state state;
+    /* The program set a destructor callback on the handle: the driver object must die with the
+     * object, so its handle is never kept for another (the GPU path's kept imports). */
+    bool watched;
 };
 
 /* A call that uses a record outside dxcl_lock holds it; take the hold while dxcl_lock is held
@@ -117,6 +125,8 @@ bool dxcl_memobj_exists(const struct dxcl_context *ctx, const struct dxcl_shared
  * when that is the program's last reference (the caller drops the table's hold); NULL
  * otherwise. A sub-buffer's record is freed here. */
 struct dxcl_memobj *dxcl_memobj_release_program_ref(cl_mem handle);
+/* The program set a destructor callback on `handle` (nothing when it is not a shared object). */
+void dxcl_memobj_mark_watched(cl_mem handle);
 /* Drops the record's reference on its surface; the last one destroys the surface. */
 void dxcl_surface_unref(struct dxcl_surface *surface);
 

@@ -210,6 +210,8 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     DXCL_LOG("D3D11: twin 0x%llx freed", (unsigned long long)s->twin->vk.image);
     log_hand_overs(s->twin);
     release_semaphores(ctx, s->twin);
+    if (s->twin->cl_import)
+        dxcl_driver()->clReleaseMemObject(s->twin->cl_import);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);
     s->twin = NULL;
@@ -303,6 +305,22 @@ static bool hand_out_fd(struct dxcl_dxgi_twin *twin, struct dxcl_device_storage 
     return true;
 }
 
+/* The driver's import that the pooled twin's last object left, where it was made with the
+ * object's flags (then no fd is needed); one made with other flags is released. */
+static bool hand_out_import(struct dxcl_dxgi_twin *twin, struct dxcl_device_storage *storage)
+{
+    cl_mem kept = twin->cl_import;
+
+    twin->cl_import = NULL;
+    if (kept && twin->cl_import_flags == storage->flags) {
+        storage->import = kept;
+        return true;
+    }
+    if (kept)
+        dxcl_driver()->clReleaseMemObject(kept);
+    return false;
+}
+
 /* One of the twin's semaphores imported into the context's driver, or NULL (logged). */
 static cl_semaphore_khr import_semaphore(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin,
                                          int32_t op)
@@ -374,7 +392,8 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     if (!why && !storage->host_import &&
         memcmp(want.twin->vk.device_uuid, storage->device_uuid, sizeof(storage->device_uuid)))
         why = "Direct3D and OpenCL are on different GPUs (device UUIDs)";
-    else if (!why && !storage->host_import && !hand_out_fd(want.twin, storage))
+    else if (!why && !hand_out_import(want.twin, storage) && !storage->host_import &&
+             !hand_out_fd(want.twin, storage))
         why = "the twin's memory gave no fd";
     if (why) {
         if (want.twin)

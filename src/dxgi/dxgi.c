@@ -3,6 +3,7 @@
 #include "dxgi/dxgi.h"
 #include "core/com.h"
 #include "core/devices.h"
+#include "core/driver.h"
 #include "core/fault.h"
 #include "formats/pixels.h"
 
@@ -282,6 +283,14 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
 
+    if (surface->kept_import) { /* the GPU path's import goes with the twin, or now */
+        if (s && s->twin && !s->twin->cl_import) {
+            s->twin->cl_import = surface->kept_import;
+            s->twin->cl_import_flags = surface->kept_flags;
+        } else
+            dxcl_driver()->clReleaseMemObject(surface->kept_import);
+        surface->kept_import = NULL;
+    }
     if (!s)
         return;
     surface->backend_data = NULL;

@@ -118,6 +118,10 @@ struct dxcl_dxgi_twin {
     /* Its semaphores imported into the context's driver (once: they stay with the twin in the
      * pool), or NULL. */
     cl_semaphore_khr cl_ready, cl_done;
+    /* The driver's import of its memory that its last object left (core/memobj.h, the
+     * surface's kept_import), made with cl_import_flags, for its next object; or NULL. */
+    cl_mem cl_import;
+    cl_mem_flags cl_import_flags;
     /* The time of the hand-overs' steps on Direct3D's queue (QueryPerformanceCounter ticks), for
      * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
      * [1] holding its submissions back, [2] the submission of the signal or the wait. */

@@ -137,6 +137,7 @@ bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem
 
     memset(storage, 0, sizeof(*storage));
     storage->fd = -1;
+    storage->flags = mem->flags ? mem->flags : CL_MEM_READ_WRITE;
     if ((why = no_gpu_path(ctx, mem, storage))) {
         if (mem->desc.backend->device_storage)
             DXCL_LOG("%s resource %p: no GPU path (%s)", mem->desc.backend->name,
@@ -149,7 +150,9 @@ bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem
     if (made)
         DXCL_LOG("%s resource %p: the GPU path (a twin on the GPU, %s)", probe.backend->name,
                  (void *)mem->desc.resource,
-                 storage->host_import ? "the test-only import" : "its memory imported");
+                 storage->host_import ? "the test-only import"
+                 : storage->import    ? "its memory imported for an earlier object, kept"
+                                      : "its memory imported");
     return made;
 }
 
@@ -173,6 +176,33 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
  * wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
  * return until the event is set). Where the twin's `ready` was signalled, OpenCL's wait for it
  * comes first. A marker where the driver has no acquire. */
+/* The import stays with the twin for its next object unless the handle must die now: the
+ * program watches for its destruction (a destructor callback), or the driver object is still
+ * held by something else of the program's (an image made from it: the driver's count is more
+ * than dxcl's one reference). The fences are done when this is asked. */
+static bool keep_import(const struct dxcl_memobj *mem)
+{
+    cl_uint refs = 0;
+
+    if (!dxcl_object_of_const(mem)->on_gpu || mem->watched)
+        return false;
+    return dxcl_driver()->clGetMemObjectInfo(mem->handle, CL_MEM_REFERENCE_COUNT, sizeof(refs),
+                                             &refs, NULL) == CL_SUCCESS &&
+           refs == 1;
+}
+
+void dxcl_gpu_path_let_go(struct dxcl_memobj *mem)
+{
+    struct dxcl_surface *surface = mem->surface;
+
+    if (keep_import(mem) && !surface->kept_import) {
+        surface->kept_import = mem->handle;
+        surface->kept_flags = mem->flags ? mem->flags : CL_MEM_READ_WRITE;
+        return;
+    }
+    dxcl_driver()->clReleaseMemObject(mem->handle);
+}
+
 cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, cl_event *waited)
 {
     cl_int err;

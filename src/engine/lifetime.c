@@ -101,17 +101,19 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         return NULL;
     if (dxcl_gpu_path_probe(ctx, mem, &twin)) {
         obj->on_gpu = true;
-        if (twin.host_import)
-            obj->host_copy = twin.host;
-        else if ((handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err))) {
-            obj->imported = true;
-            obj->ready = twin.ready; /* the twin's: they go with it */
-            obj->done = twin.done;
-        } else
-            *err = DXCL_FAIL(*err, "the driver could not import the twin of resource %p",
-                             (void *)mem->desc.resource);
+        obj->imported = !twin.host_import;
+        obj->host_copy = twin.host;
+        obj->ready = twin.ready; /* the twin's: they go with it */
+        obj->done = twin.done;
+        if (twin.import) { /* the pooled twin's, its last object's handle, dxcl's alone now */
+            *err = CL_SUCCESS;
+            return twin.import;
+        }
         if (twin.host_import && !(handle = create_object(ctx, flags, mem, err)))
             *err = DXCL_FAIL(*err, "the driver refused CL_MEM_USE_HOST_PTR on the twin");
+        else if (!twin.host_import && !(handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err)))
+            *err = DXCL_FAIL(*err, "the driver could not import the twin of resource %p",
+                             (void *)mem->desc.resource);
         return handle;
     }
     if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
@@ -344,7 +346,7 @@ static void finish(struct dxcl_memobj *mem)
     give_surface_back(mem);
     if (obj->queue)
         dxcl_driver()->clReleaseCommandQueue(obj->queue);
-    dxcl_driver()->clReleaseMemObject(mem->handle);
+    dxcl_gpu_path_let_go(mem);
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
     free(obj->fences);
