@@ -387,7 +387,7 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     want.twin = NULL;
     if (s->kind != DXCL_DXGI_TEXTURE2D || s->twin)
         why = "the GPU path shares 2D textures";
-    else if (!dxcl_dxgi_pool_take_twin(surface->context, &want))
+    else if (!dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
         why = make_twin(surface, storage->host_import, &want);
     if (!why && !storage->host_import &&
         memcmp(want.twin->vk.device_uuid, storage->device_uuid, sizeof(storage->device_uuid)))

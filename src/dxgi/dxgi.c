@@ -66,18 +66,33 @@ static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dx
            !a->twin == !b->twin;
 }
 
-static bool pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
+/* A pooled twin whose kept import was made with `flags` (an object's access). */
+static bool import_fits(const struct dxcl_dxgi_surface *s, cl_mem_flags flags)
 {
-    struct dxcl_dxgi_surface **link, *found = NULL;
+    return s->twin && s->twin->cl_import && s->twin->cl_import_flags == flags;
+}
+
+/* The first idle surface like `want`; of twins, one whose kept import fits `flags` first. */
+static bool pool_take_fitting(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want,
+                              cl_mem_flags flags)
+{
+    struct dxcl_dxgi_surface **link, **first = NULL, *found = NULL;
 
     dxcl_take(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     for (link = (struct dxcl_dxgi_surface **)&ctx->backend_data; *link;
          link = &(*link)->next_pooled) {
-        if (same_staging(*link, want)) {
-            found = *link;
-            *link = found->next_pooled;
+        if (!same_staging(*link, want))
+            continue;
+        if (!first)
+            first = link;
+        if (!want->twin || import_fits(*link, flags)) {
+            first = link;
             break;
         }
+    }
+    if (first) {
+        found = *first;
+        *first = found->next_pooled;
     }
     dxcl_leave(&pool_lock, DXCL_LOCK_POOL, true, __func__);
     if (!found)
@@ -109,12 +124,13 @@ unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx)
     return count;
 }
 
-bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want)
+bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want,
+                              cl_mem_flags flags)
 {
     struct dxcl_dxgi_twin key = {0};
 
     want->twin = &key; /* asks for a twin: same_staging tells them apart */
-    if (pool_take(ctx, want))
+    if (pool_take_fitting(ctx, want, flags))
         return true;
     want->twin = NULL;
     return false;
@@ -147,6 +163,25 @@ static bool pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 bool dxcl_dxgi_pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     return pool_put(ctx, s);
+}
+
+/* Puts `s` first in the pool; a full pool gives up its oldest entry, which the caller frees
+ * (a program that moves on to other sizes keeps the ones it uses now). */
+static struct dxcl_dxgi_surface *pool_put_evicting(struct dxcl_context *ctx,
+                                                   struct dxcl_dxgi_surface *s)
+{
+    struct dxcl_dxgi_surface **link, *evicted = NULL;
+    unsigned count = 1;
+
+    dxcl_take(&pool_lock, DXCL_LOCK_POOL, true, __func__);
+    s->next_pooled = ctx->backend_data;
+    ctx->backend_data = s;
+    for (link = &s->next_pooled; *link && count < DXCL_DXGI_POOL_MAX; link = &(*link)->next_pooled)
+        count++;
+    evicted = *link;
+    *link = NULL;
+    dxcl_leave(&pool_lock, DXCL_LOCK_POOL, true, __func__);
+    return evicted;
 }
 
 static bool same_mapping(const struct dxcl_mapping *a, const struct dxcl_mapping *b)
@@ -269,7 +304,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                    .depth = (UINT)desc->depth,
                                    .byte_width = info.byte_width};
     if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
-        (!pool_take(ctx, surface) &&
+        (!pool_take_fitting(ctx, surface, 0) &&
          FAILED(create_staging(ctx->device, &info, surface, &surface->staging)))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
@@ -281,7 +316,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
 
 void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
 {
-    struct dxcl_dxgi_surface *s = surface->backend_data;
+    struct dxcl_dxgi_surface *s = surface->backend_data, *next;
 
     if (surface->kept_import) { /* the GPU path's import goes with the twin, or now */
         if (s && s->twin && !s->twin->cl_import) {
@@ -294,8 +329,10 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
     if (!s)
         return;
     surface->backend_data = NULL;
-    if (!pool_put(surface->context, s))
+    for (s = pool_put_evicting(surface->context, s); s; s = next) {
+        next = s->next_pooled;
         free_staging(surface->context, s);
+    }
 }
 
 static UINT mip_size(UINT size, UINT mip)

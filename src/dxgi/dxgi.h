@@ -163,9 +163,11 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface);
 void dxcl_dxgi_close_device(struct dxcl_context *ctx);
 unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);
 /* The GPU path: an idle twin of the pool for `want`'s kind, format and size (true, with its
- * staging and twin moved into `want`), and the pool's keeping of surfaces whose staging is
- * replaced by a twin (false: none idle, or the pool is full and the caller frees it). */
-bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want);
+ * staging and twin moved into `want`; one whose kept import was made with `flags` first), and
+ * the pool's keeping of surfaces whose staging is replaced by a twin (false: none idle, or the
+ * pool is full and the caller frees it). */
+bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want,
+                              cl_mem_flags flags);
 bool dxcl_dxgi_pool_put(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mapping *mapping);
 /* A plane inside the mapped staging copy of a planar slice: NV12's UV rows follow the Y rows at
