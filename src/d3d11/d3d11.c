@@ -175,6 +175,35 @@ static void twin_ready(struct dxcl_surface *surface, ID3D11DeviceContext *immedi
     twin_mapping(s->twin, &surface->mapping);
 }
 
+/* After dxcl's copy out of the twin: an event query behind it, flushed, so that a later first
+ * command that overwrites the object can see Direct3D is through with the twin. */
+static void mark_copy_out(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+{
+    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
+    ID3D11Device *device;
+
+    if (!twin->idle) {
+        ID3D11DeviceContext_GetDevice(immediate, &device);
+        ID3D11Device_CreateQuery(device, &event, (ID3D11Query **)&twin->idle);
+        ID3D11Device_Release(device);
+    }
+    twin->idle_known = twin->idle != NULL;
+    if (!twin->idle_known)
+        return;
+    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)twin->idle);
+    ID3D11DeviceContext_Flush(immediate);
+}
+
+/* Direct3D has done every copy dxcl queued on the twin, the last being a copy out: OpenCL may
+ * overwrite the twin without waiting for Direct3D. False when unknown (a copy in since, a new
+ * twin, whose first use DXVK has yet to prepare) or not done yet. */
+static bool twin_idle(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+{
+    return twin->idle_known &&
+           ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)twin->idle, NULL, 0,
+                                       D3D11_ASYNC_GETDATA_DONOTFLUSH) == S_OK;
+}
+
 static void release_semaphores(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin);
 
 /* The average time of each step of the twin's hand-overs on Direct3D's queue, in microseconds. */
@@ -183,7 +212,7 @@ static void log_hand_overs(const struct dxcl_dxgi_twin *twin)
     LARGE_INTEGER frequency;
     double us, s[3], w[3];
 
-    if (!twin->signals && !twin->waits)
+    if (!twin->signals && !twin->waits && !twin->idle_skips)
         return;
     QueryPerformanceFrequency(&frequency);
     us = 1e6 / (double)frequency.QuadPart;
@@ -193,9 +222,9 @@ static void log_hand_overs(const struct dxcl_dxgi_twin *twin)
     }
     DXCL_LOG("D3D11: twin 0x%llx: %ld signals of ready (us each: DXVK's flush %.1f, holding its "
              "submissions %.1f, the submission %.1f), %ld waits for done (holding %.1f, the "
-             "submission %.1f)",
+             "submission %.1f); %ld overwrites needed neither (Direct3D was through with it)",
              (unsigned long long)twin->vk.image, (long)twin->signals, s[0], s[1], s[2],
-             (long)twin->waits, w[1], w[2]);
+             (long)twin->waits, w[1], w[2], (long)twin->idle_skips);
 }
 
 /* Frees the twin once the GPU is done with it; the caller is inside dxcl_device_enter. */
@@ -212,6 +241,8 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     release_semaphores(ctx, s->twin);
     if (s->twin->cl_import)
         dxcl_driver()->clReleaseMemObject(s->twin->cl_import);
+    if (s->twin->idle)
+        IUnknown_Release((IUnknown *)s->twin->idle);
     dxcl_driver_twin_destroy(&s->twin->vk);
     free(s->twin);
     s->twin = NULL;
@@ -422,6 +453,7 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
     if (s->twin) {
+        s->twin->idle_known = false;
         twin_ready(surface, immediate);
         leave_device(immediate, mt);
         return CL_SUCCESS;
@@ -440,8 +472,12 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
     cl_int err;
 
-    if (s->twin) { /* the last copy out of the twin must be done before OpenCL writes it */
+    if (s->twin && twin_idle(immediate, s->twin)) { /* Direct3D is through with the twin */
+        s->twin->idle_skips++;
+        twin_mapping(s->twin, &surface->mapping);
+    } else if (s->twin) /* the last copy out of the twin must be done before OpenCL writes it */
         twin_ready(surface, immediate);
+    if (s->twin) {
         leave_device(immediate, mt);
         return CL_SUCCESS;
     }
@@ -475,6 +511,8 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     if (write_back)
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);
+    if (write_back && s->twin)
+        mark_copy_out(immediate, s->twin);
     leave_device(immediate, mt);
     surface->mapping.data = NULL;
     return CL_SUCCESS;

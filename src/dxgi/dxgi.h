@@ -122,11 +122,15 @@ struct dxcl_dxgi_twin {
      * surface's kept_import), made with cl_import_flags, for its next object; or NULL. */
     cl_mem cl_import;
     cl_mem_flags cl_import_flags;
+    /* An event query (ID3D11Query) behind dxcl's last copy out of it; idle_known: no copy in
+     * since (d3d11.c, twin_idle). */
+    IUnknown *idle;
+    bool idle_known;
     /* The time of the hand-overs' steps on Direct3D's queue (QueryPerformanceCounter ticks), for
      * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
      * [1] holding its submissions back, [2] the submission of the signal or the wait. */
     LONG64 signal_ticks[3], wait_ticks[3];
-    LONG signals, waits;
+    LONG signals, waits, idle_skips;
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 };
 
