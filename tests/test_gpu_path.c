@@ -44,8 +44,8 @@ static void check_mode(cl_mem mem, cl_uint want, const char *what)
           mode, want);
 }
 
-/* Which objects take the path: native 2D textures at any subresource; not buffers, 3D
- * textures, nor anything while DXCL_PATH=engine. */
+/* Which objects take the path: native 2D and 3D textures at any subresource; not buffers,
+ * nor anything while DXCL_PATH=engine. */
 static void check_modes(struct interop_env *env)
 {
     const struct test_api *api = env->api;
@@ -66,7 +66,7 @@ static void check_modes(struct interop_env *env)
     check_mode(first, gpu_mode, "2D RGBA8, subresource 0");
     check_mode(slice_mip, gpu_mode, "2D RGBA8, slice 1 mip 1");
     CHECK(mode_of(mb) < DXCL_TRANSFER_GPU, "a buffer copies (mode %u)", mode_of(mb));
-    CHECK(mode_of(m3) < DXCL_TRANSFER_GPU, "a 3D texture copies (mode %u)", mode_of(m3));
+    check_mode(m3, gpu_mode, "3D RGBA8, mip 0 (the layer copies)");
     SetEnvironmentVariableA("DXCL_PATH", "engine");
     cl_mem forced = env->cl->create_texture2d(env->context, 0, t2.resource, 1, &err);
     SetEnvironmentVariableA("DXCL_PATH", NULL);
@@ -131,6 +131,44 @@ static void subresource(struct interop_env *env)
     CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     test_texture_intact(api, &tex, "slice 1 mip 1 written, the others as they were");
+    clReleaseMemObject(mem);
+    test_texture_free(api, &tex);
+    free(got);
+}
+
+/* A 3D texture's mip level (DXVK wraps no 3D image: the layer copies between the texture and
+ * the twin): OpenCL reads what Direct3D put there, and its writes land in that level only,
+ * through hand-overs without a write and with one, twice. */
+static void volume(struct interop_env *env, UINT mip)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc desc = {W, H, 5, 2, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t w = mip ? W / 2 : W, h = mip ? H / 2 : H, d = mip ? 2 : 5;
+    const size_t bytes = w * h * d * 4, region[3] = {w, h, d}, origin[3] = {0, 0, 0};
+    unsigned char *got = malloc(bytes);
+    struct test_texture tex;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(api, env->d3d, &tex, &desc, true, 31 + mip), "3D texture");
+    cl_mem mem = env->cl->create_texture3d(env->context, 0, tex.resource, mip, &err);
+    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
+    check_mode(mem, gpu_mode, "3D texture mip");
+    for (int round = 0; round < 2; round++) {
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(
+            clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+            CL_SUCCESS);
+        test_same_bytes(got, tex.data[mip], bytes, "3D mip read by OpenCL");
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        test_fill_bytes(tex.data[mip], bytes, 90 + round * 7 + mip);
+        CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, tex.data[mip],
+                                      0, NULL, NULL),
+                  CL_SUCCESS);
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_texture_intact(api, &tex, "3D: the mip OpenCL wrote, the other as it was");
+    }
     clReleaseMemObject(mem);
     test_texture_free(api, &tex);
     free(got);
@@ -260,6 +298,8 @@ int main(void)
     check_modes(&env);
     hand_overs(&env);
     subresource(&env);
+    volume(&env, 0);
+    volume(&env, 1);
     every_frame(&env);
     two_accesses(&env);
     interop_close(&env);

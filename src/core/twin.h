@@ -46,6 +46,10 @@ struct dxcl_twin {
      * waited on by Direct3D's queue. Each signal has exactly one wait, so both rest unsignalled
      * between hand-overs (and in the pool). */
     uint64_t ready, done;
+    /* The twin's extent (its one subresource), for the layer's copies. */
+    uint32_t width, height, depth;
+    /* The layer's own state for its copies (command buffers, fences), 0 until the first. */
+    uint64_t copier;
 };
 
 /* What dxcl_layer_twin_sync does with a twin's semaphores. */
@@ -57,11 +61,24 @@ enum dxcl_twin_sync_op {
      * `done` before all work after it. */
     DXCL_TWIN_SYNC_SIGNAL_READY,
     DXCL_TWIN_SYNC_WAIT_DONE,
+    /* The layer's own copies, for twins DXVK cannot wrap as a texture (3D textures): on the same
+     * queue, with DXVK's work flushed before and its submissions held back, a copy of the
+     * program's image (`image`, in DXVK's `layout`) into the whole twin, then the signal of
+     * `ready` where `with_semaphore`; or the wait for `done` where `with_semaphore`, then a copy
+     * of the twin back into the program's image. */
+    DXCL_TWIN_SYNC_COPY_IN,
+    DXCL_TWIN_SYNC_COPY_OUT,
 };
 struct dxcl_twin_sync {
     int32_t op; /* enum dxcl_twin_sync_op */
     uint32_t queue_family, queue_index;
     int32_t fd;
+    /* The copies only: the program's VkImage, the VkImageLayout DXVK keeps it in outside its
+     * command buffers (IDXGIVkInteropSurface::GetVulkanImageInfo), the VkImageAspectFlags of the
+     * copy and the subresource (its extent is the twin's). */
+    uint64_t image;
+    uint32_t layout, aspect, mip_level, array_layer;
+    uint32_t with_semaphore;
 };
 
 /* The layer's exports, looked up by name by dxclunix.so (dlopen of DXCL_TWIN_LAYER_SONAME with

@@ -128,22 +128,55 @@ static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping 
 /* A hand-over of the twin ordered on Direct3D's queue (core/twin.h): with DXVK's submissions held
  * back, the signal of `ready` after everything dxcl queued (flushed through DXVK's threads
  * first), or the wait for `done` before everything after it. No wait for the GPU. */
-static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op)
+/* The program's image and subresource for the layer's copy: false when DXVK gives none. */
+static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync *sync)
 {
-    struct dxcl_twin_sync sync = {.op = op};
-    bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY;
+    struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    IDXGIVkInteropSurface *image;
+    dxvk_vk_image handle = 0;
+    int32_t layout = 0;
+    HRESULT hr;
+
+    if (FAILED(IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface,
+                                       (void **)&image)))
+        return false;
+    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
+    image->lpVtbl->Release(image);
+    if (FAILED(hr) || !handle || !info.mip_levels)
+        return false;
+    sync->image = handle;
+    sync->layout = (uint32_t)layout;
+    sync->aspect = 1; /* VK_IMAGE_ASPECT_COLOR_BIT */
+    sync->mip_level = surface->subresource % info.mip_levels;
+    sync->array_layer = surface->subresource / info.mip_levels;
+    return true;
+}
+
+/* A hand-over of the twin on Direct3D's queue; `copy`: the layer's copy goes with it (in before
+ * the signal of ready, out after the wait for done), `with_semaphore`: the semaphore too. */
+static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op,
+                          bool with_semaphore)
+{
+    struct dxcl_twin_sync sync = {.op = op, .with_semaphore = with_semaphore};
+    bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY || op == DXCL_TWIN_SYNC_COPY_IN;
+    bool copies = op == DXCL_TWIN_SYNC_COPY_IN || op == DXCL_TWIN_SYNC_COPY_OUT;
     LONG64 *ticks = signal ? twin->signal_ticks : twin->wait_ticks;
     LARGE_INTEGER t[4];
     IDXGIVkInteropDevice1 *interop;
     void *queue = NULL;
     bool done;
 
+    if (copies && !copy_subresource(surface, &sync)) {
+        DXCL_LOG("D3D11 resource %p: DXVK gave no Vulkan image to copy", (void *)surface->resource);
+        return false;
+    }
     if (FAILED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
                                        &IID_IDXGIVkInteropDevice1, (void **)&interop)))
         return false;
     interop->lpVtbl->GetSubmissionQueue1(interop, &queue, &sync.queue_index, &sync.queue_family);
     QueryPerformanceCounter(&t[0]);
-    if (signal)
+    /* DXVK's work before must be on the queue before the layer's (DXVK's interop rule). */
+    if (signal || copies)
         interop->lpVtbl->FlushRenderingCommands(interop);
     QueryPerformanceCounter(&t[1]);
     interop->lpVtbl->LockSubmissionQueue(interop);
@@ -157,7 +190,10 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
     signal ? twin->signals++ : twin->waits++;
     if (!done)
         DXCL_LOG("D3D11 resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
-                 op == DXCL_TWIN_SYNC_SIGNAL_READY ? "the signal" : "the wait", twin->vk.error);
+                 copies   ? "the layer's copy"
+                 : signal ? "the signal"
+                          : "the wait",
+                 twin->vk.error);
     return done;
 }
 
@@ -168,16 +204,18 @@ static void twin_ready(struct dxcl_surface *surface, ID3D11DeviceContext *immedi
     struct dxcl_dxgi_surface *s = surface->backend_data;
 
     if (surface->gpu_synced && !surface->ready_signalled &&
-        sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_SIGNAL_READY))
+        sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_SIGNAL_READY, true))
         surface->ready_signalled = true;
     else
         wait_for_gpu(immediate);
     twin_mapping(s->twin, &surface->mapping);
 }
 
-/* After dxcl's copy out of the twin: an event query behind it, flushed, so that a later first
- * command that overwrites the object can see Direct3D is through with the twin. */
-static void mark_copy_out(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+/* Ends the twin's idle query on the immediate context (made the first time); false without one.
+ * Before the layer's copy, only so that something is recorded: DXVK's flush skips a context
+ * with nothing recorded, and the initial data of a new texture goes to the GPU only with the
+ * context's next commands. Its end then says nothing of the twin (idle_known false). */
+static bool end_idle_query(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
 {
     D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
     ID3D11Device *device;
@@ -187,10 +225,38 @@ static void mark_copy_out(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin 
         ID3D11Device_CreateQuery(device, &event, (ID3D11Query **)&twin->idle);
         ID3D11Device_Release(device);
     }
-    twin->idle_known = twin->idle != NULL;
-    if (!twin->idle_known)
+    twin->idle_known = false;
+    if (twin->idle)
+        ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)twin->idle);
+    return twin->idle != NULL;
+}
+
+/* The layer's copy into the twin, with the signal of ready where OpenCL waits for it on the
+ * GPU; else the CPU waits for the copy here. */
+static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *immediate)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    bool signal = surface->gpu_synced && !surface->ready_signalled;
+
+    end_idle_query(immediate, s->twin);
+    if (!sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_COPY_IN, signal))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the copy of resource %p into its twin failed",
+                         (void *)surface->resource);
+    if (signal)
+        surface->ready_signalled = true;
+    else
+        wait_for_gpu(immediate);
+    twin_mapping(s->twin, &surface->mapping);
+    return CL_SUCCESS;
+}
+
+/* After dxcl's copy out of the twin: an event query behind it, flushed, so that a later first
+ * command that overwrites the object can see Direct3D is through with the twin. */
+static void mark_copy_out(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
+{
+    if (!end_idle_query(immediate, twin))
         return;
-    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)twin->idle);
+    twin->idle_known = true;
     ID3D11DeviceContext_Flush(immediate);
 }
 
@@ -235,7 +301,8 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
     ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
     wait_for_gpu(immediate);
     ID3D11DeviceContext_Release(immediate);
-    IUnknown_Release(s->staging);
+    if (s->staging)
+        IUnknown_Release(s->staging);
     DXCL_LOG("D3D11: twin 0x%llx freed", (unsigned long long)s->twin->vk.image);
     log_hand_overs(s->twin);
     release_semaphores(ctx, s->twin);
@@ -275,7 +342,8 @@ static bool dxvk_interfaces(struct dxcl_surface *surface, IDXGIVkInteropSurface 
 }
 
 /* A new twin of the surface's subresource on the resource's Vulkan device, wrapped as a
- * texture: its staging and twin go into `want`. NULL, or why not. */
+ * texture where DXVK can (2D), else copied by the layer: its staging (or NULL) and twin go into
+ * `want`. NULL, or why not. */
 static const char *make_twin(struct dxcl_surface *surface, bool host_import,
                              struct dxcl_dxgi_surface *want)
 {
@@ -296,7 +364,8 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
     image->lpVtbl->Release(image);
     request = (struct dxcl_twin_request){
-        handle,     (uint32_t)info.format, (uint32_t)info.image_type, want->width, want->height, 1,
+        handle,      (uint32_t)info.format, (uint32_t)info.image_type,
+        want->width, want->height,          want->kind == DXCL_DXGI_TEXTURE3D ? want->depth : 1,
         host_import};
     if (FAILED(hr) || !(twin = calloc(1, sizeof(*twin)))) {
         device->lpVtbl->Release(device);
@@ -308,6 +377,14 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
         free(twin);
         return "the Vulkan layer made no twin";
     }
+    twin->release = release_twin;
+    want->twin = twin;
+    /* DXVK wraps 2D images only: the layer copies a 3D texture's. */
+    if ((twin->layer_copies = want->kind == DXCL_DXGI_TEXTURE3D)) {
+        device->lpVtbl->Release(device);
+        want->staging = NULL;
+        return NULL;
+    }
     hr = device->lpVtbl->CreateTexture2DFromVkImage(device, &desc, twin->vk.image, &texture);
     device->lpVtbl->Release(device);
     if (FAILED(hr)) {
@@ -315,11 +392,10 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
             ID3D11Texture2D_Release(texture);
         dxcl_driver_twin_destroy(&twin->vk);
         free(twin);
+        want->twin = NULL;
         return "DXVK refused the twin (CreateTexture2DFromVkImage)";
     }
-    twin->release = release_twin;
     want->staging = (IUnknown *)texture;
-    want->twin = twin;
     return NULL;
 }
 
@@ -416,8 +492,8 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     const char *why = NULL;
 
     want.twin = NULL;
-    if (s->kind != DXCL_DXGI_TEXTURE2D || s->twin)
-        why = "the GPU path shares 2D textures";
+    if (s->kind == DXCL_DXGI_BUFFER || s->twin)
+        why = "the GPU path shares textures";
     else if (!dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
         why = make_twin(surface, storage->host_import, &want);
     if (!why && !storage->host_import &&
@@ -450,6 +526,12 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
     cl_int err;
 
+    if (s->twin && s->twin->layer_copies) {
+        s->twin->idle_known = false;
+        err = layer_copy_in(surface, immediate);
+        leave_device(immediate, mt);
+        return err;
+    }
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
     if (s->twin) {
@@ -489,6 +571,25 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     return err;
 }
 
+/* Direct3D's queue waits for OpenCL's release (where OpenCL signalled done), and the layer
+ * copies the twin out (where it copies and the bytes go back); false if that failed and the
+ * bytes were to go back. A wait is queued even without write-back: each signal has one. */
+static bool twin_copy_out(ID3D11DeviceContext *immediate, struct dxcl_surface *surface,
+                          bool write_back)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    bool wait = surface->done_signalled, queued = true;
+
+    surface->done_signalled = false;
+    if (s->twin->layer_copies && write_back)
+        end_idle_query(immediate, s->twin);
+    if (s->twin->layer_copies && write_back)
+        queued = sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_COPY_OUT, wait);
+    else if (wait)
+        queued = sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_WAIT_DONE, true);
+    return queued || !write_back;
+}
+
 static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
@@ -500,15 +601,12 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     immediate = enter_device(surface, &mt);
     if (!s->twin)
         ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);
-    else if (surface->done_signalled) { /* Direct3D's queue waits for OpenCL's release */
-        surface->done_signalled = false;
-        if (!sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_WAIT_DONE) && write_back) {
-            leave_device(immediate, mt);
-            return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the resource keeps its contents: Direct3D's "
-                                                  "queue could not wait for OpenCL's writes");
-        }
+    else if (!twin_copy_out(immediate, surface, write_back)) {
+        leave_device(immediate, mt);
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the resource keeps its contents: Direct3D's "
+                                              "queue could not wait for OpenCL's writes");
     }
-    if (write_back)
+    if (write_back && !(s->twin && s->twin->layer_copies))
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);
     if (write_back && s->twin)

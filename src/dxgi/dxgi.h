@@ -111,10 +111,13 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
                                         IUnknown **staging);
 
 /* The GPU path's twin of a surface (the backend's device_storage): the layer's image, which
- * the surface's `staging` then wraps as a texture on the GPU. `release` (the backend's) waits
- * until the GPU is done with the twin and frees it, the wrapping texture included. */
+ * the surface's `staging` then wraps as a texture on the GPU; or, where DXVK cannot wrap it
+ * (3D textures), `staging` is NULL and the layer copies (layer_copies). `release` (the
+ * backend's) waits until the GPU is done with the twin and frees it, the wrapping texture
+ * included. */
 struct dxcl_dxgi_twin {
     struct dxcl_twin vk;
+    bool layer_copies;
     /* Its semaphores imported into the context's driver (once: they stay with the twin in the
      * pool), or NULL. */
     cl_semaphore_khr cl_ready, cl_done;

@@ -104,8 +104,8 @@ static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memob
 
     if (!mem->desc.backend->device_storage)
         return "the backend has no GPU path";
-    if (mem->desc.type != CL_MEM_OBJECT_IMAGE2D)
-        return "the GPU path shares 2D textures";
+    if (mem->desc.type != CL_MEM_OBJECT_IMAGE2D && mem->desc.type != CL_MEM_OBJECT_IMAGE3D)
+        return "the GPU path shares 2D and 3D textures";
     if (mem->desc.share_surface)
         return "planes share their surface";
     if (mem->backing.emulated)
@@ -165,7 +165,8 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
     cl_image_desc image = {.image_type = mem->desc.type,
                            .image_width = mem->desc.width,
                            .image_height = mem->desc.height,
-                           .image_depth = 1};
+                           .image_depth =
+                               mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};
 
     return dxcl_driver()->clCreateImageWithProperties(ctx->handle, properties, flags,
                                                       &mem->backing.driver, &image, NULL, err);

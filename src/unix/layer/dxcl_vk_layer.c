@@ -6,7 +6,9 @@
  * - remembers which device made each image, so that a twin is made on the device of a texture;
  * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name, with the
  *   semaphores that order Direct3D's queue and OpenCL around them, and submits their signals and
- *   waits to the queue DXVK submits to (while DXVK holds its submissions back).
+ *   waits to the queue DXVK submits to (while DXVK holds its submissions back);
+ * - copies between a program's image and its twin on that queue, for twins DXVK cannot wrap as
+ *   a texture (3D textures).
  * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
  * no Vulkan library (the loader hands it every function). */
 #define _GNU_SOURCE
@@ -95,6 +97,20 @@ struct device_rec {
     PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
     PFN_vkGetDeviceQueue get_queue;
     PFN_vkQueueSubmit submit;
+    /* The layer's own copies (copy_in_out): command buffers are dispatchable, so the loader's
+     * callback gives each the device's dispatch as the loader's trampoline would. */
+    PFN_vkSetDeviceLoaderData set_loader_data;
+    PFN_vkCreateCommandPool create_pool;
+    PFN_vkDestroyCommandPool destroy_pool;
+    PFN_vkAllocateCommandBuffers allocate_buffers;
+    PFN_vkBeginCommandBuffer begin;
+    PFN_vkEndCommandBuffer end;
+    PFN_vkCmdPipelineBarrier barrier;
+    PFN_vkCmdCopyImage copy_image;
+    PFN_vkCreateFence create_fence;
+    PFN_vkDestroyFence destroy_fence;
+    PFN_vkWaitForFences wait_fences;
+    PFN_vkResetFences reset_fences;
 };
 
 /* Instances and devices are few: lists under one lock. */
@@ -245,13 +261,18 @@ static void images_forget_device(struct device_rec *device)
 }
 
 /* The loader's link to the next layer in a create info's chain, or NULL. */
-static void *next_link(const void *next, VkStructureType type)
+static void *next_link_of(const void *next, VkStructureType type, VkLayerFunction function)
 {
     const VkLayerInstanceCreateInfo *link = next;
 
-    while (link && !(link->sType == type && link->function == VK_LAYER_LINK_INFO))
+    while (link && !(link->sType == type && link->function == function))
         link = link->pNext;
     return (void *)link;
+}
+
+static void *next_link(const void *next, VkStructureType type)
+{
+    return next_link_of(next, type, VK_LAYER_LINK_INFO);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
@@ -393,6 +414,17 @@ static void resolve_device_functions(struct device_rec *rec)
     DEVICE_FN(rec, vkQueueSubmit, submit);
     if (rec->semaphore_fd)
         DEVICE_FN(rec, vkGetSemaphoreFdKHR, get_semaphore_fd);
+    DEVICE_FN(rec, vkCreateCommandPool, create_pool);
+    DEVICE_FN(rec, vkDestroyCommandPool, destroy_pool);
+    DEVICE_FN(rec, vkAllocateCommandBuffers, allocate_buffers);
+    DEVICE_FN(rec, vkBeginCommandBuffer, begin);
+    DEVICE_FN(rec, vkEndCommandBuffer, end);
+    DEVICE_FN(rec, vkCmdPipelineBarrier, barrier);
+    DEVICE_FN(rec, vkCmdCopyImage, copy_image);
+    DEVICE_FN(rec, vkCreateFence, create_fence);
+    DEVICE_FN(rec, vkDestroyFence, destroy_fence);
+    DEVICE_FN(rec, vkWaitForFences, wait_fences);
+    DEVICE_FN(rec, vkResetFences, reset_fences);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
@@ -404,6 +436,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
                                          VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
     VkLayerDeviceCreateInfo *link =
         next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+    const VkLayerDeviceCreateInfo *loader_data = next_link_of(
+        info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, VK_LOADER_DATA_CALLBACK);
     struct instance_rec *instance = find_instance(key_of(physical), true);
 
     if (!link || !instance)
@@ -439,6 +473,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     rec->device = *out;
     rec->physical = physical;
     rec->gdpa = gdpa;
+    rec->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
     describe_physical(rec, instance);
     resolve_device_functions(rec);
     pthread_mutex_lock(&records_lock);
@@ -686,8 +721,11 @@ static void make_semaphores(struct dxcl_twin *twin, const struct device_rec *rec
     }
 }
 
+static void free_copier(const struct device_rec *rec, struct dxcl_twin *twin);
+
 static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
 {
+    free_copier(rec, twin);
     if (twin->fd >= 0)
         close(twin->fd);
     if (twin->ready)
@@ -755,6 +793,9 @@ EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
         return result;
     }
     twin->device = (uint64_t)rec->device;
+    twin->width = request->width;
+    twin->height = request->height;
+    twin->depth = request->image_type == VK_IMAGE_TYPE_3D ? request->depth : 1;
     memcpy(twin->device_uuid, rec->uuid, sizeof(twin->device_uuid));
     note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s%s", twin->image,
          request->like_image, twin->size, request->host_visible ? ", mapped" : "",
@@ -806,8 +847,217 @@ static int32_t export_semaphore(struct dxcl_twin *twin, const struct device_rec 
     return 0;
 }
 
-/* One submission without command buffers: a signal after everything submitted before it, or a
- * wait that everything submitted after it waits for (the caller holds the queue). */
+/* The layer's copies between the program's image and a twin (DXCL_TWIN_SYNC_COPY_IN/OUT), for
+ * twins DXVK cannot wrap. A twin's copies come from one thread at a time (the caller holds
+ * DXVK's submission queue), so its ring needs no lock. A slot is reused once its fence says
+ * the GPU is done with it: with four, only a CPU four copies ahead of the GPU waits. */
+#define COPIER_SLOTS 4
+struct copier {
+    VkCommandPool pool;
+    uint32_t family;
+    VkCommandBuffer buffers[COPIER_SLOTS];
+    VkFence fences[COPIER_SLOTS];
+    bool submitted[COPIER_SLOTS];
+    unsigned next;
+};
+
+static void free_copier(const struct device_rec *rec, struct dxcl_twin *twin)
+{
+    struct copier *c = (struct copier *)(uintptr_t)twin->copier;
+
+    if (!c)
+        return;
+    for (unsigned i = 0; i < COPIER_SLOTS; i++) {
+        if (c->submitted[i])
+            rec->wait_fences(rec->device, 1, &c->fences[i], VK_TRUE, UINT64_C(5000000000));
+        if (c->fences[i])
+            rec->destroy_fence(rec->device, c->fences[i], NULL);
+    }
+    if (c->pool) /* frees its command buffers */
+        rec->destroy_pool(rec->device, c->pool, NULL);
+    free(c);
+    twin->copier = 0;
+}
+
+static int32_t make_copier(struct dxcl_twin *twin, const struct device_rec *rec, uint32_t family)
+{
+    VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                         .queueFamilyIndex = family};
+    VkCommandBufferAllocateInfo buffers = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                           .commandBufferCount = COPIER_SLOTS};
+    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    struct copier *c = calloc(1, sizeof(*c));
+    VkResult result;
+
+    if (!c)
+        return fail(twin, -1, "out of memory for the copier");
+    twin->copier = (uint64_t)(uintptr_t)c;
+    c->family = family;
+    if ((result = rec->create_pool(rec->device, &pool_info, NULL, &c->pool)))
+        return fail(twin, result, "vkCreateCommandPool: %d", result);
+    buffers.commandPool = c->pool;
+    if ((result = rec->allocate_buffers(rec->device, &buffers, c->buffers)))
+        return fail(twin, result, "vkAllocateCommandBuffers: %d", result);
+    for (unsigned i = 0; i < COPIER_SLOTS; i++) {
+        if (rec->set_loader_data && (result = rec->set_loader_data(rec->device, c->buffers[i])))
+            return fail(twin, result, "the loader's vkSetDeviceLoaderData: %d", result);
+        if ((result = rec->create_fence(rec->device, &fence_info, NULL, &c->fences[i])))
+            return fail(twin, result, "vkCreateFence: %d", result);
+    }
+    return 0;
+}
+
+/* The twin's copier for the queue family, made on first use; NULL with twin->error set. */
+static struct copier *copier_of(struct dxcl_twin *twin, const struct device_rec *rec,
+                                uint32_t family)
+{
+    struct copier *c = (struct copier *)(uintptr_t)twin->copier;
+
+    if (!rec->create_pool || !rec->copy_image || !rec->barrier) {
+        fail(twin, -1, "the device has no copy functions");
+        return NULL;
+    }
+    if (c && c->family != family)
+        free_copier(rec, twin);
+    if (!twin->copier && make_copier(twin, rec, family)) {
+        free_copier(rec, twin);
+        return NULL;
+    }
+    return (struct copier *)(uintptr_t)twin->copier;
+}
+
+/* The next slot, once the GPU is done with its last copy; its index, or -1. */
+static int next_slot(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c)
+{
+    unsigned i = c->next;
+    VkResult result;
+
+    c->next = (c->next + 1) % COPIER_SLOTS;
+    if (!c->submitted[i])
+        return (int)i;
+    result = rec->wait_fences(rec->device, 1, &c->fences[i], VK_TRUE, UINT64_C(5000000000));
+    if (result) {
+        fail(twin, result, "vkWaitForFences (the copy %d before): %d", COPIER_SLOTS, result);
+        return -1;
+    }
+    rec->reset_fences(rec->device, 1, &c->fences[i]);
+    c->submitted[i] = false;
+    return (int)i;
+}
+
+/* A barrier on one subresource: everything before it against the copy, or the copy against
+ * everything after it. */
+static void image_barrier(const struct device_rec *rec, VkCommandBuffer buffer, VkImage image,
+                          VkImageSubresourceRange range, VkImageLayout from, VkImageLayout to,
+                          bool before_copy)
+{
+    const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    const VkAccessFlags copy = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    VkImageMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                    .srcAccessMask = before_copy ? any : copy,
+                                    .dstAccessMask = before_copy ? copy : any,
+                                    .oldLayout = from,
+                                    .newLayout = to,
+                                    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                    .image = image,
+                                    .subresourceRange = range};
+
+    rec->barrier(buffer,
+                 before_copy ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 before_copy ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                 0, 0, NULL, 0, NULL, 1, &barrier);
+}
+
+/* The aspect of barriers on the program's image: a plane's copy names the plane, but a barrier
+ * on an image without disjoint planes (DXVK's) takes the colour aspect. */
+static VkImageAspectFlags barrier_aspect(uint32_t copy_aspect)
+{
+    const uint32_t planes =
+        VK_IMAGE_ASPECT_PLANE_0_BIT | VK_IMAGE_ASPECT_PLANE_1_BIT | VK_IMAGE_ASPECT_PLANE_2_BIT;
+
+    return copy_aspect & planes ? VK_IMAGE_ASPECT_COLOR_BIT : copy_aspect;
+}
+
+/* Records the copy between the program's subresource and the whole twin. The program's image
+ * goes back to DXVK's layout after it (DXVK assumes it there between its command buffers); the
+ * twin stays GENERAL, where OpenCL's import reads and writes it. */
+static void record_copy(const struct device_rec *rec, VkCommandBuffer buffer,
+                        const struct dxcl_twin *twin, const struct dxcl_twin_sync *sync)
+{
+    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN;
+    VkImage program = (VkImage)sync->image, own = (VkImage)twin->image;
+    VkImageLayout layout = (VkImageLayout)sync->layout;
+    VkImageLayout during = layout == VK_IMAGE_LAYOUT_GENERAL ? VK_IMAGE_LAYOUT_GENERAL
+                           : in                              ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+                                                             : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    VkImageSubresourceRange program_range = {barrier_aspect(sync->aspect), sync->mip_level, 1,
+                                             sync->array_layer, 1};
+    VkImageSubresourceRange own_range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageSubresourceLayers program_layers = {sync->aspect, sync->mip_level, sync->array_layer, 1};
+    VkImageSubresourceLayers own_layers = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    VkImageCopy region = {.srcSubresource = in ? program_layers : own_layers,
+                          .dstSubresource = in ? own_layers : program_layers,
+                          .extent = {twin->width, twin->height, twin->depth ? twin->depth : 1}};
+
+    image_barrier(rec, buffer, program, program_range, layout, during, true);
+    /* A copy in replaces all of the twin: what it held need not be kept. */
+    image_barrier(rec, buffer, own, own_range,
+                  in ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                  true);
+    if (in)
+        rec->copy_image(buffer, program, during, own, VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+    else
+        rec->copy_image(buffer, own, VK_IMAGE_LAYOUT_GENERAL, program, during, 1, &region);
+    image_barrier(rec, buffer, program, program_range, during, layout, false);
+    image_barrier(rec, buffer, own, own_range, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+                  false);
+}
+
+/* One submission: [the wait for done,] the copy[, the signal of ready]. */
+static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
+                           const struct dxcl_twin_sync *sync, VkQueue queue)
+{
+    const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN;
+    VkSemaphore semaphore = (VkSemaphore)(in ? twin->ready : twin->done);
+    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
+    struct copier *c;
+    VkResult result;
+    int slot;
+
+    if (sync->with_semaphore && !semaphore)
+        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
+    if (!sync->image)
+        return fail(twin, -1, "no image to copy %s", in ? "from" : "into");
+    if (!(c = copier_of(twin, rec, sync->queue_family)) || (slot = next_slot(twin, rec, c)) < 0)
+        return -1;
+    if ((result = rec->begin(c->buffers[slot], &begin)))
+        return fail(twin, result, "vkBeginCommandBuffer: %d", result);
+    record_copy(rec, c->buffers[slot], twin, sync);
+    if ((result = rec->end(c->buffers[slot])))
+        return fail(twin, result, "vkEndCommandBuffer: %d", result);
+    info.pCommandBuffers = &c->buffers[slot];
+    if (sync->with_semaphore && in) {
+        info.signalSemaphoreCount = 1;
+        info.pSignalSemaphores = &semaphore;
+    } else if (sync->with_semaphore) {
+        info.waitSemaphoreCount = 1;
+        info.pWaitSemaphores = &semaphore;
+        info.pWaitDstStageMask = &all;
+    }
+    if ((result = rec->submit(queue, 1, &info, c->fences[slot])))
+        return fail(twin, result, "vkQueueSubmit (the copy %s): %d", in ? "in" : "out", result);
+    c->submitted[slot] = true;
+    return 0;
+}
+
+/* One submission: a signal after everything submitted before it, a wait that everything
+ * submitted after it waits for, or a copy of the layer's (the caller holds the queue). */
 static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
                            const struct dxcl_twin_sync *sync)
 {
@@ -818,6 +1068,12 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
     VkQueue queue = VK_NULL_HANDLE;
     VkResult result;
 
+    rec->get_queue(rec->device, sync->queue_family, sync->queue_index, &queue);
+    if (!queue)
+        return fail(twin, -1, "the device has no queue %u of family %u", sync->queue_index,
+                    sync->queue_family);
+    if (sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_COPY_OUT)
+        return copy_in_out(twin, rec, sync, queue);
     if (!semaphore)
         return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
     if (signal) {
@@ -828,10 +1084,6 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
         info.pWaitSemaphores = &semaphore;
         info.pWaitDstStageMask = &all;
     }
-    rec->get_queue(rec->device, sync->queue_family, sync->queue_index, &queue);
-    if (!queue)
-        return fail(twin, -1, "the device has no queue %u of family %u", sync->queue_index,
-                    sync->queue_family);
     if ((result = rec->submit(queue, 1, &info, VK_NULL_HANDLE)))
         return fail(twin, result, "vkQueueSubmit (%s): %d", signal ? "signal" : "wait", result);
     return 0;
@@ -853,6 +1105,8 @@ EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_syn
         return export_semaphore(twin, rec, twin->done, sync);
     case DXCL_TWIN_SYNC_SIGNAL_READY:
     case DXCL_TWIN_SYNC_WAIT_DONE:
+    case DXCL_TWIN_SYNC_COPY_IN:
+    case DXCL_TWIN_SYNC_COPY_OUT:
         return submit_sync(twin, rec, sync);
     default:
         return fail(twin, -1, "no such sync operation %d", sync->op);
