@@ -174,6 +174,134 @@ static void volume(struct interop_env *env, UINT mip)
     free(got);
 }
 
+/* NV12 planes (cl_intel_d3d11_nv12_media_sharing): each plane takes a twin of its own, which the
+ * layer copies the plane into and out of. DXVK on NVIDIA makes NV12 textures; wined3d and
+ * lavapipe's DXVK do not, and one line then says so with the failed creation's HRESULT. */
+enum { NW = 64, NH = 32 };
+
+static unsigned char nv12_byte(unsigned plane, UINT x, UINT y, unsigned salt)
+{
+    return (unsigned char)(plane ? x * 3 + y * 5 + salt + 0x40 : x * 7 + y * 13 + salt);
+}
+
+/* Writes (or checks) slice `slice` through a staging copy: Y rows, then UV rows; the wrong
+ * bytes of the planes in `mask`. */
+static unsigned nv12_slice(ID3D11Device *device, ID3D11Texture2D *texture, UINT slice, bool write,
+                           unsigned mask, unsigned salt)
+{
+    D3D11_TEXTURE2D_DESC desc = {NW,
+                                 NH,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_NV12,
+                                 {1, 0},
+                                 D3D11_USAGE_STAGING,
+                                 0,
+                                 D3D11_CPU_ACCESS_READ | D3D11_CPU_ACCESS_WRITE,
+                                 0};
+    ID3D11DeviceContext *immediate;
+    ID3D11Texture2D *staging = NULL;
+    D3D11_MAPPED_SUBRESOURCE m;
+    unsigned wrong = 0;
+
+    ID3D11Device_GetImmediateContext(device, &immediate);
+    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &staging)),
+            "a staging NV12 texture");
+    ID3D11DeviceContext_CopySubresourceRegion(immediate, (ID3D11Resource *)staging, 0, 0, 0, 0,
+                                              (ID3D11Resource *)texture, slice, NULL);
+    REQUIRE(SUCCEEDED(ID3D11DeviceContext_Map(immediate, (ID3D11Resource *)staging, 0,
+                                              D3D11_MAP_READ_WRITE, 0, &m)),
+            "Map of the NV12 staging copy");
+    for (unsigned plane = 0; plane < 2; plane++)
+        for (UINT y = 0; (mask >> plane & 1) && y < (plane ? NH / 2 : NH); y++)
+            for (UINT x = 0; x < NW; x++) {
+                unsigned char *at = (unsigned char *)m.pData + m.RowPitch * (plane * NH + y) + x;
+                unsigned char want = nv12_byte(plane, x, y, salt + slice);
+                if (write)
+                    *at = want;
+                else
+                    wrong += *at != want;
+            }
+    ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)staging, 0);
+    if (write)
+        ID3D11DeviceContext_CopySubresourceRegion(immediate, (ID3D11Resource *)texture, slice, 0, 0,
+                                                  0, (ID3D11Resource *)staging, 0, NULL);
+    ID3D11Texture2D_Release(staging);
+    ID3D11DeviceContext_Release(immediate);
+    return wrong;
+}
+
+/* Plane `plane` of slice 1 as OpenCL sees it (or writes it): its pattern, tightly packed. */
+static void nv12_plane(struct interop_env *env, cl_mem mem, unsigned plane, bool write,
+                       unsigned salt)
+{
+    const size_t w = plane ? NW / 2 : NW, h = plane ? NH / 2 : NH, region[3] = {w, h, 1};
+    const size_t origin[3] = {0, 0, 0};
+    unsigned char *bytes = malloc(NW * NH), *want = malloc(NW * NH);
+
+    REQUIRE(bytes && want, "memory");
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < w * (plane + 1); x++)
+            want[y * w * (plane + 1) + x] = nv12_byte(plane, (UINT)x, (UINT)y, salt + 1);
+    if (write)
+        CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, want, 0, NULL,
+                                      NULL),
+                  CL_SUCCESS);
+    else {
+        CHECK_ERR(clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, bytes, 0, NULL,
+                                     NULL),
+                  CL_SUCCESS);
+        test_same_bytes(bytes, want, w * h * (plane + 1), plane ? "UV read" : "Y read");
+    }
+    free(bytes);
+    free(want);
+}
+
+static void nv12_planes(struct interop_env *env)
+{
+    ID3D11Device *device = env->d3d;
+    D3D11_TEXTURE2D_DESC desc = {
+        NW, NH, 1, 2, DXGI_FORMAT_NV12, {1, 0}, D3D11_USAGE_DEFAULT, D3D11_BIND_SHADER_RESOURCE,
+        0,  0};
+    ID3D11Texture2D *texture = NULL;
+    HRESULT hr = ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture);
+    cl_mem plane[2];
+    cl_int err;
+
+    if (FAILED(hr)) {
+        printf("NV12 planes: not tested, this Direct3D makes no NV12 texture (0x%08lx)\n",
+               (unsigned long)hr);
+        return;
+    }
+    for (UINT slice = 0; slice < 2; slice++)
+        nv12_slice(device, texture, slice, true, 3, 10);
+    for (unsigned p = 0; p < 2; p++) {
+        plane[p] = env->cl->create_texture2d(env->context, 0, texture, 2 + p, &err);
+        REQUIRE(err == CL_SUCCESS, "NV12 plane %u of slice 1: %d", p, err);
+        check_mode(plane[p], gpu_mode, p ? "NV12 UV plane" : "NV12 Y plane");
+    }
+    /* Both planes together: OpenCL reads Direct3D's, then writes its own. */
+    CHECK_ERR(env->cl->acquire(env->queue, 2, plane, 0, NULL, NULL), CL_SUCCESS);
+    for (unsigned p = 0; p < 2; p++) {
+        nv12_plane(env, plane[p], p, false, 10);
+        nv12_plane(env, plane[p], p, true, 20);
+    }
+    CHECK_ERR(env->cl->release(env->queue, 2, plane, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK(nv12_slice(device, texture, 1, false, 3, 20) == 0, "both planes written by OpenCL");
+    CHECK(nv12_slice(device, texture, 0, false, 3, 10) == 0, "slice 0 as it was");
+    /* The Y plane alone: its write leaves the UV plane as OpenCL left it. */
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &plane[0], 0, NULL, NULL), CL_SUCCESS);
+    nv12_plane(env, plane[0], 0, true, 30);
+    CHECK_ERR(env->cl->release(env->queue, 1, &plane[0], 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    CHECK(nv12_slice(device, texture, 1, false, 1, 30) == 0, "Y written alone");
+    CHECK(nv12_slice(device, texture, 1, false, 2, 20) == 0, "UV kept");
+    for (unsigned p = 0; p < 2; p++)
+        clReleaseMemObject(plane[p]);
+    ID3D11Texture2D_Release(texture);
+}
+
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
 {
     (void)mem;
@@ -300,6 +428,7 @@ int main(void)
     subresource(&env);
     volume(&env, 0);
     volume(&env, 1);
+    nv12_planes(&env);
     every_frame(&env);
     two_accesses(&env);
     interop_close(&env);

@@ -53,6 +53,10 @@ struct dxcl_shared_desc {
     /* Share the surface with other memobjs of the same resource and surface_subresource
      * (planes). */
     bool share_surface;
+    /* A plane on a surface of its own (surface_subresource = subresource): only where the GPU
+     * path takes it, a twin of the plane alone. The copy engine copies whole slices, so its
+     * planes share their slice's surface. */
+    bool lone_plane;
     /* The backend's per-surface state for a new surface (ownership passes to the core). */
     void *surface_data;
 };

@@ -8,8 +8,6 @@
 #include <d3d11_4.h>
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
-/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
-#include <initguid.h>
 #include "dxgi/dxvk_interop.h"
 
 /* cl_intel_d3d11_nv12_media_sharing changes the D3D11 create functions only (no functions or
@@ -131,7 +129,9 @@ static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping 
 /* The program's image and subresource for the layer's copy: false when DXVK gives none. */
 static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync *sync)
 {
+    const struct dxcl_dxgi_surface *s = surface->backend_data;
     struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    unsigned planes;
     IDXGIVkInteropSurface *image;
     dxvk_vk_image handle = 0;
     int32_t layout = 0;
@@ -149,6 +149,12 @@ static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync
     sync->aspect = 1; /* VK_IMAGE_ASPECT_COLOR_BIT */
     sync->mip_level = surface->subresource % info.mip_levels;
     sync->array_layer = surface->subresource / info.mip_levels;
+    if (s->lone_plane) { /* subresource = plane + planes x slice, at mip 0 */
+        planes = dxcl_dxgi_plane_count(s->format);
+        sync->aspect = 0x10u << s->plane; /* VK_IMAGE_ASPECT_PLANE_0_BIT, _1_, _2_ */
+        sync->mip_level = 0;
+        sync->array_layer = surface->subresource / planes;
+    }
     return true;
 }
 
@@ -341,6 +347,42 @@ static bool dxvk_interfaces(struct dxcl_surface *surface, IDXGIVkInteropSurface 
     return false;
 }
 
+/* The VkFormat of a plane's twin: the single-plane format compatible with the plane
+ * (vkCmdCopyImage copies a plane to it), from the plane's CL format; 0 for none. */
+static uint32_t plane_vk_format(const cl_image_format *format)
+{
+    bool two = format->image_channel_order == CL_RG;
+
+    if (format->image_channel_order != CL_R && !two)
+        return 0;
+    if (format->image_channel_data_type == CL_UNORM_INT8)
+        return two ? 16 /* VK_FORMAT_R8G8_UNORM */ : 9 /* VK_FORMAT_R8_UNORM */;
+    if (format->image_channel_data_type == CL_UNORM_INT16)
+        return two ? 77 /* VK_FORMAT_R16G16_UNORM */ : 70 /* VK_FORMAT_R16_UNORM */;
+    return 0;
+}
+
+/* What the layer must make: the subresource's format and extent; a lone plane's twin is an
+ * image of the plane alone. False when no twin can hold it. */
+static bool twin_request(const struct dxcl_dxgi_surface *want, uint64_t like_image, uint32_t format,
+                         uint32_t image_type, bool host_import, struct dxcl_twin_request *request)
+{
+    struct dxcl_plane plane;
+
+    *request = (struct dxcl_twin_request){
+        like_image,  format,       image_type,
+        want->width, want->height, want->kind == DXCL_DXGI_TEXTURE3D ? want->depth : 1,
+        host_import};
+    if (!want->lone_plane)
+        return true;
+    if (!dxcl_format_from_dxgi_plane(want->format, want->plane, &plane))
+        return false;
+    request->format = plane_vk_format(&plane.format);
+    request->width = want->width / plane.width_divisor;
+    request->height = want->height / plane.height_divisor;
+    return request->format != 0;
+}
+
 /* A new twin of the surface's subresource on the resource's Vulkan device, wrapped as a
  * texture where DXVK can (2D), else copied by the layer: its staging (or NULL) and twin go into
  * `want`. NULL, or why not. */
@@ -363,10 +405,11 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
         return "Direct3D is not DXVK (no IDXGIVkInteropSurface and IDXGIVkInteropDevice1)";
     hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
     image->lpVtbl->Release(image);
-    request = (struct dxcl_twin_request){
-        handle,      (uint32_t)info.format, (uint32_t)info.image_type,
-        want->width, want->height,          want->kind == DXCL_DXGI_TEXTURE3D ? want->depth : 1,
-        host_import};
+    if (SUCCEEDED(hr) && !twin_request(want, handle, (uint32_t)info.format,
+                                       (uint32_t)info.image_type, host_import, &request)) {
+        device->lpVtbl->Release(device);
+        return "no single-plane format holds the plane";
+    }
     if (FAILED(hr) || !(twin = calloc(1, sizeof(*twin)))) {
         device->lpVtbl->Release(device);
         return "DXVK gave no Vulkan image";
@@ -379,8 +422,9 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     }
     twin->release = release_twin;
     want->twin = twin;
-    /* DXVK wraps 2D images only: the layer copies a 3D texture's. */
-    if ((twin->layer_copies = want->kind == DXCL_DXGI_TEXTURE3D)) {
+    /* DXVK wraps 2D images and copies whole subresources only: the layer copies a 3D texture's
+     * and a plane's. */
+    if ((twin->layer_copies = want->kind == DXCL_DXGI_TEXTURE3D || want->lone_plane)) {
         device->lpVtbl->Release(device);
         want->staging = NULL;
         return NULL;

@@ -5,10 +5,14 @@
 #include "core/devices.h"
 #include "core/driver.h"
 #include "core/fault.h"
+#include "engine/gpu_path.h"
 #include "formats/pixels.h"
 
 #include <dxgi.h>
 #include <stdlib.h>
+/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
+#include <initguid.h>
+#include "dxgi/dxvk_interop.h"
 
 bool dxcl_dxgi_luid(const void *object, bool is_adapter, LUID *luid)
 {
@@ -63,7 +67,7 @@ static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dx
 {
     return a->kind == b->kind && a->format == b->format && a->width == b->width &&
            a->height == b->height && a->depth == b->depth && a->byte_width == b->byte_width &&
-           !a->twin == !b->twin;
+           a->lone_plane == b->lone_plane && a->plane == b->plane && !a->twin == !b->twin;
 }
 
 /* A pooled twin whose kept import was made with `flags` (an object's access). */
@@ -282,27 +286,34 @@ void dxcl_dxgi_close_device(struct dxcl_context *ctx)
     IUnknown_Release((IUnknown *)ctx->device);
 }
 
+static bool lone_planes(struct dxcl_context *ctx, const struct dxcl_dxgi_resource *resource,
+                        void *d3d_resource);
+
 cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *args,
                          dxcl_dxgi_check_fn check, dxcl_dxgi_staging_fn create_staging,
                          struct dxcl_shared_desc *desc)
 {
     struct dxcl_dxgi_resource info;
     struct dxcl_dxgi_surface *surface;
+    bool planar;
     cl_int err;
 
     if ((err = check(ctx, args, &info)) != CL_SUCCESS ||
-        (err = dxcl_dxgi_describe(ctx->backend, &info, args->subresource, desc)) != CL_SUCCESS)
+        (err = dxcl_dxgi_describe(ctx->backend, &info, args->subresource,
+                                  lone_planes(ctx, &info, args->resource), desc)) != CL_SUCCESS)
         return err;
     if (!(surface = calloc(1, sizeof(*surface))))
         return CL_OUT_OF_HOST_MEMORY;
     /* A plane's staging copy holds its whole slice (mip 0: the planar rule has no levels). */
-    *surface =
-        (struct dxcl_dxgi_surface){.kind = args->kind,
-                                   .format = info.format,
-                                   .width = desc->share_surface ? info.width : (UINT)desc->width,
-                                   .height = desc->share_surface ? info.height : (UINT)desc->height,
-                                   .depth = (UINT)desc->depth,
-                                   .byte_width = info.byte_width};
+    planar = desc->share_surface || desc->lone_plane;
+    *surface = (struct dxcl_dxgi_surface){.kind = args->kind,
+                                          .format = info.format,
+                                          .width = planar ? info.width : (UINT)desc->width,
+                                          .height = planar ? info.height : (UINT)desc->height,
+                                          .depth = (UINT)desc->depth,
+                                          .byte_width = info.byte_width,
+                                          .lone_plane = desc->lone_plane,
+                                          .plane = desc->lone_plane ? desc->plane : 0};
     if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
         (!pool_take_fitting(ctx, surface, 0) &&
          FAILED(create_staging(ctx->device, &info, surface, &surface->staging)))) {
@@ -344,7 +355,7 @@ static UINT mip_size(UINT size, UINT mip)
 /* cl_intel_d3d11_nv12_media_sharing: subresource = plane + planes x array slice, each plane of
  * a slice at mip 0 (the text's rule names no level); the planes of a slice share one staging
  * copy of the slice. */
-static cl_int describe_plane(const struct dxcl_dxgi_resource *resource, UINT subresource,
+static cl_int describe_plane(const struct dxcl_dxgi_resource *resource, UINT subresource, bool lone,
                              struct dxcl_shared_desc *desc)
 {
     UINT planes = dxcl_dxgi_plane_count(resource->format);
@@ -358,8 +369,9 @@ static cl_int describe_plane(const struct dxcl_dxgi_resource *resource, UINT sub
     desc->format = plane.format;
     desc->subresource = subresource;
     desc->plane = subresource % planes;
-    desc->surface_subresource = subresource / planes * resource->mip_levels;
-    desc->share_surface = true;
+    desc->surface_subresource = lone ? subresource : subresource / planes * resource->mip_levels;
+    desc->share_surface = !lone;
+    desc->lone_plane = lone;
     desc->type = CL_MEM_OBJECT_IMAGE2D;
     desc->width = resource->width / plane.width_divisor;
     desc->height = resource->height / plane.height_divisor;
@@ -373,12 +385,45 @@ void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_ma
     const struct dxcl_dxgi_surface *s = mem->surface->backend_data;
 
     *plane = *surface;
-    if (mem->desc.plane > 0)
+    if (mem->desc.plane > 0 && !mem->desc.lone_plane)
         plane->data = (char *)surface->data + surface->row_pitch * s->height;
 }
 
+bool dxcl_dxgi_is_dxvk(void *resource)
+{
+    IUnknown *interop;
+
+    if (FAILED(IUnknown_QueryInterface((IUnknown *)resource, &IID_IDXGIVkInteropSurface,
+                                       (void **)&interop)))
+        return false;
+    IUnknown_Release(interop);
+    return true;
+}
+
+/* The planes of a planar texture get a surface each (a twin each) where the GPU path will take
+ * them: the backend has the path, the texture is DXVK's, the context may take the path, and the
+ * driver has every plane's format natively. Elsewhere they share their slice's surface. */
+static bool lone_planes(struct dxcl_context *ctx, const struct dxcl_dxgi_resource *resource,
+                        void *d3d_resource)
+{
+    struct dxcl_backing backing;
+    struct dxcl_plane plane;
+    unsigned planes = dxcl_dxgi_plane_count(resource->format);
+
+    if (!planes || !resource->shares_planes || !ctx->backend->device_storage ||
+        !dxcl_dxgi_is_dxvk(d3d_resource) || !dxcl_gpu_path_may_serve(ctx))
+        return false;
+    for (unsigned p = 0; p < planes; p++)
+        if (!dxcl_format_from_dxgi_plane(resource->format, p, &plane) ||
+            dxcl_choose_backing(ctx->handle, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+                                &plane.format, &backing) != CL_SUCCESS ||
+            backing.emulated)
+            return false;
+    return true;
+}
+
 cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
-                          const struct dxcl_dxgi_resource *resource, UINT subresource,
+                          const struct dxcl_dxgi_resource *resource, UINT subresource, bool lone,
                           struct dxcl_shared_desc *desc)
 {
     UINT mip, count = resource->is_3d ? resource->mip_levels
@@ -396,7 +441,7 @@ cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
         return DXCL_FAIL(backend->errors.invalid_resource, "the texture is multisampled (%u)",
                          resource->sample_count);
     if (resource->shares_planes && dxcl_dxgi_plane_count(resource->format))
-        return describe_plane(resource, subresource, desc);
+        return describe_plane(resource, subresource, lone, desc);
     if (subresource >= count)
         return DXCL_FAIL(CL_INVALID_VALUE, "subresource %u out of range (%u subresources)",
                          subresource, count);

@@ -84,9 +84,10 @@ struct dxcl_dxgi_resource {
 };
 
 /* Applies the create-function rules (IMMUTABLE, multisampling, subresource range, the DXGI
- * table) and fills `desc` for the core. */
+ * table) and fills `desc` for the core; `lone`: a planar texture's planes each get a
+ * surface (core/memobj.h, lone_plane). */
 cl_int dxcl_dxgi_describe(const struct dxcl_backend *backend,
-                          const struct dxcl_dxgi_resource *resource, UINT subresource,
+                          const struct dxcl_dxgi_resource *resource, UINT subresource, bool lone,
                           struct dxcl_shared_desc *desc);
 
 /* A family's clGetDeviceIDsFromD3D1x tokens. */
@@ -147,6 +148,9 @@ struct dxcl_dxgi_surface {
      * planar format's staging holds the whole slice, every plane). */
     DXGI_FORMAT format;
     UINT width, height, depth, byte_width;
+    /* A lone plane's surface (core/memobj.h): which plane its twin holds. */
+    bool lone_plane;
+    unsigned plane;
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;
@@ -181,6 +185,8 @@ bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mappin
  * the same pitch (offset RowPitch x Height, Microsoft's and DXVK's layout). */
 void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                              struct dxcl_mapping *plane);
+/* The resource is DXVK's (it has IDXGIVkInteropSurface). */
+bool dxcl_dxgi_is_dxvk(void *resource);
 
 /* What the create entry points pass to a backend's prepare function. */
 struct dxcl_dxgi_args {

@@ -97,6 +97,15 @@ bool dxcl_host_unified(cl_context context)
 
 static const char *no_sync_import(cl_context context);
 
+bool dxcl_gpu_path_may_serve(struct dxcl_context *ctx)
+{
+    unsigned char uuid[CL_UUID_SIZE_KHR];
+
+    if (forced_copies())
+        return false;
+    return host_import_asked() ? dxcl_host_unified(ctx->handle) : !no_import(ctx->handle, uuid);
+}
+
 static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                                struct dxcl_device_storage *storage)
 {

@@ -25,6 +25,9 @@
 /* Every device of the context shares memory with the host (zero-copy's condition, and the
  * test-only import's). */
 bool dxcl_host_unified(cl_context context);
+/* Whether objects of the context may take the GPU path, as far as the context tells (not
+ * DXCL_PATH=engine, and the import the path would use is there); quiet. */
+bool dxcl_gpu_path_may_serve(struct dxcl_context *ctx);
 /* At creation, before the driver object exists: true when the object's storage is a twin, with
  * `storage` answered (the backend's device_storage). Logs the choice either way. */
 bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,

@@ -116,6 +116,12 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                              (void *)mem->desc.resource);
         return handle;
     }
+    if (mem->desc.lone_plane) { /* the copy engine copies whole slices: planes share them */
+        *err = DXCL_FAIL(CL_OUT_OF_RESOURCES,
+                         "plane %u of resource %p has no twin on the GPU (see above)",
+                         mem->desc.plane, (void *)mem->desc.resource);
+        return NULL;
+    }
     if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
         if ((handle = create_object(ctx, flags, mem, err)))
             return handle;
