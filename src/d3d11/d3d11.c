@@ -237,6 +237,17 @@ static bool end_idle_query(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin
     return twin->idle != NULL;
 }
 
+/* Before the surface's first copy by the layer, something on the immediate context, so that
+ * DXVK's flush submits the texture's initial data (end_idle_query); later, DXVK's flush alone
+ * submits what the program recorded since. */
+static void before_layer_copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s)
+{
+    if (!s->initial_flushed)
+        s->initial_flushed = end_idle_query(immediate, s->twin);
+    else
+        s->twin->idle_known = false;
+}
+
 /* The layer's copy into the twin, with the signal of ready where OpenCL waits for it on the
  * GPU; else the CPU waits for the copy here. */
 static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *immediate)
@@ -244,7 +255,7 @@ static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *i
     struct dxcl_dxgi_surface *s = surface->backend_data;
     bool signal = surface->gpu_synced && !surface->ready_signalled;
 
-    end_idle_query(immediate, s->twin);
+    before_layer_copy(immediate, s);
     if (!sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_COPY_IN, signal))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the copy of resource %p into its twin failed",
                          (void *)surface->resource);
@@ -538,6 +549,8 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     want.twin = NULL;
     if (s->kind == DXCL_DXGI_BUFFER || s->twin)
         why = "the GPU path shares textures";
+    else if (s->of_staging)
+        why = "a staging texture has no Vulkan image on DXVK";
     else if (!dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
         why = make_twin(surface, storage->host_import, &want);
     if (!why && !storage->host_import &&
@@ -626,7 +639,7 @@ static bool twin_copy_out(ID3D11DeviceContext *immediate, struct dxcl_surface *s
 
     surface->done_signalled = false;
     if (s->twin->layer_copies && write_back)
-        end_idle_query(immediate, s->twin);
+        before_layer_copy(immediate, s);
     if (s->twin->layer_copies && write_back)
         queued = sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_COPY_OUT, wait);
     else if (wait)

@@ -312,6 +312,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                           .height = planar ? info.height : (UINT)desc->height,
                                           .depth = (UINT)desc->depth,
                                           .byte_width = info.byte_width,
+                                          .of_staging = info.staging,
                                           .lone_plane = desc->lone_plane,
                                           .plane = desc->lone_plane ? desc->plane : 0};
     if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
@@ -410,7 +411,7 @@ static bool lone_planes(struct dxcl_context *ctx, const struct dxcl_dxgi_resourc
     struct dxcl_plane plane;
     unsigned planes = dxcl_dxgi_plane_count(resource->format);
 
-    if (!planes || !resource->shares_planes || !ctx->backend->device_storage ||
+    if (!planes || !resource->shares_planes || resource->staging || !ctx->backend->device_storage ||
         !dxcl_dxgi_is_dxvk(d3d_resource) || !dxcl_gpu_path_may_serve(ctx))
         return false;
     for (unsigned p = 0; p < planes; p++)

@@ -73,6 +73,8 @@ struct dxcl_dxgi_resource {
     bool is_buffer;
     bool is_3d;
     bool immutable;
+    bool
+        staging; /* textures: a staging texture has no VkImage on DXVK (nothing for the GPU path) */
     UINT byte_width; /* buffers */
     DXGI_FORMAT format;
     UINT width, height, depth;
@@ -151,6 +153,10 @@ struct dxcl_dxgi_surface {
     /* A lone plane's surface (core/memobj.h): which plane its twin holds. */
     bool lone_plane;
     unsigned plane;
+    /* The program's texture is a staging one: no GPU path (DXVK has no image behind it). */
+    bool of_staging;
+    /* The layer's copies: DXVK has been made to submit the texture's initial data. */
+    bool initial_flushed;
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;

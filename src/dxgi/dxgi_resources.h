@@ -25,6 +25,7 @@
         } else if (type == API##_RESOURCE_DIMENSION_TEXTURE2D) {                                   \
             I##API##Texture2D_GetDesc((I##API##Texture2D *)resource, &t);                          \
             *out = (struct dxcl_dxgi_resource){.immutable = t.Usage == API##_USAGE_IMMUTABLE,      \
+                                               .staging = t.Usage == API##_USAGE_STAGING,          \
                                                .format = t.Format,                                 \
                                                .width = t.Width,                                   \
                                                .height = t.Height,                                 \
@@ -37,6 +38,7 @@
             I##API##Texture3D_GetDesc((I##API##Texture3D *)resource, &v);                          \
             *out = (struct dxcl_dxgi_resource){.is_3d = true,                                      \
                                                .immutable = v.Usage == API##_USAGE_IMMUTABLE,      \
+                                               .staging = v.Usage == API##_USAGE_STAGING,          \
                                                .format = v.Format,                                 \
                                                .width = v.Width,                                   \
                                                .height = v.Height,                                 \
