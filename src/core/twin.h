@@ -6,8 +6,9 @@
  * A twin is a Vulkan image made by the layer on the VkDevice of a program's DXVK texture, with
  * dedicated memory the layer exports as an opaque file descriptor. DXVK wraps it as a D3D11
  * texture (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage) so that dxcl copies between the
- * program's texture and the twin on the GPU, and OpenCL imports the fd: the OpenCL object's
- * storage is the twin's memory.
+ * program's texture and the twin on the GPU; where DXVK cannot (3D images, a plane of an NV12
+ * image) the layer copies (DXCL_TWIN_SYNC_COPY_IN/OUT). OpenCL imports the fd: the OpenCL
+ * object's storage is the twin's memory.
  *
  * The test-only import (host_visible): the twin is linear and host-visible, and the layer maps
  * it; an OpenCL driver without import (PoCL) then uses the mapping as host memory. It exercises

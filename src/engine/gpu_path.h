@@ -1,8 +1,9 @@
 /* The GPU path (docs/design.md, "The GPU path"): where Direct3D is DXVK, the driver is reached
  * through dxcl's Unix side with its Vulkan layer, and the OpenCL device imports memory from the
- * same GPU, a shared 2D texture's OpenCL storage is a twin of its subresource on the GPU. Direct3D
- * copies into the twin and out of it on the GPU (the backend's device_storage, copy_to_host and
- * unmap_host), and OpenCL uses the twin's memory, imported: no byte crosses the host. The object
+ * same GPU, a shared texture's OpenCL storage (2D and 3D subresources, NV12 planes) is a twin of
+ * its subresource on the GPU. Direct3D (or dxcl's layer, on Direct3D's queue) copies into the
+ * twin and out of it on the GPU (the backend's device_storage, copy_to_host and unmap_host), and
+ * OpenCL uses the twin's memory, imported: no byte crosses the host. The object
  * is otherwise a zero-copy object (engine/zerocopy.h): the twin is its surface's memory, handed
  * between the APIs at acquire and release.
  *
