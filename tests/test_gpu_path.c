@@ -7,6 +7,7 @@
  * through every hand-over, subresources other than the first, pooled twins for objects made
  * every frame, and DXCL_PATH=engine turning the path off. */
 #include "interop.h"
+#include "core/test_hooks.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>
@@ -302,6 +303,45 @@ static void nv12_planes(struct interop_env *env)
     ID3D11Texture2D_Release(texture);
 }
 
+/* A failed copy into the twin (the fault point `twin` of test builds, in the layer's copy of a
+ * 3D texture): with lazy uploads the first command after the acquire fails with
+ * CL_OUT_OF_RESOURCES, the object stays acquired with its copy still to come, and the retried
+ * command reads the texture's bytes; the release then leaves the texture as it was. */
+static void twin_fault(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc desc = {W, H, 3, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t bytes = W * H * 3 * 4, region[3] = {W, H, 3}, origin[3] = {0, 0, 0};
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    unsigned char *got = malloc(bytes);
+    struct test_texture tex;
+    cl_uint before = 0, after = 0;
+    cl_int err;
+
+    REQUIRE(arm && got, "dxclFaultArm (a test build), memory");
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, true, 41), "3D texture");
+    cl_mem mem = env->cl->create_texture3d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    REQUIRE(arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1)");
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+        CL_OUT_OF_RESOURCES);
+    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
+    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+        CL_SUCCESS);
+    test_same_bytes(got, tex.data[0], bytes, "read after the failed copy into the twin");
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "the texture after the failed copy into the twin");
+    clReleaseMemObject(mem);
+    test_texture_free(api, &tex);
+    free(got);
+}
+
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
 {
     (void)mem;
@@ -428,6 +468,7 @@ int main(void)
     subresource(&env);
     volume(&env, 0);
     volume(&env, 1);
+    twin_fault(&env);
     nv12_planes(&env);
     every_frame(&env);
     two_accesses(&env);

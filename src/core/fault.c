@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload", "download", "staging",
-                                                    "alloc", "chain",  "move",     "convert"};
+static const char *const names[DXCL_FAULT_COUNT] = {
+    "lock", "upload", "download", "staging", "alloc", "chain", "move", "convert", "twin"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */

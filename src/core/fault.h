@@ -21,6 +21,8 @@ enum dxcl_fault_point {
     DXCL_FAULT_CHAIN,    /* a command of an emulated format's host command chain */
     DXCL_FAULT_MOVE,     /* a D3D10/D3D11 staging map returns another address (not a failure) */
     DXCL_FAULT_CONVERT,  /* the device conversion of an emulated format: its build, a command */
+    DXCL_FAULT_TWIN,     /* a GPU-path twin's hand-over on Direct3D's queue (the layer's copy,
+                          * a semaphore's signal or wait) */
     DXCL_FAULT_COUNT
 };
 

@@ -3,9 +3,11 @@
  * through the device's immediate context. */
 #include "dxgi/dxgi_resources.h"
 #include "core/driver.h"
+#include "core/fault.h"
 #include "core/route.h"
 
 #include <d3d11_4.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
 #include "dxgi/dxvk_interop.h"
@@ -172,6 +174,10 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
     void *queue = NULL;
     bool done;
 
+    if (dxcl_fault_hit(DXCL_FAULT_TWIN)) {
+        snprintf(twin->vk.error, sizeof(twin->vk.error), "DXCL_FAULT twin");
+        return false;
+    }
     if (copies && !copy_subresource(surface, &sync)) {
         DXCL_LOG("D3D11 resource %p: DXVK gave no Vulkan image to copy", (void *)surface->resource);
         return false;
