@@ -342,38 +342,6 @@ static void twin_fault(struct interop_env *env)
     free(got);
 }
 
-/* D3D10 (DXVK's D3D10 objects are its D3D11 ones, and the twins work through those): a 2D
- * texture, a subresource of an array and a 3D texture take the path, and the hand-overs keep
- * the data exact. */
-static void d3d10(void)
-{
-    const struct test_texture_desc mips = {W, H, 1, 3, 2, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
-    const struct test_texture_desc volume = {W, H, 4, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
-    struct interop_env env;
-    struct test_texture tex, t3;
-    cl_int err;
-
-    interop_open(&env, &api_d3d10_khr, INTEROP_NO_USER_SYNC, 0);
-    REQUIRE(test_texture_create(env.api, env.d3d, &tex, &mips, false, 51) &&
-                test_texture_create(env.api, env.d3d, &t3, &volume, true, 52),
-            "D3D10 textures");
-    cl_mem first = env.cl->create_texture2d(env.context, 0, tex.resource, 0, &err);
-    REQUIRE(err == CL_SUCCESS, "D3D10 object: %d", err);
-    cl_mem slice_mip = env.cl->create_texture2d(env.context, 0, tex.resource, 4, &err);
-    REQUIRE(err == CL_SUCCESS, "D3D10 slice 1 mip 1: %d", err);
-    cl_mem m3 = env.cl->create_texture3d(env.context, 0, t3.resource, 0, &err);
-    REQUIRE(err == CL_SUCCESS, "D3D10 3D object: %d", err);
-    check_mode(first, gpu_mode, "D3D10 2D RGBA8 UINT");
-    check_mode(slice_mip, gpu_mode, "D3D10 2D slice 1 mip 1");
-    check_mode(m3, gpu_mode, "D3D10 3D RGBA8");
-    interop_check_hand_overs(&env, first, &tex); /* releases `first` */
-    clReleaseMemObject(slice_mip);
-    clReleaseMemObject(m3);
-    test_texture_free(env.api, &tex);
-    test_texture_free(env.api, &t3);
-    interop_close(&env);
-}
-
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
 {
     (void)mem;
@@ -505,6 +473,5 @@ int main(void)
     every_frame(&env);
     two_accesses(&env);
     interop_close(&env);
-    d3d10();
     return test_finish("gpu_path");
 }

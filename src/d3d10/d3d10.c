@@ -1,9 +1,7 @@
 /* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
- * context and each resource type maps itself. On DXVK, textures take the GPU path's twins
- * (dxgi/gpu_twin.c), which work through the D3D11 objects behind DXVK's D3D10 ones. */
+ * context and each resource type maps itself. */
 #include "dxgi/dxgi_resources.h"
-#include "dxgi/gpu_twin.h"
 #include "core/route.h"
 
 #include <d3d10.h>
@@ -62,14 +60,8 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
     void *mt = d3d10_enter_device(surface->context);
-    cl_int err;
     HRESULT hr;
 
-    if (s->twin) { /* the GPU path: through DXVK's D3D11 interfaces */
-        err = dxcl_dxgi_twin_in(surface);
-        dxcl_dxgi_leave_device(mt);
-        return err;
-    }
     ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
                                        (ID3D10Resource *)surface->resource, surface->subresource,
                                        NULL);
@@ -84,17 +76,10 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 
 static cl_int d3d10_map_host(struct dxcl_surface *surface)
 {
-    struct dxcl_dxgi_surface *s = surface->backend_data;
     void *mt = d3d10_enter_device(surface->context);
-    HRESULT hr = S_OK;
+    HRESULT hr = map(surface->backend_data, &surface->mapping);
 
-    if (s->twin)
-        dxcl_dxgi_twin_map(surface);
-    else
-        hr = map(s, &surface->mapping);
     dxcl_dxgi_leave_device(mt);
-    if (s->twin)
-        return CL_SUCCESS;
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
                          (unsigned long)hr);
@@ -107,14 +92,7 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
     void *mt;
-    cl_int err;
 
-    if (s->twin) {
-        mt = d3d10_enter_device(surface->context);
-        err = dxcl_dxgi_twin_out(surface, write_back);
-        dxcl_dxgi_leave_device(mt);
-        return err;
-    }
     dxcl_dxgi_unmapping(surface);
     mt = d3d10_enter_device(surface->context);
     unmap(s);
@@ -127,8 +105,8 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     return CL_SUCCESS;
 }
 
-/* The GPU path's twins (dxgi/gpu_twin.c): DXVK's D3D10 objects are its D3D11 ones. */
-#define d3d10_device_storage dxcl_dxgi_twin_storage
+/* No GPU path for D3D10 yet: DXVK's twins are D3D11 textures. */
+#define d3d10_device_storage NULL
 
 DXCL_DXGI_FAMILY(D3D10, d3d10)
 

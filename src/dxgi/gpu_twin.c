@@ -21,8 +21,8 @@ static ID3D11DeviceContext *immediate_of(struct dxcl_context *ctx)
     ID3D11DeviceContext *immediate = NULL;
     ID3D11Device *device;
 
-    if (FAILED(
-            IUnknown_QueryInterface((IUnknown *)ctx->device, &IID_ID3D11Device, (void **)&device)))
+    if (FAILED(IUnknown_QueryInterface((IUnknown *)ctx->device, &IID_ID3D11Device,
+                                       (void **)&device)))
         return NULL;
     ID3D11Device_GetImmediateContext(device, &immediate);
     ID3D11Device_Release(device);
@@ -34,7 +34,8 @@ static ID3D11Resource *resource_of(struct dxcl_surface *surface)
 {
     ID3D11Resource *resource;
 
-    if (FAILED(IUnknown_QueryInterface(surface->resource, &IID_ID3D11Resource, (void **)&resource)))
+    if (FAILED(IUnknown_QueryInterface(surface->resource, &IID_ID3D11Resource,
+                                       (void **)&resource)))
         return NULL;
     return resource;
 }
@@ -128,8 +129,7 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
         return false;
     }
     if (copies && !copy_subresource(surface, &sync)) {
-        DXCL_LOG("GPU path: resource %p: DXVK gave no Vulkan image to copy",
-                 (void *)surface->resource);
+        DXCL_LOG("GPU path: resource %p: DXVK gave no Vulkan image to copy", (void *)surface->resource);
         return false;
     }
     if (FAILED(IUnknown_QueryInterface((IUnknown *)surface->context->device,
@@ -151,8 +151,7 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
         ticks[i] += t[i + 1].QuadPart - t[i].QuadPart;
     signal ? twin->signals++ : twin->waits++;
     if (!done)
-        DXCL_LOG("GPU path: resource %p: %s on Direct3D's queue failed: %s",
-                 (void *)surface->resource,
+        DXCL_LOG("GPU path: resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
                  copies   ? "the layer's copy"
                  : signal ? "the signal"
                           : "the wait",
@@ -384,8 +383,7 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     }
     if (!dxcl_driver_twin_create(&request, &twin->vk)) {
         device->lpVtbl->Release(device);
-        DXCL_LOG("GPU path: no twin for resource %p: %s", (void *)surface->resource,
-                 twin->vk.error);
+        DXCL_LOG("GPU path: no twin for resource %p: %s", (void *)surface->resource, twin->vk.error);
         free(twin);
         return "the Vulkan layer made no twin";
     }
@@ -553,8 +551,8 @@ cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface)
     if (s->twin->layer_copies)
         err = layer_copy_in(surface, immediate);
     else {
-        ID3D11DeviceContext_CopySubresourceRegion(immediate, (ID3D11Resource *)s->staging, 0, 0, 0,
-                                                  0, resource, surface->subresource, NULL);
+        ID3D11DeviceContext_CopySubresourceRegion(immediate, (ID3D11Resource *)s->staging, 0, 0,
+                                                  0, 0, resource, surface->subresource, NULL);
         ID3D11Resource_Release(resource);
         twin_ready(surface, immediate);
     }
