@@ -138,7 +138,6 @@ struct dxcl_dxgi_twin {
     LONG64 signal_ticks[3], wait_ticks[3];
     LONG signals, waits, idle_skips;
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
-    const struct dxcl_backend *backend; /* whose protection `release` enters */
 };
 
 /* A D3D1x surface: the staging copy of one subresource, or its twin on the GPU. */
