@@ -125,9 +125,6 @@ static void twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping 
                                      (size_t)twin->vk.slice_pitch};
 }
 
-/* A hand-over of the twin ordered on Direct3D's queue (core/twin.h): with DXVK's submissions held
- * back, the signal of `ready` after everything dxcl queued (flushed through DXVK's threads
- * first), or the wait for `done` before everything after it. No wait for the GPU. */
 /* The program's image and subresource for the layer's copy: false when DXVK gives none. */
 static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync *sync)
 {
@@ -160,8 +157,10 @@ static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync
     return true;
 }
 
-/* A hand-over of the twin on Direct3D's queue; `copy`: the layer's copy goes with it (in before
- * the signal of ready, out after the wait for done), `with_semaphore`: the semaphore too. */
+/* A hand-over of the twin ordered on Direct3D's queue (core/twin.h), with DXVK's submissions
+ * held back: the signal of `ready` after everything dxcl queued (flushed through DXVK's threads
+ * first), the wait for `done` before everything after it, or the layer's copy in (then the
+ * signal) or out (after the wait), the semaphore only `with_semaphore`. No wait for the GPU. */
 static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op,
                           bool with_semaphore)
 {
