@@ -223,7 +223,8 @@ if [ -n "$dxvk_dir" ]; then
   mkdir -p "$rig_dir/dxvk-log"
   rm -rf "$kept"
   mv -T "$dxvk_log" "$kept" 2>/dev/null || kept=$dxvk_log # another copy's logs took the name
-  vulkan_device=$(cat "$kept"/*.log 2>/dev/null | sed -n 's/^info: *Device : //p' | head -n 1)
+  # No logs at all (the program died before DXVK started) is reported below, not by the ERR trap.
+  vulkan_device=$(sed -n 's/^info: *Device : //p' "$kept"/*.log 2>/dev/null | head -n 1 || true)
   if [ -n "$vulkan_device" ]; then
     echo "wine-run: Direct3D from DXVK on $vulkan_device (logs: $kept)" >&2
   else
