@@ -136,6 +136,7 @@ cl_int CL_API_CALL DXCL_IMPL(clBuildProgram)(cl_program program, cl_uint num_dev
     n = notify_begin(notify, user_data);
     err = drv->clBuildProgram(program, num_devices, device_list, options,
                               n ? build_trampoline : NULL, n);
+    dxcl_driver_note_signals();
     notify_end(n, notify, user_data, program, err);
     return err;
 }

@@ -270,6 +270,23 @@ typedef int32_t(WINAPI *pair_twin_fn)(const struct dxcl_twin_request *request,
 typedef void(WINAPI *pair_twin_destroy_fn)(struct dxcl_twin *twin);
 typedef int32_t(WINAPI *pair_twin_export_fn)(struct dxcl_twin *twin);
 
+typedef DWORD(WINAPI *pair_signals_fn)(char *owner, DWORD size);
+
+void dxcl_driver_note_signals(void)
+{
+    static LONG logged;
+    pair_signals_fn put_back;
+    char owner[256] = "";
+
+    if (logged || !pair_lookup ||
+        !(put_back = (pair_signals_fn)dxcl_driver_export("dxclunixSignalsPutBack")))
+        return;
+    DWORD count = put_back(owner, sizeof(owner));
+    if (count && !InterlockedExchange(&logged, 1))
+        DXCL_LOG("the driver's %s took %lu of Wine's signal handlers; the Unix side put them back",
+                 owner, (unsigned long)count);
+}
+
 static bool no_twins(struct dxcl_twin *twin)
 {
     twin->result = -1;

@@ -34,6 +34,9 @@ void *dxcl_driver_export(const char *name);
 
 /* The GPU path's twins (core/twin.h), made by dxcl's Vulkan layer through the Unix side:
  * false, with twin->error set, where the driver is not the Unix side or it has no layer. */
+/* Logs once that the Unix side put back Wine's signal handlers after the driver's LLVM took
+ * them (docs/proxy.md, "Signal handlers"); nothing without the Unix side. */
+void dxcl_driver_note_signals(void);
 bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
 void dxcl_driver_twin_destroy(struct dxcl_twin *twin);
 /* A new fd of the twin's memory (each import takes one): false with twin->error set. */

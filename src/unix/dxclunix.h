@@ -26,6 +26,7 @@ enum dxclunix_code {
     DXCLUNIX_TWIN_DESTROY, /* struct dxclunix_twin (request unused): dxcl_layer_twin_destroy */
     DXCLUNIX_TWIN_EXPORT,  /* struct dxclunix_twin (request unused): dxcl_layer_twin_export */
     DXCLUNIX_TWIN_SYNC,    /* struct dxclunix_twin (and its sync): dxcl_layer_twin_sync */
+    DXCLUNIX_SIGNALS,      /* struct dxclunix_signals */
     DXCLUNIX_CODE_COUNT
 };
 
@@ -85,6 +86,13 @@ struct dxclunix_twin {
     const struct dxcl_twin_request *request;
     struct dxcl_twin *twin;
     struct dxcl_twin_sync *sync; /* DXCLUNIX_TWIN_SYNC only */
+};
+
+/* Wine's signal handlers that the Unix half put back after a driver's LLVM took them
+ * (docs/proxy.md, "Signal handlers"): how many so far, and the library that had taken them. */
+struct dxclunix_signals {
+    uint32_t count;
+    char owner[256];
 };
 
 #endif

@@ -436,6 +436,22 @@ BOOL WINAPI dxclunixGetHostLibrary(char *text, DWORD size)
     return open;
 }
 
+/* How many of Wine's signal handlers the Unix half put back after the driver's LLVM took them
+ * (docs/proxy.md, "Signal handlers"), and in `owner` the library that had taken them. */
+__declspec(dllexport) DWORD WINAPI dxclunixSignalsPutBack(char *owner, DWORD size);
+DWORD WINAPI dxclunixSignalsPutBack(char *owner, DWORD size)
+{
+    struct dxclunix_signals params = {0};
+
+    if (!unix_half_found() || unix_call(DXCLUNIX_SIGNALS, &params))
+        return 0;
+    if (owner && size) {
+        strncpy(owner, params.owner, size - 1);
+        owner[size - 1] = 0;
+    }
+    return params.count;
+}
+
 /* The GPU path's twins (src/core/twin.h), made and freed by the host Vulkan layer through
  * the Unix half. They need only the Unix half, not the host OpenCL library. */
 __declspec(dllexport) int32_t WINAPI

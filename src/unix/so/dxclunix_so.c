@@ -11,6 +11,8 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,98 @@ static const char *const api_names[DXCLUNIX_API_COUNT] = {
  * direct call only of one the host has (dxclunixGetProcAddress), so none reads a NULL here. */
 static uintptr_t api_functions[DXCLUNIX_API_COUNT];
 
+/* Signal handlers (docs/proxy.md, "Signal handlers"). Wine runs on its handlers: SIGUSR1
+ * suspends a thread (SuspendThread, GetThreadContext), SIGQUIT ends the other threads at exit,
+ * SIGSEGV and others raise exceptions. LLVM, in a driver that compiles with it (PoCL), puts
+ * its own in their place the first time it writes a file (llvm::sys::RemoveFileOnSignal):
+ * SIGUSR1 then suspends nothing, GetThreadContext waits forever, and its one-shot SIGQUIT
+ * handler lets a second SIGQUIT kill the process. Wine's handlers are saved before the host
+ * library loads and put back after each call that may compile, wherever the handler in place
+ * is LLVM's (its code lives in a library named *LLVM*); a driver's other handlers stay. LLVM
+ * installs its handlers once, so after the first put-back it does not take them again. */
+#define DXCLUNIX_SIGNAL_LIMIT 32
+static struct sigaction wine_actions[DXCLUNIX_SIGNAL_LIMIT];
+static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint signals_put_back;
+static char signals_owner[256]; /* the library whose handlers were taken out */
+
+static void save_wine_handlers(void)
+{
+    for (int sig = 1; sig < DXCLUNIX_SIGNAL_LIMIT; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, NULL, &wine_actions[sig]);
+}
+
+static bool same_handler(const struct sigaction *a, const struct sigaction *b)
+{
+    return a->sa_handler == b->sa_handler;
+}
+
+/* The file of the library a handler lives in, when that is LLVM's. */
+static const char *llvm_library_of(const struct sigaction *action)
+{
+    Dl_info info;
+
+    if (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN ||
+        !dladdr((void *)action->sa_handler, &info) || !info.dli_fname)
+        return NULL;
+    const char *base = strrchr(info.dli_fname, '/');
+    return strstr(base ? base : info.dli_fname, "LLVM") ? info.dli_fname : NULL;
+}
+
+static bool handler_changed(int sig)
+{
+    struct sigaction now;
+
+    return sigaction(sig, NULL, &now) == 0 && !same_handler(&now, &wine_actions[sig]);
+}
+
+static void put_back_wine_handlers(void)
+{
+    /* LLVM takes all its signals at once; these two are the ones Wine cannot do without. */
+    if (!handler_changed(SIGUSR1) && !handler_changed(SIGQUIT))
+        return;
+    pthread_mutex_lock(&signals_lock);
+    for (int sig = 1; sig < DXCLUNIX_SIGNAL_LIMIT; sig++) {
+        struct sigaction now;
+        const char *owner;
+
+        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &now) != 0 ||
+            same_handler(&now, &wine_actions[sig]) || !(owner = llvm_library_of(&now)))
+            continue;
+        if (sigaction(sig, &wine_actions[sig], NULL) == 0) {
+            if (!signals_owner[0])
+                snprintf(signals_owner, sizeof(signals_owner), "%s", owner);
+            atomic_fetch_add(&signals_put_back, 1);
+        }
+    }
+    pthread_mutex_unlock(&signals_lock);
+}
+
+/* The entry points after which the handlers are looked at: those that compile (PoCL compiles
+ * at build time and when it first runs a kernel of a work-group size, on its own threads) and
+ * those that wait for commands. Not the enqueues: a look is two system calls. */
+static const bool may_compile[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clBuildProgram] = true,
+    [DXCLUNIX_API_clCompileProgram] = true,
+    [DXCLUNIX_API_clLinkProgram] = true,
+    [DXCLUNIX_API_clCreateProgramWithBinary] = true,
+    [DXCLUNIX_API_clCreateProgramWithIL] = true,
+    [DXCLUNIX_API_clCreateKernel] = true,
+    [DXCLUNIX_API_clCreateKernelsInProgram] = true,
+    [DXCLUNIX_API_clFinish] = true,
+    [DXCLUNIX_API_clWaitForEvents] = true,
+};
+
+static void put_back_after(uint64_t fn)
+{
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        if (may_compile[i] && api_functions[i] == fn) {
+            put_back_wine_handlers();
+            return;
+        }
+}
+
 static void *library;
 static char library_path[512];
 static char library_error[256];
@@ -90,6 +184,7 @@ static void load_library(void)
 
     if (!name || !*name)
         name = "libOpenCL.so.1";
+    save_wine_handlers();
     if (!(library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
         snprintf(library_error, sizeof(library_error), "%s", dlerror());
         return;
@@ -132,6 +227,18 @@ static NTSTATUS unix_call(void *args)
     const uint64_t *a = params->args;
 
     params->ret = DXCLUNIX_HOST_CALL(uint64_t, 16, (uintptr_t)params->fn, a);
+    put_back_after(params->fn);
+    return 0;
+}
+
+static NTSTATUS unix_signals(void *args)
+{
+    struct dxclunix_signals *params = args;
+
+    pthread_mutex_lock(&signals_lock);
+    params->count = atomic_load(&signals_put_back);
+    memcpy(params->owner, signals_owner, sizeof(params->owner));
+    pthread_mutex_unlock(&signals_lock);
     return 0;
 }
 
@@ -224,9 +331,14 @@ static NTSTATUS unix_twin_sync(void *args)
     {                                                                                              \
         const uint64_t *p = args_and_result;                                                       \
                                                                                                    \
+        int32_t status;                                                                            \
+                                                                                                   \
         (void)p; /* clUnloadCompiler has no arguments */                                           \
-        return DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                                   \
-                                  api_functions[DXCLUNIX_API_##name], p);                          \
+        status = DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                                 \
+                                    api_functions[DXCLUNIX_API_##name], p);                        \
+        if (may_compile[DXCLUNIX_API_##name])                                                      \
+            put_back_wine_handlers();                                                              \
+        return status;                                                                             \
     }
 #define DXCLUNIX_DIRECT_OBJ(name, args)                                                            \
     static NTSTATUS direct_##name(void *args_and_result)                                           \
@@ -235,6 +347,8 @@ static NTSTATUS unix_twin_sync(void *args)
                                                                                                    \
         p[DXCLUNIX_ARITY(args)] = DXCLUNIX_HOST_CALL(uint64_t, DXCLUNIX_ARITY(args),               \
                                                      api_functions[DXCLUNIX_API_##name], p);       \
+        if (may_compile[DXCLUNIX_API_##name])                                                      \
+            put_back_wine_handlers();                                                              \
         return 0;                                                                                  \
     }
 #define DXCLUNIX_DIRECT_PTR DXCLUNIX_DIRECT_OBJ
@@ -247,7 +361,7 @@ static NTSTATUS unix_twin_sync(void *args)
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
     unix_open,         unix_lookup,      unix_call,      unix_twin_create,
-    unix_twin_destroy, unix_twin_export, unix_twin_sync,
+    unix_twin_destroy, unix_twin_export, unix_twin_sync, unix_signals,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
