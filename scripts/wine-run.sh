@@ -207,8 +207,14 @@ trap - INT TERM HUP
 # the host driver (dxcl's callback waiter polling PoCL, seen about once in 100 runs since issue
 # 24's teardowns poll the driver): counted the same way, and said, so that it stays visible.
 # The summary must show at least one passed check: "0 passed, 0 failed" proves nothing ran.
+# Through dxcl's Unix side (DXCL_WINE_UNIX) a SIGQUIT death is a failure: the Unix half puts
+# Wine's handlers back after LLVM took them (docs/proxy.md, "Signal handlers").
 case "$status" in
-131) exit_signal=SIGQUIT ;;
+131) exit_signal=SIGQUIT ;;&
+131) if [ -n "${DXCL_WINE_UNIX:-}" ]; then
+  exit_signal=
+  echo "wine-run: killed by SIGQUIT through dxcl's Unix side, which puts Wine's signal handlers back (docs/proxy.md, \"Signal handlers\"): a failure" >&2
+fi ;;
 137) exit_signal=SIGKILL ;;
 139) exit_signal=SIGSEGV ;;
 *) exit_signal= ;;
