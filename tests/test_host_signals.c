@@ -57,8 +57,7 @@ static void build_and_run_kernel(void)
     CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(buffer), &buffer), CL_SUCCESS);
     CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL),
               CL_SUCCESS);
-    CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL,
-                                  NULL),
+    CHECK_ERR(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof(values), values, 0, NULL, NULL),
               CL_SUCCESS);
     bool exact = true;
     for (int i = 0; i < 64; i++)
@@ -120,8 +119,7 @@ int main(void)
         Sleep(1);
 
     int moving = suspend_rounds(spinner, 20);
-    CHECK(moving == 0, "the suspended thread stood still in every round (%d of 20 moved)",
-          moving);
+    CHECK(moving == 0, "the suspended thread stood still in every round (%d of 20 moved)", moving);
     stop_spinning = 1;
     WaitForSingleObject(spinner, INFINITE);
     CloseHandle(spinner);

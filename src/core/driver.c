@@ -287,6 +287,16 @@ void dxcl_driver_note_signals(void)
                  owner, (unsigned long)count);
 }
 
+typedef void(WINAPI *pair_close_fd_fn)(int32_t fd);
+
+void dxcl_driver_close_fd(int fd)
+{
+    pair_close_fd_fn close_fd = (pair_close_fd_fn)dxcl_driver_export("dxclunixCloseFd");
+
+    if (fd >= 0 && close_fd)
+        close_fd(fd);
+}
+
 static bool no_twins(struct dxcl_twin *twin)
 {
     twin->result = -1;
@@ -370,8 +380,10 @@ cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd)
     cl_int err = CL_INVALID_OPERATION;
     cl_semaphore_khr semaphore = create ? create(context, properties, &err) : NULL;
 
-    if (!semaphore)
+    if (!semaphore) {
         DXCL_LOG("clCreateSemaphoreWithPropertiesKHR (opaque fd %d): %d", fd, err);
+        dxcl_driver_close_fd(fd);
+    }
     return semaphore;
 }
 

@@ -37,6 +37,8 @@ void *dxcl_driver_export(const char *name);
 /* Logs once that the Unix side put back Wine's signal handlers after the driver's LLVM took
  * them (docs/proxy.md, "Signal handlers"); nothing without the Unix side. */
 void dxcl_driver_note_signals(void);
+/* Closes a host fd that the driver's import refused (it stays the caller's): the Unix side's. */
+void dxcl_driver_close_fd(int fd);
 bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
 void dxcl_driver_twin_destroy(struct dxcl_twin *twin);
 /* A new fd of the twin's memory (each import takes one): false with twin->error set. */

@@ -177,8 +177,12 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                            .image_depth =
                                mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};
 
-    return dxcl_driver()->clCreateImageWithProperties(ctx->handle, properties, flags,
-                                                      &mem->backing.driver, &image, NULL, err);
+    cl_mem image_object = dxcl_driver()->clCreateImageWithProperties(
+        ctx->handle, properties, flags, &mem->backing.driver, &image, NULL, err);
+
+    if (!image_object)
+        dxcl_driver_close_fd(storage->fd); /* a refused import leaves its fd with dxcl */
+    return image_object;
 }
 
 /* The driver's external-memory acquire of the object on `own`, dxcl's own queue of the

@@ -27,6 +27,7 @@ enum dxclunix_code {
     DXCLUNIX_TWIN_EXPORT,  /* struct dxclunix_twin (request unused): dxcl_layer_twin_export */
     DXCLUNIX_TWIN_SYNC,    /* struct dxclunix_twin (and its sync): dxcl_layer_twin_sync */
     DXCLUNIX_SIGNALS,      /* struct dxclunix_signals */
+    DXCLUNIX_CLOSE_FD,     /* int32_t: a host fd that a failed import left with dxcl */
     DXCLUNIX_CODE_COUNT
 };
 

@@ -452,6 +452,15 @@ DWORD WINAPI dxclunixSignalsPutBack(char *owner, DWORD size)
     return params.count;
 }
 
+/* Closes a host fd of a twin's memory or semaphore that the driver's import refused: a
+ * successful import owns its fd, a failed one leaves it with the caller. */
+__declspec(dllexport) void WINAPI dxclunixCloseFd(int32_t fd);
+void WINAPI dxclunixCloseFd(int32_t fd)
+{
+    if (fd >= 0 && unix_half_found())
+        unix_call(DXCLUNIX_CLOSE_FD, &fd);
+}
+
 /* The GPU path's twins (src/core/twin.h), made and freed by the host Vulkan layer through
  * the Unix half. They need only the Unix half, not the host OpenCL library. */
 __declspec(dllexport) int32_t WINAPI

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Wine's NTSTATUS and the type of a __wine_unix_call_funcs entry (include/wine/unixlib.h). */
 typedef int32_t NTSTATUS;
@@ -242,6 +243,15 @@ static NTSTATUS unix_signals(void *args)
     return 0;
 }
 
+static NTSTATUS unix_close_fd(void *args)
+{
+    const int32_t *fd = args;
+
+    if (*fd >= 0)
+        close(*fd);
+    return 0;
+}
+
 /* The Vulkan layer's twin functions (docs/proxy.md, "The Vulkan layer"): found in the layer
  * the Vulkan loader has loaded, never loaded here. A device may be made after dxcl's first
  * call, so a lookup that finds no layer is tried again on the next call (a dlopen that only
@@ -360,8 +370,8 @@ static NTSTATUS unix_twin_sync(void *args)
 
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open,         unix_lookup,      unix_call,      unix_twin_create,
-    unix_twin_destroy, unix_twin_export, unix_twin_sync, unix_signals,
+    unix_open,        unix_lookup,    unix_call,    unix_twin_create, unix_twin_destroy,
+    unix_twin_export, unix_twin_sync, unix_signals, unix_close_fd,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
