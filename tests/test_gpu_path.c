@@ -342,6 +342,55 @@ static void twin_fault(struct interop_env *env)
     free(got);
 }
 
+/* A failed copy out of the twin (the layer's, on Direct3D's queue) at a release: the release
+ * fails with CL_OUT_OF_RESOURCES and the texture keeps its contents. As for a write back of the
+ * copy engine that fails once the downloads ran (design.md, "The copy engine"), the
+ * object is released; the next acquire reads the texture again, not the twin's stale bytes. */
+static void twin_fault_release(struct interop_env *env)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc desc = {W, H, 3, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t bytes = W * H * 3 * 4, region[3] = {W, H, 3}, origin[3] = {0, 0, 0};
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    unsigned char *written = malloc(bytes), *got = malloc(bytes);
+    struct test_texture tex;
+    cl_uint before = 0, after = 0;
+    cl_int err;
+
+    REQUIRE(arm && written && got, "dxclFaultArm (a test build), memory");
+    for (size_t i = 0; i < bytes; i++)
+        written[i] = (unsigned char)(i * 7 + 3);
+    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, true, 43), "3D texture");
+    cl_mem mem = env->cl->create_texture3d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, written, 0, NULL, NULL),
+        CL_SUCCESS);
+    REQUIRE(arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1)");
+    err = env->cl->release(env->queue, 1, &mem, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(env->queue);
+    CHECK_ERR(err, CL_OUT_OF_RESOURCES);
+    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
+    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
+    test_texture_intact(api, &tex, "the texture after the failed copy out of the twin");
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), api->err_not_acquired);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
+        CL_SUCCESS);
+    test_same_bytes(got, tex.data[0], bytes, "the next acquire reads the texture, not the twin");
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(api, &tex, "the texture after a release with nothing written");
+    clReleaseMemObject(mem);
+    test_texture_free(api, &tex);
+    free(written);
+    free(got);
+}
+
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
 {
     (void)mem;
@@ -469,6 +518,7 @@ int main(void)
     volume(&env, 0);
     volume(&env, 1);
     twin_fault(&env);
+    twin_fault_release(&env);
     nv12_planes(&env);
     every_frame(&env);
     two_accesses(&env);
