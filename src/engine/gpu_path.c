@@ -244,13 +244,14 @@ cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, 
     return fn.acquire(own, 1, &mem->handle, 0, NULL, done);
 }
 
-cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
+cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *done)
 {
     struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
 
     if (!fn.release)
-        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
-    return fn.release(own, 1, &mem->handle, 0, NULL, done);
+        return dxcl_driver()->clEnqueueMarkerWithWaitList(own, num_events, wait_list, done);
+    return fn.release(own, 1, &mem->handle, num_events, wait_list, done);
 }
 
 cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memobj *mem,

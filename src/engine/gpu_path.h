@@ -52,7 +52,8 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
  * event into *waited where asked, else none). */
 cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, cl_event *waited);
 cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
-cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done);
+cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *done);
 /* A gpu_synced object's release on the release's queue after `after` (the release's barrier),
  * then OpenCL's signal of `done` (its event into *event); marks done_signalled. */
 cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memobj *mem,

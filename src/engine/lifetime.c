@@ -350,6 +350,10 @@ static void finish(struct dxcl_memobj *mem)
     struct dxcl_context *ctx = mem->context;
 
     give_surface_back(mem);
+    if (obj->held_since)
+        dxcl_driver()->clReleaseEvent(obj->held_since);
+    if (obj->held_on)
+        dxcl_driver()->clReleaseCommandQueue(obj->held_on);
     if (obj->queue)
         dxcl_driver()->clReleaseCommandQueue(obj->queue);
     dxcl_gpu_path_let_go(mem);

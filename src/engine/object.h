@@ -54,6 +54,11 @@ struct dxcl_object {
      * the test-only import, host_copy (a zero-copy object's, the same in every way). */
     bool on_gpu, imported;
     bool device_held; /* imported: the driver's acquire of the memory has no release yet */
+    /* The event of that acquire where it went to the program's queue (retained, with that
+     * queue), or NULL: a release on dxcl's own queue must come after it (the queues are not
+     * ordered otherwise), and that queue must be flushed first. */
+    cl_event held_since;
+    cl_command_queue held_on;
     /* The twin's semaphores as the driver imported them (engine/gpu_path.h; the twin owns them),
      * or NULL: with them, the surface is gpu_synced. */
     cl_semaphore_khr ready, done;

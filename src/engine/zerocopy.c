@@ -136,6 +136,16 @@ static bool acquire_on_program_queue(cl_command_queue queue, struct dxcl_memobj 
     return dxcl_unset_user_events(mem->context->handle) == 0 && dxcl_queue_in_order(queue);
 }
 
+static void drop_held_since(struct dxcl_object *obj)
+{
+    if (obj->held_since)
+        dxcl_driver()->clReleaseEvent(obj->held_since);
+    if (obj->held_on)
+        dxcl_driver()->clReleaseCommandQueue(obj->held_on);
+    obj->held_since = NULL;
+    obj->held_on = NULL;
+}
+
 /* An imported object: the driver's acquire of the memory at once, on dxcl's own queue (the
  * twin is already Direct3D's copy: nothing of the program's comes before it); a barrier orders
  * the program's queue after it (in order or not), and the program's event follows the wait
@@ -151,8 +161,11 @@ static cl_int import_to_device(cl_command_queue queue, struct dxcl_memobj *mem, 
 
     remember_queue(mem, queue); /* own_queue's device */
     if (!obj->device_held && acquire_on_program_queue(queue, mem)) {
-        if ((err = dxcl_gpu_path_acquire_now(queue, mem, NULL)) != CL_SUCCESS)
+        drop_held_since(obj);
+        if ((err = dxcl_gpu_path_acquire_now(queue, mem, &obj->held_since)) != CL_SUCCESS)
             return err;
+        if (obj->held_since && dxcl_driver()->clRetainCommandQueue(queue) == CL_SUCCESS)
+            obj->held_on = queue;
         obj->device_held = true;
         return dxcl_gpu_path_mark(queue, mem, num_events, wait_list, event);
     }
@@ -215,6 +228,7 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
         dxcl_object_of(mem)->device_held && dxcl_unset_user_events(mem->context->handle) == 0) {
         if ((err = dxcl_gpu_path_release_signalled(queue, mem, after, event)) == CL_SUCCESS) {
             dxcl_object_of(mem)->device_held = false;
+            drop_held_since(dxcl_object_of(mem));
             remember_queue(mem, queue);
         }
         return err;
@@ -258,22 +272,36 @@ static cl_command_queue own_queue(struct dxcl_memobj *mem)
 }
 
 /* An imported object the driver still holds (its acquire has no release: the program released
- * the object while acquired) is released on dxcl's own queue, waited for, before its memory
- * can go back to Direct3D. */
+ * the object while acquired, or a refused overwrite is read in again) is released on dxcl's own
+ * queue, waited for, before its memory can go back to Direct3D. Where the acquire went to the
+ * program's queue, the release waits for it: the two queues are not ordered, and a release
+ * that ran first would leave the acquire unmatched (NVIDIA's next acquire of the memory then
+ * never completes). The program's queue is flushed for that wait. */
 static bool give_back_import(struct dxcl_memobj *mem)
 {
+    struct dxcl_object *obj = dxcl_object_of(mem);
     const struct dxcl_driver *drv = dxcl_driver();
     cl_command_queue queue = own_queue(mem);
+    cl_uint after = obj->held_since ? 1 : 0;
     cl_event done;
+    cl_int err = CL_OUT_OF_RESOURCES;
 
-    if (!queue || dxcl_gpu_path_wait_ready(queue, mem, NULL) != CL_SUCCESS ||
-        dxcl_gpu_path_release_now(queue, mem, &done) != CL_SUCCESS)
+    if (after && obj->held_on)
+        drv->clFlush(obj->held_on);
+    if (!queue || (err = dxcl_gpu_path_wait_ready(queue, mem, NULL)) != CL_SUCCESS ||
+        (err = dxcl_gpu_path_release_now(queue, mem, after, after ? &obj->held_since : NULL,
+                                         &done)) != CL_SUCCESS) {
+        DXCL_LOG("%p: the driver's acquire of its memory could not be released (%d)",
+                 (void *)mem->handle, err);
         return false;
-    DXCL_LOG("%p: released while acquired: the driver's acquire of its memory is released",
+    }
+    DXCL_LOG("%p: the driver's acquire of its memory is released on dxcl's queue (the object "
+             "was released while acquired, or is read in again)",
              (void *)mem->handle);
     drv->clWaitForEvents(1, &done);
     drv->clReleaseEvent(done);
-    dxcl_object_of(mem)->device_held = false;
+    obj->device_held = false;
+    drop_held_since(obj);
     return true;
 }
 
