@@ -303,43 +303,84 @@ static void nv12_planes(struct interop_env *env)
     ID3D11Texture2D_Release(texture);
 }
 
+/* The fault cases' object: a 3D texture (the layer copies it), its object acquired. */
+struct fault_case {
+    struct test_texture tex;
+    cl_mem mem;
+    unsigned char *got;
+    size_t bytes;
+};
+
+static const size_t fault_origin[3] = {0, 0, 0}, fault_region[3] = {W, H, 3};
+
+static void fault_case_open(struct interop_env *env, struct fault_case *c, uint32_t seed)
+{
+    const struct test_texture_desc desc = {W, H, 3, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    cl_int err;
+
+    c->bytes = W * H * 3 * 4;
+    REQUIRE((c->got = malloc(c->bytes)) != NULL, "memory");
+    REQUIRE(test_texture_create(env->api, env->d3d, &c->tex, &desc, true, seed), "3D texture");
+    c->mem = env->cl->create_texture3d(env->context, 0, c->tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &c->mem, 0, NULL, NULL), CL_SUCCESS);
+}
+
+/* A blocking read of the whole object into c->got. */
+static cl_int fault_case_read(struct interop_env *env, struct fault_case *c)
+{
+    return clEnqueueReadImage(env->queue, c->mem, CL_TRUE, fault_origin, fault_region, 0, 0, c->got,
+                              0, NULL, NULL);
+}
+
+/* Releases the object (acquired), checks the texture is as it was made, and frees it all. */
+static void fault_case_close(struct interop_env *env, struct fault_case *c, const char *what)
+{
+    CHECK_ERR(env->cl->release(env->queue, 1, &c->mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(env->api, &c->tex, what);
+    clReleaseMemObject(c->mem);
+    test_texture_free(env->api, &c->tex);
+    free(c->got);
+}
+
+/* Arms the fault point `twin` for its next pass; disarm_twin checks it fired once. */
+static cl_uint arm_twin(void)
+{
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    cl_uint before = 0;
+
+    REQUIRE(arm && arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1) (a test build)");
+    return before;
+}
+
+static void disarm_twin(cl_uint before)
+{
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    cl_uint after = 0;
+
+    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
+    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
+}
+
 /* A failed copy into the twin (the fault point `twin` of test builds, in the layer's copy of a
  * 3D texture): with lazy uploads the first command after the acquire fails with
  * CL_OUT_OF_RESOURCES, the object stays acquired with its copy still to come, and the retried
  * command reads the texture's bytes; the release then leaves the texture as it was. */
 static void twin_fault(struct interop_env *env)
 {
-    const struct test_api *api = env->api;
-    const struct test_texture_desc desc = {W, H, 3, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
-    const size_t bytes = W * H * 3 * 4, region[3] = {W, H, 3}, origin[3] = {0, 0, 0};
-    dxclFaultArm_fn arm =
-        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
-    unsigned char *got = malloc(bytes);
-    struct test_texture tex;
-    cl_uint before = 0, after = 0;
-    cl_int err;
+    struct fault_case c;
+    cl_uint before;
 
-    REQUIRE(arm && got, "dxclFaultArm (a test build), memory");
-    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, true, 41), "3D texture");
-    cl_mem mem = env->cl->create_texture3d(env->context, 0, tex.resource, 0, &err);
-    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    REQUIRE(arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1)");
-    CHECK_ERR(
-        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
-        CL_OUT_OF_RESOURCES);
-    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
-    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
-    CHECK_ERR(
-        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
-        CL_SUCCESS);
-    test_same_bytes(got, tex.data[0], bytes, "read after the failed copy into the twin");
-    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-    test_texture_intact(api, &tex, "the texture after the failed copy into the twin");
-    clReleaseMemObject(mem);
-    test_texture_free(api, &tex);
-    free(got);
+    fault_case_open(env, &c, 41);
+    before = arm_twin();
+    CHECK_ERR(fault_case_read(env, &c), CL_OUT_OF_RESOURCES);
+    disarm_twin(before);
+    CHECK_ERR(fault_case_read(env, &c), CL_SUCCESS);
+    test_same_bytes(c.got, c.tex.data[0], c.bytes, "read after the failed copy into the twin");
+    fault_case_close(env, &c, "the texture after the failed copy into the twin");
 }
 
 /* A failed copy out of the twin (the layer's, on Direct3D's queue) at a release: the release
@@ -348,47 +389,32 @@ static void twin_fault(struct interop_env *env)
  * object is released; the next acquire reads the texture again, not the twin's stale bytes. */
 static void twin_fault_release(struct interop_env *env)
 {
-    const struct test_api *api = env->api;
-    const struct test_texture_desc desc = {W, H, 3, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
-    const size_t bytes = W * H * 3 * 4, region[3] = {W, H, 3}, origin[3] = {0, 0, 0};
-    dxclFaultArm_fn arm =
-        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
-    unsigned char *written = malloc(bytes), *got = malloc(bytes);
-    struct test_texture tex;
-    cl_uint before = 0, after = 0;
+    struct fault_case c;
+    unsigned char *written;
+    cl_uint before;
     cl_int err;
 
-    REQUIRE(arm && written && got, "dxclFaultArm (a test build), memory");
-    for (size_t i = 0; i < bytes; i++)
+    fault_case_open(env, &c, 43);
+    REQUIRE((written = malloc(c.bytes)) != NULL, "memory");
+    for (size_t i = 0; i < c.bytes; i++)
         written[i] = (unsigned char)(i * 7 + 3);
-    REQUIRE(test_texture_create(api, env->d3d, &tex, &desc, true, 43), "3D texture");
-    cl_mem mem = env->cl->create_texture3d(env->context, 0, tex.resource, 0, &err);
-    REQUIRE(err == CL_SUCCESS, "3D object: %d", err);
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(
-        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, written, 0, NULL, NULL),
-        CL_SUCCESS);
-    REQUIRE(arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1)");
-    err = env->cl->release(env->queue, 1, &mem, 0, NULL, NULL);
+    CHECK_ERR(clEnqueueWriteImage(env->queue, c.mem, CL_TRUE, fault_origin, fault_region, 0, 0,
+                                  written, 0, NULL, NULL),
+              CL_SUCCESS);
+    before = arm_twin();
+    err = env->cl->release(env->queue, 1, &c.mem, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(env->queue);
     CHECK_ERR(err, CL_OUT_OF_RESOURCES);
-    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
-    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
-    test_texture_intact(api, &tex, "the texture after the failed copy out of the twin");
-    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), api->err_not_acquired);
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(
-        clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0, NULL, NULL),
-        CL_SUCCESS);
-    test_same_bytes(got, tex.data[0], bytes, "the next acquire reads the texture, not the twin");
-    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-    test_texture_intact(api, &tex, "the texture after a release with nothing written");
-    clReleaseMemObject(mem);
-    test_texture_free(api, &tex);
+    disarm_twin(before);
+    test_texture_intact(env->api, &c.tex, "the texture after the failed copy out of the twin");
+    CHECK_ERR(env->cl->release(env->queue, 1, &c.mem, 0, NULL, NULL), env->api->err_not_acquired);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &c.mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(fault_case_read(env, &c), CL_SUCCESS);
+    test_same_bytes(c.got, c.tex.data[0], c.bytes,
+                    "the next acquire reads the texture, not the twin");
+    fault_case_close(env, &c, "the texture after a release with nothing written");
     free(written);
-    free(got);
 }
 
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
