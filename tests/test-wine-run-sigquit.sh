@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The rule of scripts/wine-run.sh for a SIGQUIT death at exit (docs/testing.md, "SIGQUIT at
-# exit"): it counts as the program's exit only after a summary with at least one passed check
-# and none failed. wine-run.sh runs here against a stand-in `wine` that prints a summary line
-# and then kills itself with SIGQUIT, as Wine's thread ends and LLVM's handler do to a real
-# test; wineboot and wineserver are stand-ins too, so no prefix or display is made.
+# The exit rules of scripts/wine-run.sh (docs/testing.md, "SIGQUIT at exit", "A run with no
+# output"): a SIGQUIT death at exit counts as the program's exit only after a summary with at
+# least one passed check and none failed, and never through dxcl's Unix side; Wine that ends at
+# once with no output is started once more. wine-run.sh runs here against a stand-in `wine`
+# that prints a summary line and then kills itself with SIGQUIT, as Wine's thread ends and
+# LLVM's handler do to a real test, or ends at once silently; wineboot and wineserver are
+# stand-ins too, so no prefix or display is made.
 #
 #   test-wine-run-sigquit.sh WINE-RUN.SH
 set -euo pipefail
@@ -16,6 +18,12 @@ mkdir -p "$work/bin"
 cat >"$work/bin/wine" <<'STUB'
 #!/usr/bin/env bash
 ulimit -c 0
+# silent: fails at once with no output; silent-once: that the first time, then runs normally.
+[ "$FAKE_EXIT" != silent ] || exit 1
+if [ "$FAKE_EXIT" = silent-once ]; then
+  [ -f "$FAKE_STATE" ] || { touch "$FAKE_STATE"; exit 1; }
+  FAKE_EXIT=0
+fi
 printf '%s\n' "$FAKE_SUMMARY"
 # wine-run.sh starts the program in the background, where a shell ignores SIGQUIT: perl puts
 # the default action back (Wine's process has its own handlers) before the signal.
@@ -41,7 +49,7 @@ touch "$work/unix/x86_64-windows/dxclunix.dll" "$work/unix/x86_64-unix/dxclunix.
 expect() {
   local want=$1 summary=$2 how=$3 status=0 unix=
   [ "${4:-}" != unix ] || unix=$work/unix
-  PATH="$work/bin:$PATH" DISPLAY=:stub DXCL_RIG_DIR="$work/rig" DXCL_DXVK_DIR= DXCL_WINE_UNIX=$unix \
+  PATH="$work/bin:$PATH" DISPLAY=:stub DXCL_RIG_DIR="$work/rig" DXCL_DXVK_DIR= DXCL_WINE_UNIX=$unix FAKE_STATE="$work/state.$RANDOM" \
     FAKE_SUMMARY="$summary" FAKE_EXIT="$how" "$wine_run" stub.exe >"$work/out" 2>&1 || status=$?
   if [ "$status" = "$want" ]; then
     echo "ok: \"$summary\", then $how${4:+ ($4)}: wine-run.sh exits $status"
@@ -70,6 +78,9 @@ expect 1 "stub: 5 passed, 1 failed" 1
 expect 131 "stub: 12 passed, 0 failed" quit unix
 expect 0 "stub: 7 passed, 0 failed" kill unix
 expect 0 "stub: 5 passed, 0 failed" 0 unix
+# Wine ending at once with no output ran nothing: started once more, and a second such end fails.
+expect 0 "stub: 3 passed, 0 failed" silent-once
+expect 1 "stub: 3 passed, 0 failed" silent
 
 [ "$failures" = 0 ] || { echo "$failures of the cases above failed"; exit 1; }
-echo "exit-signal rule: 16 cases passed"
+echo "exit rules: 18 cases passed"
