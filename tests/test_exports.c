@@ -696,12 +696,83 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     CHECK(missing > 0, "the driver lacks nothing listed");
 }
 
+/* Static imports of forwarded (FWD) functions go straight to the driver once dxcl has bound it
+ * (src/proxy/bind_imports.c); QRY and OWN imports stay on dxcl's exports; DXCL_BIND_IMPORTS=0
+ * keeps every import on dxcl. Two threads make the first forwarded calls at once, so the
+ * binding runs while the other thread calls through the slot being rewritten. */
+extern void *__imp_clGetCommandQueueInfo, *__imp_clGetDeviceInfo, *__imp_clReleaseMemObject;
+
+static DWORD WINAPI forwarded_calls(void *arg)
+{
+    LONG *failures = arg;
+
+    for (int i = 0; i < 2000; i++) {
+        cl_uint count = 0;
+        if (clGetCommandQueueInfo(NULL, CL_QUEUE_REFERENCE_COUNT, sizeof(count), &count, NULL) !=
+            CL_INVALID_COMMAND_QUEUE)
+            InterlockedIncrement(failures);
+    }
+    return 0;
+}
+
+static void *import_slot(void *const *slot)
+{
+    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
+static HMODULE module_of(const void *address)
+{
+    HMODULE module = NULL;
+
+    GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                           GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                       (const char *)address, &module);
+    return module;
+}
+
+static void check_bound_imports(void)
+{
+    const char *bind = getenv("DXCL_BIND_IMPORTS"), *lock_check = getenv("DXCL_LOCK_CHECK");
+    bool bound = !(bind && !strcmp(bind, "0"));
+    void *forwarded_export = (void *)GetProcAddress(dxcl, "clGetCommandQueueInfo");
+    LONG failures = 0;
+    HANDLE threads[2];
+
+    CHECK(import_slot(&__imp_clGetCommandQueueInfo) == forwarded_export,
+          "the import of clGetCommandQueueInfo was rewritten before any OpenCL call");
+    for (int i = 0; i < 2; i++)
+        threads[i] = CreateThread(NULL, 0, forwarded_calls, &failures, 0, NULL);
+    WaitForMultipleObjects(2, threads, TRUE, INFINITE);
+    for (int i = 0; i < 2; i++)
+        CloseHandle(threads[i]);
+    CHECK(failures == 0, "%ld forwarded calls on a NULL queue did not fail as the driver does",
+          failures);
+
+    void *slot = import_slot(&__imp_clGetCommandQueueInfo);
+    printf("clGetCommandQueueInfo import: %p (dxcl's export %p), binding %s\n", slot,
+           forwarded_export, bound ? "on" : "off (DXCL_BIND_IMPORTS=0)");
+    if (bound) {
+        CHECK(slot != forwarded_export, "the import of a forwarded function still goes to dxcl");
+        /* With DXCL_LOCK_CHECK on, dxcl's table holds its checking wrappers, inside dxcl. */
+        if (!lock_check || !strcmp(lock_check, "0"))
+            CHECK(module_of(slot) != dxcl, "the bound import %p lies inside dxcl", slot);
+    } else {
+        CHECK(slot == forwarded_export, "the import was rewritten with DXCL_BIND_IMPORTS=0");
+    }
+    CHECK(import_slot(&__imp_clGetDeviceInfo) == (void *)GetProcAddress(dxcl, "clGetDeviceInfo"),
+          "the import of clGetDeviceInfo (answered by dxcl) was rewritten");
+    CHECK(import_slot(&__imp_clReleaseMemObject) ==
+              (void *)GetProcAddress(dxcl, "clReleaseMemObject"),
+          "the import of clReleaseMemObject (dxcl's own) was rewritten");
+}
+
 int main(void)
 {
     cl_int err;
 
     check_module();
     check_exports();
+    check_bound_imports();
 
     cl_platform_id platform = test_platform();
     device = test_device(platform);

@@ -7,10 +7,11 @@
  * compares before it: a forwarded call costs what calling the driver costs (docs/perf.md,
  * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
  * function); the first such call binds every slot the driver fills to the driver's own entry
- * point. */
+ * point, and the program's import slots of FWD exports to it too (bind_imports.h). */
 #include "core/driver.h"
 #include "core/api.h"
 #include "proxy/answers.h"
+#include "proxy/bind_imports.h"
 
 #define DXCL_MISSING_INT(name) return dxcl_driver_missing(#name);
 #define DXCL_MISSING_OBJ(name)                                                                     \
@@ -93,12 +94,56 @@ static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
     return TRUE;
 }
 
+/* dxcl's FWD exports by their assembler names (the C names of some are the headers'). */
+#define DXCL_EXPORT_SYMBOL_FWD(name) extern const char dxcl_export_##name[] __asm__(#name);
+#define DXCL_EXPORT_SYMBOL_QRY(name)
+#define DXCL_EXPORT_SYMBOL_OWN(name)
+#define DXCL_EXPORT_SYMBOL_GRD(name)
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_EXPORT_SYMBOL_##route(name)
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+
+#define DXCL_IS_FWD_FWD 1
+#define DXCL_IS_FWD_QRY 0
+#define DXCL_IS_FWD_OWN 0
+#define DXCL_IS_FWD_GRD 0
+enum {
+    DXCL_FWD_EXPORTS = 0
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) +DXCL_IS_FWD_##route
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
+
+/* The program's static imports of FWD exports go to the driver from now on (bind_imports.h);
+ * QRY exports keep their compares. */
+static void bind_program_imports(const struct dxcl_driver *drv)
+{
+    struct dxcl_import_binding bindings[DXCL_FWD_EXPORTS];
+    size_t count = 0;
+
+#define DXCL_BINDING_FWD(name)                                                                     \
+    if (drv->name)                                                                                 \
+        bindings[count++] =                                                                        \
+            (struct dxcl_import_binding){dxcl_export_##name, (const void *)drv->name};
+#define DXCL_BINDING_QRY(name)
+#define DXCL_BINDING_OWN(name)
+#define DXCL_BINDING_GRD(name)
+#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCL_BINDING_##route(name)
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+    dxcl_bind_imports(bindings, count);
+}
+
 static const struct dxcl_driver *bound_driver(void)
 {
     static INIT_ONCE bind_once = INIT_ONCE_STATIC_INIT;
+    static LONG imports_bound;
     const struct dxcl_driver *drv = dxcl_driver();
 
     InitOnceExecuteOnce(&bind_once, bind_slots, (void *)drv, NULL);
+    /* Outside the once, which other threads wait on: the walk takes the loader's lock. */
+    if (!InterlockedCompareExchange(&imports_bound, 1, 0))
+        bind_program_imports(drv);
     return drv;
 }
 
