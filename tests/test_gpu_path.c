@@ -5,9 +5,14 @@
  * (DXCL_GPU_IMPORT=host: the twin host-visible, its mapping the driver object's storage). On the
  * H100 the rig runs it with the real import. It checks which objects take the path, the data
  * through every hand-over, subresources other than the first, pooled twins for objects made
- * every frame, and DXCL_PATH=engine turning the path off. */
+ * every frame, and DXCL_PATH=engine turning the path off. Without DXVK (wined3d, as
+ * test_gpu_path.unix and the rig's hybrid mode) it says so in one line and checks that textures
+ * take the copy engine, exact. */
 #include "interop.h"
 #include "core/test_hooks.h"
+
+#include <initguid.h>
+#include "dxgi/dxvk_interop.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>
@@ -525,9 +530,51 @@ static void two_accesses(struct interop_env *env)
     free(got);
 }
 
+/* Direct3D without DXVK (the rig's hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL) has
+ * no Vulkan image behind a texture: 2D and 3D textures take the copy engine, and their
+ * hand-overs stay exact. The line says why, from the failed QueryInterface. */
+static void without_dxvk(struct interop_env *env, HRESULT why)
+{
+    const struct test_api *api = env->api;
+    const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const struct test_texture_desc volume = {W, H, 4, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 1};
+    struct test_texture t2, t3;
+    cl_int err;
+
+    printf("Direct3D is not DXVK (QueryInterface(IDXGIVkInteropDevice1): 0x%08lx): no GPU path; "
+           "checking that textures take the copy engine\n",
+           (unsigned long)why);
+    CHECK(why == E_NOINTERFACE, "QueryInterface failed with 0x%08lx, want E_NOINTERFACE",
+          (unsigned long)why);
+    REQUIRE(test_texture_create(api, env->d3d, &t2, &rgba, false, 9) &&
+                test_texture_create(api, env->d3d, &t3, &volume, true, 2),
+            "resources");
+    cl_mem m2 = env->cl->create_texture2d(env->context, 0, t2.resource, 0, &err);
+    cl_mem m3 = env->cl->create_texture3d(env->context, 0, t3.resource, 0, &err);
+    REQUIRE(m2 && m3, "objects");
+    CHECK(mode_of(m2) < DXCL_TRANSFER_GPU, "a 2D texture without DXVK: mode %u", mode_of(m2));
+    CHECK(mode_of(m3) < DXCL_TRANSFER_GPU, "a 3D texture without DXVK: mode %u", mode_of(m3));
+    interop_check_hand_overs(env, m2, &t2);
+    clReleaseMemObject(m3);
+    test_texture_free(api, &t2);
+    test_texture_free(api, &t3);
+}
+
+static HRESULT dxvk_interop(void *d3d)
+{
+    IDXGIVkInteropDevice1 *interop = NULL;
+    HRESULT hr = ID3D11Device_QueryInterface((ID3D11Device *)d3d, &IID_IDXGIVkInteropDevice1,
+                                             (void **)&interop);
+
+    if (SUCCEEDED(hr))
+        interop->lpVtbl->Release(interop);
+    return hr;
+}
+
 int main(void)
 {
     struct interop_env env;
+    HRESULT dxvk;
 
     transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
                                                                            "dxclGetTransferMode");
@@ -538,6 +585,11 @@ int main(void)
         gpu_mode = DXCL_TRANSFER_GPU_SEMAPHORES;
     printf("expecting transfer mode %u on the GPU path\n", gpu_mode);
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    if (FAILED(dxvk = dxvk_interop(env.d3d))) {
+        without_dxvk(&env, dxvk);
+        interop_close(&env);
+        return test_finish("gpu_path");
+    }
     check_modes(&env);
     hand_overs(&env);
     subresource(&env);
