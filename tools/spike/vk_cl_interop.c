@@ -10,7 +10,10 @@
  * bytes as opaque fds; where the fd is a memfd (lavapipe) mmap it and use it as host memory;
  * import each into OpenCL; Vulkan writes a pattern that OpenCL reads, OpenCL writes one that
  * Vulkan reads; time the import, 1080p copies on both sides and a Vulkan -> OpenCL -> Vulkan
- * round trip with a fence + clFinish and with exported binary semaphores. */
+ * round trip with a fence + clFinish and with exported binary semaphores. Step 4: the same
+ * exchange on images made as DXVK makes a render target (color attachment, mutable format; one
+ * mip level and a full chain), then render passes that clear the whole image or a rectangle,
+ * read by OpenCL through its import of mip 0. */
 #define _GNU_SOURCE
 #define VK_NO_PROTOTYPES
 #define CL_TARGET_OPENCL_VERSION 300
@@ -464,7 +467,16 @@ static int cl_open(struct cl_side *c)
     X(vkWaitForFences)                                                                             \
     X(vkResetFences)                                                                               \
     X(vkCreateSemaphore)                                                                           \
-    X(vkDestroySemaphore)
+    X(vkDestroySemaphore)                                                                          \
+    X(vkCreateImageView)                                                                           \
+    X(vkDestroyImageView)                                                                          \
+    X(vkCreateRenderPass)                                                                          \
+    X(vkDestroyRenderPass)                                                                         \
+    X(vkCreateFramebuffer)                                                                         \
+    X(vkDestroyFramebuffer)                                                                        \
+    X(vkCmdBeginRenderPass)                                                                        \
+    X(vkCmdEndRenderPass)                                                                          \
+    X(vkCmdClearAttachments)
 /* Extension functions: NULL when the extension is absent. */
 #define VK_DEVICE_EXT_FUNCS(X)                                                                     \
     X(vkGetMemoryFdKHR)                                                                            \
@@ -810,7 +822,18 @@ static int32_t vk_memory_type(const struct vk_side *v, uint32_t allowed, VkMemor
 
 /* ---- the shared objects ----------------------------------------------------------------- */
 
-enum object_kind { IMAGE_OPTIMAL, IMAGE_LINEAR, BUFFER, PLAIN_IMAGE, STAGING };
+/* IMAGE_RT, IMAGE_RT_MIPS (step 4): made as DXVK makes a D3D11 DEFAULT texture bound as shader
+ * resource, render target and unordered access (color attachment and storage usage, a mutable
+ * format with UNORM and SRGB views), one mip level or a full chain, made exportable. */
+enum object_kind {
+    IMAGE_OPTIMAL,
+    IMAGE_LINEAR,
+    BUFFER,
+    PLAIN_IMAGE,
+    STAGING,
+    IMAGE_RT,
+    IMAGE_RT_MIPS
+};
 
 struct object {
     const char *name;
@@ -835,8 +858,21 @@ static int is_image(const struct object *o)
 
 static int is_exported(const struct object *o)
 {
-    return o->kind == IMAGE_OPTIMAL || o->kind == IMAGE_LINEAR || o->kind == BUFFER;
+    return o->kind == IMAGE_OPTIMAL || o->kind == IMAGE_LINEAR || o->kind == BUFFER ||
+           o->kind == IMAGE_RT || o->kind == IMAGE_RT_MIPS;
 }
+
+static int is_optimal(const struct object *o)
+{
+    return o->kind == IMAGE_OPTIMAL || o->kind == IMAGE_RT || o->kind == IMAGE_RT_MIPS;
+}
+
+static int is_render_target(const struct object *o)
+{
+    return o->kind == IMAGE_RT || o->kind == IMAGE_RT_MIPS;
+}
+
+static const VkFormat rt_view_formats[2] = {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB};
 
 static const VkExternalMemoryHandleTypeFlagBits opaque_fd =
     VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
@@ -844,6 +880,7 @@ static const VkExternalMemoryHandleTypeFlagBits opaque_fd =
 /* Can this image be exported as an opaque fd? Prints the driver's answer. */
 static int vk_image_exportable(struct vk_side *v, struct object *o, VkImageUsageFlags usage)
 {
+    VkImageCreateFlags flags = is_render_target(o) ? VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT : 0;
     VkPhysicalDeviceExternalImageFormatInfo external = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
         .handleType = opaque_fd};
@@ -853,7 +890,8 @@ static int vk_image_exportable(struct vk_side *v, struct object *o, VkImageUsage
         .format = VK_FORMAT_R8G8B8A8_UNORM,
         .type = VK_IMAGE_TYPE_2D,
         .tiling = o->kind == IMAGE_LINEAR ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage};
+        .usage = usage,
+        .flags = flags};
     VkExternalImageFormatProperties external_props = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 props = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
@@ -865,8 +903,9 @@ static int vk_image_exportable(struct vk_side *v, struct object *o, VkImageUsage
     snprintf(name, sizeof name, "vk-format-%s", o->name);
     int ok = result == VK_SUCCESS && (features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT);
     step_line(name, ok,
-              "RGBA8 %s usage 0x%x: %d, opaque fd exportable %s importable %s dedicated-only %s",
-              o->kind == IMAGE_LINEAR ? "linear" : "optimal", usage, result,
+              "RGBA8 %s usage 0x%x flags 0x%x: %d, opaque fd exportable %s importable %s "
+              "dedicated-only %s",
+              o->kind == IMAGE_LINEAR ? "linear" : "optimal", usage, flags, result,
               features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT ? "yes" : "no",
               features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT ? "yes" : "no",
               features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT ? "yes" : "no");
@@ -907,25 +946,38 @@ static int object_create(struct vk_side *v, struct object *o)
         VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                                   VK_IMAGE_USAGE_STORAGE_BIT;
-        if (exported && !vk_image_exportable(v, o, usage)) {
+        VkImageFormatListCreateInfo view_formats = {
+            .sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO,
+            .viewFormatCount = 2,
+            .pViewFormats = rt_view_formats};
+        if (is_render_target(o)) {
+            usage |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+            image_external.pNext = &view_formats;
+            if (!vk_image_exportable(v, o, usage)) {
+                step_line(step, 0, "the driver exports no such render target");
+                return 0;
+            }
+        }
+        if (exported && !is_render_target(o) && !vk_image_exportable(v, o, usage)) {
             usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
             if (!vk_image_exportable(v, o, usage)) {
                 step_line(step, 0, "the driver exports no such image");
                 return 0;
             }
         }
-        VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-                                  .pNext = exported ? &image_external : NULL,
-                                  .imageType = VK_IMAGE_TYPE_2D,
-                                  .format = VK_FORMAT_R8G8B8A8_UNORM,
-                                  .extent = {WIDTH, HEIGHT, 1},
-                                  .mipLevels = 1,
-                                  .arrayLayers = 1,
-                                  .samples = VK_SAMPLE_COUNT_1_BIT,
-                                  .tiling = o->kind == IMAGE_LINEAR ? VK_IMAGE_TILING_LINEAR
-                                                                    : VK_IMAGE_TILING_OPTIMAL,
-                                  .usage = usage,
-                                  .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+        VkImageCreateInfo info = {
+            .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+            .pNext = exported ? &image_external : NULL,
+            .imageType = VK_IMAGE_TYPE_2D,
+            .format = VK_FORMAT_R8G8B8A8_UNORM,
+            .extent = {WIDTH, HEIGHT, 1},
+            .flags = is_render_target(o) ? VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT : 0,
+            .mipLevels = o->kind == IMAGE_RT_MIPS ? 11 : 1,
+            .arrayLayers = 1,
+            .samples = VK_SAMPLE_COUNT_1_BIT,
+            .tiling = o->kind == IMAGE_LINEAR ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL,
+            .usage = usage,
+            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
         if ((result = vk.vkCreateImage(v->device, &info, NULL, &o->image))) {
             step_line(step, 0, "vkCreateImage: %d", result);
             return 0;
@@ -1108,7 +1160,7 @@ static void memfd_checks(struct vk_side *v, struct cl_side *c, struct object *o,
     size_t offset, row_pitch;
     object_rows(o, &offset, &row_pitch);
     int exact = pattern_check(o->data + offset, row_pitch, SEED_VULKAN, 0, what, sizeof what);
-    if (o->kind == IMAGE_OPTIMAL)
+    if (is_optimal(o))
         step_line(step, 1,
                   "mapped %zu B, data at %" PRIu64 "; read as linear rows (tiling unknown): %s",
                   o->mapped_size, header[1], what);
@@ -1117,7 +1169,7 @@ static void memfd_checks(struct vk_side *v, struct cl_side *c, struct object *o,
                   "mapped %zu B, data at %" PRIu64 " (Mesa's header); Vulkan's "
                   "pattern: %s",
                   o->mapped_size, header[1], what);
-    if (o->kind == IMAGE_OPTIMAL || !c->context)
+    if (is_optimal(o) || !c->context)
         return;
 
     snprintf(step, sizeof step, "cl-hostptr-%s", o->name);
@@ -1222,10 +1274,10 @@ static int cl_stand_in(struct cl_side *c, struct object *o)
     char step[64];
     snprintf(step, sizeof step, "stand-in-%s", o->name);
     step_begin(step);
-    if (!o->data || !c->context || o->kind == IMAGE_OPTIMAL) {
+    if (!o->data || !c->context || is_optimal(o)) {
         step_line(step, 0, "%s",
-                  o->kind == IMAGE_OPTIMAL ? "optimal tiling: no host stand-in"
-                                           : "no mapped memfd: no host stand-in");
+                  is_optimal(o) ? "optimal tiling: no host stand-in"
+                                : "no mapped memfd: no host stand-in");
         return 0;
     }
     cl_int err;
@@ -1306,6 +1358,141 @@ static void exchange(struct vk_side *v, struct cl_side *c, struct object *o,
             pattern_check(readback->mapped, WIDTH * PIXEL_BYTES, SEED_OPENCL, 1, what, sizeof what);
     step_line(step, exact, "OpenCL's pattern and fill rectangle: %s",
               ok ? what : "not tried (OpenCL failed)");
+    free(pixels);
+}
+
+/* ---- step 4: Direct3D's own render targets, imported ------------------------------------ */
+
+#define GREEN_PIXEL 0xFF00FF00u /* RGBA (0, 255, 0, 255) */
+
+/* A render pass over mip 0 of a render target that OpenCL holds (GENERAL, external): CLEAR to
+ * green, or (load_rect) Vulkan's pattern copied in, LOAD, and the fill rectangle cleared to
+ * FILL_PIXEL's colour by vkCmdClearAttachments. The pass moves the image through
+ * COLOR_ATTACHMENT_OPTIMAL, where a GPU may compress or fast-clear it, and back to GENERAL for
+ * OpenCL. */
+static int vk_render_pass(struct vk_side *v, struct object *o, int load_rect, struct object *upload)
+{
+    VkImageViewCreateInfo view_info = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                       .image = o->image,
+                                       .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                       .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                       .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    VkAttachmentDescription attachment = {.format = VK_FORMAT_R8G8B8A8_UNORM,
+                                          .samples = VK_SAMPLE_COUNT_1_BIT,
+                                          .loadOp = load_rect ? VK_ATTACHMENT_LOAD_OP_LOAD
+                                                              : VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                          .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                          .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                          .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                          .initialLayout = VK_IMAGE_LAYOUT_GENERAL,
+                                          .finalLayout = VK_IMAGE_LAYOUT_GENERAL};
+    VkAttachmentReference color = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription subpass = {.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                    .colorAttachmentCount = 1,
+                                    .pColorAttachments = &color};
+    VkRenderPassCreateInfo pass_info = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+                                        .attachmentCount = 1,
+                                        .pAttachments = &attachment,
+                                        .subpassCount = 1,
+                                        .pSubpasses = &subpass};
+    VkImageView view = VK_NULL_HANDLE;
+    VkRenderPass pass = VK_NULL_HANDLE;
+    VkFramebuffer framebuffer = VK_NULL_HANDLE;
+    VkResult result = vk.vkCreateImageView(v->device, &view_info, NULL, &view);
+    if (!result)
+        result = vk.vkCreateRenderPass(v->device, &pass_info, NULL, &pass);
+    if (!result) {
+        VkFramebufferCreateInfo fb_info = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+                                           .renderPass = pass,
+                                           .attachmentCount = 1,
+                                           .pAttachments = &view,
+                                           .width = WIDTH,
+                                           .height = HEIGHT,
+                                           .layers = 1};
+        result = vk.vkCreateFramebuffer(v->device, &fb_info, NULL, &framebuffer);
+    }
+    if (!result) {
+        VkClearValue green = {.color.float32 = {0.0f, 1.0f, 0.0f, 1.0f}};
+        VkRenderPassBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                       .renderPass = pass,
+                                       .framebuffer = framebuffer,
+                                       .renderArea = {{0, 0}, {WIDTH, HEIGHT}},
+                                       .clearValueCount = 1,
+                                       .pClearValues = &green};
+        vk_begin(v);
+        vk_image_barrier(v, o->image, FROM_EXTERNAL);
+        if (load_rect) {
+            pattern_fill(upload->mapped, SEED_VULKAN);
+            vk.vkCmdCopyBufferToImage(v->cmd, upload->buffer, o->image, VK_IMAGE_LAYOUT_GENERAL, 1,
+                                      &whole_frame);
+            vk_image_barrier(v, o->image, KEEP);
+        }
+        vk.vkCmdBeginRenderPass(v->cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        if (load_rect) {
+            VkClearAttachment fill = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+                                      .colorAttachment = 0,
+                                      .clearValue.color.float32 = {1.0f, 0.2f, 0.0f, 1.0f}};
+            VkClearRect rect = {{{(int32_t)fill_origin[0], (int32_t)fill_origin[1]},
+                                 {(uint32_t)fill_region[0], (uint32_t)fill_region[1]}},
+                                0,
+                                1};
+            vk.vkCmdClearAttachments(v->cmd, 1, &fill, 1, &rect);
+        }
+        vk.vkCmdEndRenderPass(v->cmd);
+        vk_image_barrier(v, o->image, TO_EXTERNAL);
+        result = vk_submit(v, VK_NULL_HANDLE, VK_NULL_HANDLE, SUBMIT_AND_WAIT);
+    }
+    if (framebuffer)
+        vk.vkDestroyFramebuffer(v->device, framebuffer, NULL);
+    if (pass)
+        vk.vkDestroyRenderPass(v->device, pass, NULL);
+    if (view)
+        vk.vkDestroyImageView(v->device, view, NULL);
+    return result == VK_SUCCESS;
+}
+
+/* Each render pass, then OpenCL reads mip 0 through its import: the rectangle over Vulkan's
+ * pattern, or green everywhere after the whole clear. */
+static void render_pass_checks(struct vk_side *v, struct cl_side *c, struct object *o,
+                               struct object *upload)
+{
+    uint32_t *pixels = malloc(FRAME_BYTES);
+    for (int load_rect = 1; load_rect >= 0; load_rect--) {
+        char step[64], what[160];
+        snprintf(step, sizeof step, "cl-read-%s-after-%s", o->name,
+                 load_rect ? "clear-rect" : "render-pass-clear");
+        step_begin(step);
+        if (!vk_render_pass(v, o, load_rect, upload)) {
+            step_line(step, 0, "the render pass failed");
+            continue;
+        }
+        if (!o->cl_object) {
+            step_line(step, 0, "not imported: only the render pass ran");
+            continue;
+        }
+        memset(pixels, 0, FRAME_BYTES);
+        cl_int err = cl_acquire(c, o->cl_object);
+        cl_int read = err ? err
+                          : cl.clEnqueueReadImage(c->queue, o->cl_object, CL_TRUE, zero_origin,
+                                                  frame_region, 0, 0, pixels, 0, NULL, NULL);
+        cl_int release = cl_release(c, o->cl_object);
+        cl_int finish = cl.clFinish(c->queue);
+        int exact = 0;
+        if (!read && !release && !finish && load_rect) {
+            exact = pattern_check(pixels, WIDTH * PIXEL_BYTES, SEED_VULKAN, 1, what, sizeof what);
+        } else if (!read && !release && !finish) {
+            uint64_t bad = 0;
+            for (size_t i = 0; i < (size_t)WIDTH * HEIGHT; i++)
+                bad += pixels[i] != GREEN_PIXEL;
+            exact = bad == 0;
+            snprintf(what, sizeof what, "%" PRIu64 " of %u pixels not green (first 0x%08x)", bad,
+                     WIDTH * HEIGHT, pixels[0]);
+        } else {
+            snprintf(what, sizeof what, "not read");
+        }
+        step_line(step, exact, "acquire %d, read %d, release %d, finish %d: %s", err, read, release,
+                  finish, what);
+    }
     free(pixels);
 }
 
@@ -1729,6 +1916,18 @@ int main(void)
             exchange(&v, &c, o, &readback);
     }
 
+    /* Step 4: images made as DXVK makes a render target, exported; OpenCL imports mip 0. */
+    struct object targets[2] = {{.name = "rt", .kind = IMAGE_RT},
+                                {.name = "rt-mips", .kind = IMAGE_RT_MIPS}};
+    for (int i = 0; i < 2; i++) {
+        struct object *o = &targets[i];
+        if (!object_create(&v, o) || !vk_fill(&v, o, &upload))
+            continue;
+        if (interop && cl_import(&c, o))
+            exchange(&v, &c, o, &readback);
+        render_pass_checks(&v, &c, o, &upload);
+    }
+
     /* Copies of a 1080p frame on each side. plain_src holds Vulkan's pattern, in GENERAL. */
     pattern_fill(upload.mapped, SEED_VULKAN);
     vk_begin(&v);
@@ -1853,6 +2052,12 @@ int main(void)
         cl.clReleaseMemObject(cl_a);
     if (cl_b)
         cl.clReleaseMemObject(cl_b);
+    for (int i = 0; i < 2; i++) {
+        if (targets[i].cl_object)
+            cl.clReleaseMemObject(targets[i].cl_object);
+        if (targets[i].fd >= 0 && fd_is_open(targets[i].fd))
+            close(targets[i].fd);
+    }
     for (int i = 0; i < 3; i++) {
         if (shared[i].cl_object)
             cl.clReleaseMemObject(shared[i].cl_object);
