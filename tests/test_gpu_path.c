@@ -50,6 +50,28 @@ static void check_mode(cl_mem mem, cl_uint want, const char *what)
           mode, want);
 }
 
+/* Arms fault point `point` for its next pass; disarm_point checks it fired once. */
+static cl_uint arm_point(const char *point)
+{
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    cl_uint before = 0;
+
+    REQUIRE(arm && arm(point, 1, &before) == CL_SUCCESS, "dxclFaultArm(%s, 1) (a test build)",
+            point);
+    return before;
+}
+
+static void disarm_point(const char *point, cl_uint before)
+{
+    dxclFaultArm_fn arm =
+        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
+    cl_uint after = 0;
+
+    CHECK_ERR(arm(point, 0, &after), CL_SUCCESS);
+    CHECK(after == before + 1, "the %s fault fired %u times, want 1", point, after - before);
+}
+
 /* Which objects take the path: native 2D and 3D textures at any subresource; not buffers,
  * nor anything while DXCL_PATH=engine. */
 static void check_modes(struct interop_env *env)
@@ -281,6 +303,17 @@ static void nv12_planes(struct interop_env *env)
     }
     for (UINT slice = 0; slice < 2; slice++)
         nv12_slice(device, texture, slice, true, 3, 10);
+    /* A plane whose twin cannot be made (fault point twin_make; no twin of the size is pooled
+     * yet) fails: on the copy engine each plane's surface would write the whole slice back, over
+     * the other plane (design.md, "Lone planes"). The texture keeps its bytes. */
+    cl_uint before = arm_point("twin_make");
+    plane[0] = env->cl->create_texture2d(env->context, 0, texture, 0, &err);
+    disarm_point("twin_make", before);
+    CHECK(plane[0] == NULL, "a plane without a twin was made");
+    CHECK_ERR(err, CL_OUT_OF_RESOURCES);
+    if (plane[0])
+        clReleaseMemObject(plane[0]);
+    CHECK(nv12_slice(device, texture, 0, false, 3, 10) == 0, "slice 0 after the refused plane");
     for (unsigned p = 0; p < 2; p++) {
         plane[p] = env->cl->create_texture2d(env->context, 0, texture, 2 + p, &err);
         REQUIRE(err == CL_SUCCESS, "NV12 plane %u of slice 1: %d", p, err);
@@ -349,27 +382,6 @@ static void fault_case_close(struct interop_env *env, struct fault_case *c, cons
     free(c->got);
 }
 
-/* Arms the fault point `twin` for its next pass; disarm_twin checks it fired once. */
-static cl_uint arm_twin(void)
-{
-    dxclFaultArm_fn arm =
-        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
-    cl_uint before = 0;
-
-    REQUIRE(arm && arm("twin", 1, &before) == CL_SUCCESS, "dxclFaultArm(twin, 1) (a test build)");
-    return before;
-}
-
-static void disarm_twin(cl_uint before)
-{
-    dxclFaultArm_fn arm =
-        (dxclFaultArm_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclFaultArm");
-    cl_uint after = 0;
-
-    CHECK_ERR(arm("twin", 0, &after), CL_SUCCESS);
-    CHECK(after == before + 1, "the twin fault fired %u times, want 1", after - before);
-}
-
 /* A failed copy into the twin (the fault point `twin` of test builds, in the layer's copy of a
  * 3D texture): with lazy uploads the first command after the acquire fails with
  * CL_OUT_OF_RESOURCES, the object stays acquired with its copy still to come, and the retried
@@ -380,9 +392,9 @@ static void twin_fault(struct interop_env *env)
     cl_uint before;
 
     fault_case_open(env, &c, 41);
-    before = arm_twin();
+    before = arm_point("twin");
     CHECK_ERR(fault_case_read(env, &c), CL_OUT_OF_RESOURCES);
-    disarm_twin(before);
+    disarm_point("twin", before);
     CHECK_ERR(fault_case_read(env, &c), CL_SUCCESS);
     test_same_bytes(c.got, c.tex.data[0], c.bytes, "read after the failed copy into the twin");
     fault_case_close(env, &c, "the texture after the failed copy into the twin");
@@ -406,12 +418,12 @@ static void twin_fault_release(struct interop_env *env)
     CHECK_ERR(clEnqueueWriteImage(env->queue, c.mem, CL_TRUE, fault_origin, fault_region, 0, 0,
                                   written, 0, NULL, NULL),
               CL_SUCCESS);
-    before = arm_twin();
+    before = arm_point("twin");
     err = env->cl->release(env->queue, 1, &c.mem, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(env->queue);
     CHECK_ERR(err, CL_OUT_OF_RESOURCES);
-    disarm_twin(before);
+    disarm_point("twin", before);
     test_texture_intact(env->api, &c.tex, "the texture after the failed copy out of the twin");
     CHECK_ERR(env->cl->release(env->queue, 1, &c.mem, 0, NULL, NULL), env->api->err_not_acquired);
     CHECK_ERR(env->cl->acquire(env->queue, 1, &c.mem, 0, NULL, NULL), CL_SUCCESS);
@@ -420,6 +432,80 @@ static void twin_fault_release(struct interop_env *env)
                     "the next acquire reads the texture, not the twin");
     fault_case_close(env, &c, "the texture after a release with nothing written");
     free(written);
+}
+
+/* The layer makes no twin for a texture (fault point twin_make, at a size no other case uses, so
+ * no pooled twin serves it): the object takes the copy engine, and its hand-overs are exact. */
+static void twin_make_fault(struct interop_env *env)
+{
+    const struct test_texture_desc rgba = {37, 23, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    struct test_texture tex;
+    cl_int err;
+
+    REQUIRE(test_texture_create(env->api, env->d3d, &tex, &rgba, false, 13), "texture");
+    cl_uint before = arm_point("twin_make");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    disarm_point("twin_make", before);
+    REQUIRE(err == CL_SUCCESS && mem, "an object whose twin was not made: %d", err);
+    CHECK(mode_of(mem) < DXCL_TRANSFER_GPU, "without a twin: mode %u, want the copy engine",
+          mode_of(mem));
+    interop_check_hand_overs(env, mem, &tex);
+    test_texture_free(env->api, &tex);
+}
+
+/* The fds of this process (Wine's: Z: is /), from /proc/self/fd. */
+static unsigned open_fds(void)
+{
+    WIN32_FIND_DATAA found;
+    HANDLE find = FindFirstFileA("Z:\\proc\\self\\fd\\*", &found);
+    unsigned count = 0;
+
+    if (find == INVALID_HANDLE_VALUE)
+        return 0;
+    do
+        count += found.cFileName[0] != '.';
+    while (FindNextFileA(find, &found));
+    FindClose(find);
+    return count;
+}
+
+/* Imports the real driver refuses (fault point import: dxcl asks for an image of width 0): each
+ * creation fails with the driver's error, and the fd of the twin's memory, which a refused
+ * import leaves with dxcl, is closed: the process's fds do not grow over 20 refusals. Then an
+ * object of the same texture takes the path. The test-only import hands over no fd. */
+static void import_fault(struct interop_env *env)
+{
+    const struct test_texture_desc rgba = {45, 29, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    enum { REFUSALS = 20 };
+    struct test_texture tex;
+    unsigned fds_before, fds_after;
+    cl_int err;
+
+    if (env_is("DXCL_GPU_IMPORT", "host")) {
+        printf("refused imports: not tested with the test-only import (it hands over no fd)\n");
+        return;
+    }
+    REQUIRE(test_texture_create(env->api, env->d3d, &tex, &rgba, false, 17), "texture");
+    fds_before = open_fds();
+    for (int i = 0; i < REFUSALS; i++) {
+        cl_uint before = arm_point("import");
+        cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+        disarm_point("import", before);
+        CHECK(mem == NULL && err != CL_SUCCESS, "a refused import gave object %p, error %d",
+              (void *)mem, err);
+        if (mem)
+            clReleaseMemObject(mem);
+    }
+    fds_after = open_fds();
+    printf("refused imports: %u open fds before %d refusals, %u after (last error %d)\n",
+           fds_before, REFUSALS, fds_after, err);
+    CHECK(fds_after < fds_before + REFUSALS / 4, "%u fds more after %d refused imports",
+          fds_after - fds_before, REFUSALS);
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS && mem, "the object after the refusals: %d", err);
+    check_mode(mem, gpu_mode, "after refused imports");
+    interop_check_hand_overs(env, mem, &tex);
+    test_texture_free(env->api, &tex);
 }
 
 static void CL_CALLBACK destroyed(cl_mem mem, void *flag)
@@ -583,7 +669,8 @@ int main(void)
     REQUIRE(transfer_mode && pooled_count, "dxclGetTransferMode and dxclGetPooledStagingCount");
     if (!env_is("DXCL_GPU_IMPORT", "host") && !env_is("DXCL_GPU_SYNC", "cpu"))
         gpu_mode = DXCL_TRANSFER_GPU_SEMAPHORES;
-    printf("expecting transfer mode %u on the GPU path\n", gpu_mode);
+    printf("expecting transfer mode %u on the GPU path; %u open fds\n", gpu_mode, open_fds());
+    REQUIRE(open_fds() > 0, "no fd listed in Z:\\proc\\self\\fd");
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
     if (FAILED(dxvk = dxvk_interop(env.d3d))) {
         without_dxvk(&env, dxvk);
@@ -597,6 +684,8 @@ int main(void)
     volume(&env, 1);
     twin_fault(&env);
     twin_fault_release(&env);
+    twin_make_fault(&env);
+    import_fault(&env);
     nv12_planes(&env);
     every_frame(&env);
     two_accesses(&env);

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[DXCL_FAULT_COUNT] = {
-    "lock", "upload", "download", "staging", "alloc", "chain", "move", "convert", "twin"};
+static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload",    "download", "staging",
+                                                    "alloc", "chain",     "move",     "convert",
+                                                    "twin",  "twin_make", "import"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */

@@ -13,16 +13,19 @@
 #include <stdlib.h>
 
 enum dxcl_fault_point {
-    DXCL_FAULT_LOCK,     /* reading a Direct3D resource on acquire (Map/LockRect + copies) */
-    DXCL_FAULT_UPLOAD,   /* the driver write queued by an acquire */
-    DXCL_FAULT_DOWNLOAD, /* the driver read queued by a release */
-    DXCL_FAULT_STAGING,  /* creating the staging copy of a D3D10/D3D11 resource */
-    DXCL_FAULT_ALLOC,    /* dxcl's host allocations on the create, acquire and release paths */
-    DXCL_FAULT_CHAIN,    /* a command of an emulated format's host command chain */
-    DXCL_FAULT_MOVE,     /* a D3D10/D3D11 staging map returns another address (not a failure) */
-    DXCL_FAULT_CONVERT,  /* the device conversion of an emulated format: its build, a command */
-    DXCL_FAULT_TWIN,     /* a GPU-path twin's hand-over on Direct3D's queue (the layer's copy,
-                          * a semaphore's signal or wait) */
+    DXCL_FAULT_LOCK,      /* reading a Direct3D resource on acquire (Map/LockRect + copies) */
+    DXCL_FAULT_UPLOAD,    /* the driver write queued by an acquire */
+    DXCL_FAULT_DOWNLOAD,  /* the driver read queued by a release */
+    DXCL_FAULT_STAGING,   /* creating the staging copy of a D3D10/D3D11 resource */
+    DXCL_FAULT_ALLOC,     /* dxcl's host allocations on the create, acquire and release paths */
+    DXCL_FAULT_CHAIN,     /* a command of an emulated format's host command chain */
+    DXCL_FAULT_MOVE,      /* a D3D10/D3D11 staging map returns another address (not a failure) */
+    DXCL_FAULT_CONVERT,   /* the device conversion of an emulated format: its build, a command */
+    DXCL_FAULT_TWIN,      /* a GPU-path twin's hand-over on Direct3D's queue (the layer's copy,
+                           * a semaphore's signal or wait) */
+    DXCL_FAULT_TWIN_MAKE, /* the Vulkan layer makes no new twin for a texture */
+    DXCL_FAULT_IMPORT,    /* the driver's import of a twin's memory: asked for an image of width
+                           * 0, so that the real driver refuses it (the fd stays with dxcl) */
     DXCL_FAULT_COUNT
 };
 

@@ -430,7 +430,11 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
         device->lpVtbl->Release(device);
         return "DXVK gave no Vulkan image";
     }
-    if (!dxcl_driver_twin_create(&request, &twin->vk)) {
+    if (dxcl_fault_hit(DXCL_FAULT_TWIN_MAKE)) {
+        twin->vk.result = -1;
+        snprintf(twin->vk.error, sizeof(twin->vk.error), "fault injected (twin_make)");
+    }
+    if (twin->vk.result || !dxcl_driver_twin_create(&request, &twin->vk)) {
         device->lpVtbl->Release(device);
         DXCL_LOG("D3D11: no twin for resource %p: %s", (void *)surface->resource, twin->vk.error);
         free(twin);

@@ -2,6 +2,7 @@
 #include "engine/gpu_path.h"
 #include "core/driver.h"
 #include "core/env.h"
+#include "core/fault.h"
 #include "core/lock.h"
 #include "engine/object.h"
 #include "engine/timing.h"
@@ -172,7 +173,7 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
     const cl_mem_properties properties[] = {CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR,
                                             (cl_mem_properties)storage->fd, 0};
     cl_image_desc image = {.image_type = mem->desc.type,
-                           .image_width = mem->desc.width,
+                           .image_width = dxcl_fault_hit(DXCL_FAULT_IMPORT) ? 0 : mem->desc.width,
                            .image_height = mem->desc.height,
                            .image_depth =
                                mem->desc.type == CL_MEM_OBJECT_IMAGE3D ? mem->desc.depth : 1};

@@ -91,8 +91,7 @@ static unsigned bind_slots_of(BYTE *base, const IMAGE_IMPORT_DESCRIPTOR *import,
 
     while (slots[slot_count])
         slot_count++;
-    if (!slot_count ||
-        !VirtualProtect(slots, slot_count * sizeof(*slots), PAGE_READWRITE, &old)) {
+    if (!slot_count || !VirtualProtect(slots, slot_count * sizeof(*slots), PAGE_READWRITE, &old)) {
         return 0;
     }
     for (size_t i = 0; i < slot_count; i++) {
@@ -135,9 +134,8 @@ unsigned dxcl_bind_imports(const struct dxcl_import_binding *bindings, size_t co
     for (DWORD i = 0; i < size / sizeof(modules[0]) && i < MAX_MODULES; i++) {
         HMODULE held;
         /* Held while it is read, so that a FreeLibrary on another thread cannot unmap it. */
-        if (modules[i] == self ||
-            !GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, (const char *)modules[i],
-                                &held)) {
+        if (modules[i] == self || !GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS,
+                                                      (const char *)modules[i], &held)) {
             continue;
         }
         unsigned here = bind_module(held, own_name, bindings, count);
@@ -145,6 +143,7 @@ unsigned dxcl_bind_imports(const struct dxcl_import_binding *bindings, size_t co
         seen += here != 0;
         FreeLibrary(held);
     }
-    DXCL_LOG("bound %u import slots of forwarded functions to the driver (modules: %u)", bound, seen);
+    DXCL_LOG("bound %u import slots of forwarded functions to the driver (modules: %u)", bound,
+             seen);
     return bound;
 }
