@@ -453,40 +453,24 @@ static void twin_make_fault(struct interop_env *env)
     test_texture_free(env->api, &tex);
 }
 
-/* The fds of this process (Wine's: Z: is /), from /proc/self/fd. */
-static unsigned open_fds(void)
-{
-    WIN32_FIND_DATAA found;
-    HANDLE find = FindFirstFileA("Z:\\proc\\self\\fd\\*", &found);
-    unsigned count = 0;
-
-    if (find == INVALID_HANDLE_VALUE)
-        return 0;
-    do
-        count += found.cFileName[0] != '.';
-    while (FindNextFileA(find, &found));
-    FindClose(find);
-    return count;
-}
-
 /* Imports the real driver refuses (fault point import: dxcl asks for an image of width 0): each
- * creation fails with the driver's error, and the fd of the twin's memory, which a refused
- * import leaves with dxcl, is closed: the process's fds do not grow over 20 refusals. Then an
- * object of the same texture takes the path. The test-only import hands over no fd. */
+ * creation fails with the driver's error, and dxcl closes the fd of the twin's memory, which a
+ * refused import leaves with the caller on NVIDIA (perf.md, spike step 4). Then an object of the
+ * same texture takes the path, exact. The fds themselves cannot be counted from here: under Wine
+ * a path like Z:\proc\self is opened by wineserver, so it names wineserver's. The test-only
+ * import hands over no fd. */
 static void import_fault(struct interop_env *env)
 {
     const struct test_texture_desc rgba = {45, 29, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
     enum { REFUSALS = 20 };
     struct test_texture tex;
-    unsigned fds_before, fds_after;
-    cl_int err;
+    cl_int err = CL_SUCCESS;
 
     if (env_is("DXCL_GPU_IMPORT", "host")) {
         printf("refused imports: not tested with the test-only import (it hands over no fd)\n");
         return;
     }
     REQUIRE(test_texture_create(env->api, env->d3d, &tex, &rgba, false, 17), "texture");
-    fds_before = open_fds();
     for (int i = 0; i < REFUSALS; i++) {
         cl_uint before = arm_point("import");
         cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
@@ -496,11 +480,8 @@ static void import_fault(struct interop_env *env)
         if (mem)
             clReleaseMemObject(mem);
     }
-    fds_after = open_fds();
-    printf("refused imports: %u open fds before %d refusals, %u after (last error %d)\n",
-           fds_before, REFUSALS, fds_after, err);
-    CHECK(fds_after < fds_before + REFUSALS / 4, "%u fds more after %d refused imports",
-          fds_after - fds_before, REFUSALS);
+    printf("refused imports: %d, the driver's error %d\n", REFUSALS, err);
+    test_texture_intact(env->api, &tex, "the texture after the refused imports");
     cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
     REQUIRE(err == CL_SUCCESS && mem, "the object after the refusals: %d", err);
     check_mode(mem, gpu_mode, "after refused imports");
@@ -669,8 +650,7 @@ int main(void)
     REQUIRE(transfer_mode && pooled_count, "dxclGetTransferMode and dxclGetPooledStagingCount");
     if (!env_is("DXCL_GPU_IMPORT", "host") && !env_is("DXCL_GPU_SYNC", "cpu"))
         gpu_mode = DXCL_TRANSFER_GPU_SEMAPHORES;
-    printf("expecting transfer mode %u on the GPU path; %u open fds\n", gpu_mode, open_fds());
-    REQUIRE(open_fds() > 0, "no fd listed in Z:\\proc\\self\\fd");
+    printf("expecting transfer mode %u on the GPU path\n", gpu_mode);
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
     if (FAILED(dxvk = dxvk_interop(env.d3d))) {
         without_dxvk(&env, dxvk);

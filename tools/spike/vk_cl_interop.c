@@ -1916,6 +1916,52 @@ int main(void)
             exchange(&v, &c, o, &readback);
     }
 
+    /* Refused imports: does the driver keep or close the fd it refused? A new fd of the optimal
+     * image's memory each time, an image OpenCL must refuse (width 0, or larger than the
+     * memory), then whether the fd is still open. */
+    if (interop && shared[IMAGE_OPTIMAL].memory && vk.vkGetMemoryFdKHR &&
+        cl.clCreateImageWithProperties) {
+        static const struct {
+            const char *what;
+            size_t width, height;
+        } refusals[] = {{"width 0", 0, HEIGHT}, {"larger than the memory", WIDTH, HEIGHT * 8}};
+        for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+            VkMemoryGetFdInfoKHR get_fd = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+                                           .memory = shared[IMAGE_OPTIMAL].memory,
+                                           .handleType = opaque_fd};
+            int fd = -1;
+            step_begin("import-refused");
+            if (vk.vkGetMemoryFdKHR(v.device, &get_fd, &fd) || fd < 0) {
+                step_line("import-refused", 0, "%s: vkGetMemoryFdKHR failed", refusals[i].what);
+                continue;
+            }
+            cl_mem_properties props[] = {CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR,
+                                         (cl_mem_properties)fd,
+                                         CL_DEVICE_HANDLE_LIST_KHR,
+                                         (cl_mem_properties)c.device,
+                                         CL_DEVICE_HANDLE_LIST_END_KHR,
+                                         0};
+            cl_image_desc desc = frame_desc();
+            desc.image_width = refusals[i].width;
+            desc.image_height = refusals[i].height;
+            cl_int err = ERRCODE_NOT_SET;
+            cl_mem refused = cl.clCreateImageWithProperties(c.context, props, CL_MEM_READ_WRITE,
+                                                            &rgba8, &desc, NULL, &err);
+            int open_after = fd_is_open(fd);
+            char target[256] = "";
+            if (open_after)
+                fd_target(fd, target, sizeof target);
+            step_line("import-refused", !refused, "%s: object %p, errcode %d; fd %d %s%s",
+                      refusals[i].what, (void *)refused, err, fd,
+                      open_after ? "still open, the caller's: -> " : "closed by the driver",
+                      target);
+            if (refused)
+                cl.clReleaseMemObject(refused);
+            if (open_after)
+                close(fd);
+        }
+    }
+
     /* Step 4: images made as DXVK makes a render target, exported; OpenCL imports mip 0. */
     struct object targets[2] = {{.name = "rt", .kind = IMAGE_RT},
                                 {.name = "rt-mips", .kind = IMAGE_RT_MIPS}};
