@@ -1,8 +1,7 @@
 /* The registry (registry.h): the backends, extensions and release listeners that register at
- * DLL load, and the extension strings and function addresses answered from them. */
+ * DLL load, and the function addresses answered from them. */
 #include "core/registry.h"
 #include "core/names.h"
-#include "core/route.h"
 #include "core/env.h"
 
 #include <stdlib.h>
@@ -109,30 +108,6 @@ const struct dxcl_extension *dxcl_extension_of_function(const void *address, siz
                 return extensions[i];
             }
     return NULL;
-}
-
-char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform)
-{
-    size_t size = strlen(driver_list) + 2;
-    char *result;
-
-    dxcl_extension_count();
-
-    for (size_t i = 0; i < num_extensions; i++)
-        size += strlen(extensions[i]->name) + 1;
-    if (!(result = malloc(size)))
-        return NULL;
-    strcpy(result, driver_list);
-    for (size_t i = 0; i < num_extensions; i++) {
-        size_t len = strlen(result);
-        if (dxcl_has_word(driver_list, extensions[i]->name) ||
-            !dxcl_extension_offered(platform, extensions[i]))
-            continue;
-        if (len && result[len - 1] != ' ')
-            strcat(result, " ");
-        strcat(result, extensions[i]->name);
-    }
-    return result;
 }
 
 #include "core/backend.h"

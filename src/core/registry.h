@@ -35,10 +35,6 @@ void *dxcl_find_ext_function(const char *name);
  * that lists it), or NULL. */
 const struct dxcl_extension *dxcl_extension_of_function(const void *address, size_t *index);
 
-/* Appends the names offered on `platform` (dxcl_extension_offered) missing from `driver_list`
- * (space separated); returns a malloc'ed string. */
-char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform);
-
 /* Upper layers that must hear of the program's releases (compat/ delivers destructor callbacks
  * the driver drops). Registered at DLL load, so core needs no include of theirs. */
 struct dxcl_release_listener {

@@ -5,6 +5,7 @@
 #include "core/driver.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct served {
     enum dxcl_path path;
@@ -182,6 +183,28 @@ bool dxcl_extension_offered(cl_platform_id platform, const struct dxcl_extension
 {
     return !extension->extends || dxcl_path_of(platform, extension, NULL) != DXCL_BY_ENGINE ||
            dxcl_path_of(platform, extension->extends, NULL) == DXCL_BY_ENGINE;
+}
+
+char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform)
+{
+    size_t count = dxcl_extension_count(), size = strlen(driver_list) + 2;
+    char *result;
+
+    for (size_t i = 0; i < count; i++)
+        size += strlen(dxcl_extension_at(i)->name) + 1;
+    if (!(result = malloc(size)))
+        return NULL;
+    strcpy(result, driver_list);
+    for (size_t i = 0; i < count; i++) {
+        const struct dxcl_extension *ext = dxcl_extension_at(i);
+        size_t len = strlen(result);
+        if (dxcl_has_word(driver_list, ext->name) || !dxcl_extension_offered(platform, ext))
+            continue;
+        if (len && result[len - 1] != ' ')
+            strcat(result, " ");
+        strcat(result, ext->name);
+    }
+    return result;
 }
 
 bool dxcl_any_routed(void)

@@ -24,6 +24,9 @@ const char *dxcl_path_name(enum dxcl_path path);
  * another (registry.h), which only where the driver has it itself or dxcl's copy engine serves
  * the one it extends (elsewhere the driver's own functions would refuse what it promises). */
 bool dxcl_extension_offered(cl_platform_id platform, const struct dxcl_extension *extension);
+/* Appends the names offered on `platform` (dxcl_extension_offered) missing from `driver_list`
+ * (space separated); returns a malloc'ed string. */
+char *dxcl_extend_extension_string(const char *driver_list, cl_platform_id platform);
 /* True when some platform has a native or translated path: otherwise routing costs nothing. */
 bool dxcl_any_routed(void);
 /* The driver's function standing for dxcl's entry point `self` on `platform`, or NULL when
