@@ -597,10 +597,11 @@ static void two_accesses(struct interop_env *env)
     free(got);
 }
 
-/* Direct3D without DXVK (the rig's hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL) has
- * no Vulkan image behind a texture: 2D and 3D textures take the copy engine, and their
- * hand-overs stay exact. The line says why, from the failed QueryInterface. */
-static void without_dxvk(struct interop_env *env, HRESULT why)
+/* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's
+ * hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL), so no Vulkan image is behind a
+ * texture, or dxcl reaches the driver without its Unix side (the rig's RIG_UNIX=0), which the
+ * path needs. 2D and 3D textures take the copy engine, and their hand-overs stay exact. */
+static void without_gpu_path(struct interop_env *env, const char *why)
 {
     const struct test_api *api = env->api;
     const struct test_texture_desc rgba = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
@@ -608,11 +609,7 @@ static void without_dxvk(struct interop_env *env, HRESULT why)
     struct test_texture t2, t3;
     cl_int err;
 
-    printf("Direct3D is not DXVK (QueryInterface(IDXGIVkInteropDevice1): 0x%08lx): no GPU path; "
-           "checking that textures take the copy engine\n",
-           (unsigned long)why);
-    CHECK(why == E_NOINTERFACE, "QueryInterface failed with 0x%08lx, want E_NOINTERFACE",
-          (unsigned long)why);
+    printf("%s: no GPU path; checking that textures take the copy engine\n", why);
     REQUIRE(test_texture_create(api, env->d3d, &t2, &rgba, false, 9) &&
                 test_texture_create(api, env->d3d, &t3, &volume, true, 2),
             "resources");
@@ -625,6 +622,16 @@ static void without_dxvk(struct interop_env *env, HRESULT why)
     clReleaseMemObject(m3);
     test_texture_free(api, &t2);
     test_texture_free(api, &t3);
+}
+
+/* How dxcl reaches the driver (dxclGetInfo's DXCL_INFO_DRIVER_ROUTE). */
+static void driver_route(char *route, size_t size)
+{
+    dxclGetInfo_fn get_info =
+        (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+
+    REQUIRE(get_info && get_info(DXCL_INFO_DRIVER_ROUTE, size, route, NULL) == CL_SUCCESS,
+            "dxclGetInfo(DXCL_INFO_DRIVER_ROUTE)");
 }
 
 static HRESULT dxvk_interop(void *d3d)
@@ -641,6 +648,7 @@ static HRESULT dxvk_interop(void *d3d)
 int main(void)
 {
     struct interop_env env;
+    char route[512], why[640];
     HRESULT dxvk;
 
     transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
@@ -652,8 +660,22 @@ int main(void)
         gpu_mode = DXCL_TRANSFER_GPU_SEMAPHORES;
     printf("expecting transfer mode %u on the GPU path\n", gpu_mode);
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
-    if (FAILED(dxvk = dxvk_interop(env.d3d))) {
-        without_dxvk(&env, dxvk);
+    driver_route(route, sizeof(route));
+    if (FAILED(dxvk = dxvk_interop(env.d3d)) || !strstr(route, "the Unix side")) {
+        if (FAILED(dxvk)) {
+            snprintf(why, sizeof(why),
+                     "Direct3D is not DXVK (QueryInterface(IDXGIVkInteropDevice1): 0x%08lx)",
+                     (unsigned long)dxvk);
+            CHECK(dxvk == E_NOINTERFACE, "QueryInterface failed with 0x%08lx, want E_NOINTERFACE",
+                  (unsigned long)dxvk);
+        } else {
+            snprintf(why, sizeof(why), "dxcl reaches the driver through %s, not its Unix side",
+                     route);
+        }
+        /* CI's variants set these where the path must be there: then this is a failure. */
+        CHECK(!getenv("DXCL_TEST_EXPECT_GPU"), "DXCL_TEST_EXPECT_GPU is set, yet %s", why);
+        CHECK(FAILED(dxvk) || !getenv("DXCL_WINE_UNIX"), "DXCL_WINE_UNIX is set, yet %s", why);
+        without_gpu_path(&env, why);
         interop_close(&env);
         return test_finish("gpu_path");
     }
