@@ -80,28 +80,45 @@ static const void *driver_of(const struct dxcl_import_binding *bindings, size_t 
     return NULL;
 }
 
+enum {
+    WRITABLE = PAGE_READWRITE | PAGE_WRITECOPY | PAGE_EXECUTE_READWRITE | PAGE_EXECUTE_WRITECOPY,
+    EXECUTABLE = PAGE_EXECUTE | PAGE_EXECUTE_READ | PAGE_EXECUTE_READWRITE | PAGE_EXECUTE_WRITECOPY
+};
+
+/* Stores `value` into one import slot. Its page becomes writable for the store only, and stays
+ * executable if it was: a packed image may keep its import table beside code that another
+ * thread runs meanwhile. Each slot's page is looked at on its own, since a table may cross
+ * pages of different protections. */
+static bool store_slot(ULONGLONG *slot, ULONGLONG value)
+{
+    MEMORY_BASIC_INFORMATION page;
+    DWORD old;
+
+    if (!VirtualQuery(slot, &page, sizeof(page)) || page.State != MEM_COMMIT)
+        return false;
+    if (page.Protect & WRITABLE) {
+        __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        return true;
+    }
+    if (!VirtualProtect(slot, sizeof(*slot),
+                        page.Protect & EXECUTABLE ? PAGE_EXECUTE_READWRITE : PAGE_READWRITE, &old))
+        return false;
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    VirtualProtect(slot, sizeof(*slot), old, &old);
+    return true;
+}
+
 /* Rewrites the slots of one module's imports from dxcl's module. */
 static unsigned bind_slots_of(BYTE *base, const IMAGE_IMPORT_DESCRIPTOR *import,
                               const struct dxcl_import_binding *bindings, size_t count)
 {
     ULONGLONG *slots = (ULONGLONG *)(base + import->FirstThunk);
-    size_t slot_count = 0;
     unsigned bound = 0;
-    DWORD old;
 
-    while (slots[slot_count])
-        slot_count++;
-    if (!slot_count || !VirtualProtect(slots, slot_count * sizeof(*slots), PAGE_READWRITE, &old)) {
-        return 0;
-    }
-    for (size_t i = 0; i < slot_count; i++) {
+    for (size_t i = 0; slots[i]; i++) {
         const void *driver_fn = driver_of(bindings, count, slots[i]);
-        if (!driver_fn)
-            continue;
-        __atomic_store_n(&slots[i], (ULONGLONG)(ULONG_PTR)driver_fn, __ATOMIC_RELEASE);
-        bound++;
+        bound += driver_fn && store_slot(&slots[i], (ULONGLONG)(ULONG_PTR)driver_fn);
     }
-    VirtualProtect(slots, slot_count * sizeof(*slots), old, &old);
     return bound;
 }
 
