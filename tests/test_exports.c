@@ -730,6 +730,63 @@ static HMODULE module_of(const void *address)
     return module;
 }
 
+/* A copy of tests/common/bind_probe.c, loaded from the program's folder. */
+struct bind_probe {
+    HMODULE module;
+    void *(*slot)(void);
+    cl_int (*call)(cl_command_queue, cl_context *);
+};
+
+static struct bind_probe load_probe(const char *name)
+{
+    struct bind_probe probe = {0};
+    char path[MAX_PATH], *slash;
+
+    GetModuleFileNameA(NULL, path, sizeof(path));
+    REQUIRE((slash = strrchr(path, '\\')), "the program's folder in %s", path);
+    strcpy(slash + 1, name);
+    probe.module = LoadLibraryA(path);
+    REQUIRE(probe.module, "LoadLibrary(%s): error %lu", path, GetLastError());
+    probe.slot = (void *(*)(void))(void (*)(void))GetProcAddress(probe.module, "bind_probe_slot");
+    probe.call = (cl_int(*)(cl_command_queue, cl_context *))(void (*)(void))GetProcAddress(
+        probe.module, "bind_probe_call");
+    REQUIRE(probe.slot && probe.call, "%s exports bind_probe_slot and bind_probe_call", name);
+    return probe;
+}
+
+static struct bind_probe early_probe;
+
+/* The probe DLL loaded before any OpenCL call: its slot must be bound with the program's. */
+static void load_early_probe(void)
+{
+    early_probe = load_probe("bind_probe_early.exe");
+}
+
+/* After the binding: the early DLL's slot holds what the program's does; a DLL loaded later
+ * keeps dxcl's export (bind_imports.h), and a call through either reaches the driver. */
+static void check_probes(cl_command_queue queue, cl_context want)
+{
+    void *program_slot = import_slot(&__imp_clGetCommandQueueInfo);
+    void *forwarded_export = (void *)GetProcAddress(dxcl, "clGetCommandQueueInfo");
+    struct bind_probe late = load_probe("bind_probe_late.exe");
+    cl_context got;
+
+    CHECK(early_probe.slot() == program_slot,
+          "the DLL loaded before the binding: slot %p, the program's %p", early_probe.slot(),
+          program_slot);
+    CHECK(late.slot() == forwarded_export,
+          "the DLL loaded after the binding: slot %p, want dxcl's export %p", late.slot(),
+          forwarded_export);
+    got = NULL;
+    CHECK_ERR(early_probe.call(queue, &got), CL_SUCCESS);
+    CHECK(got == want, "through the early DLL: context %p, want %p", (void *)got, (void *)want);
+    got = NULL;
+    CHECK_ERR(late.call(queue, &got), CL_SUCCESS);
+    CHECK(got == want, "through the late DLL: context %p, want %p", (void *)got, (void *)want);
+    FreeLibrary(late.module);
+    FreeLibrary(early_probe.module);
+}
+
 static void check_bound_imports(void)
 {
     const char *bind = getenv("DXCL_BIND_IMPORTS"), *lock_check = getenv("DXCL_LOCK_CHECK");
@@ -740,6 +797,8 @@ static void check_bound_imports(void)
 
     CHECK(import_slot(&__imp_clGetCommandQueueInfo) == forwarded_export,
           "the import of clGetCommandQueueInfo was rewritten before any OpenCL call");
+    CHECK(early_probe.slot() == forwarded_export,
+          "the early DLL's import was rewritten before any OpenCL call");
     for (int i = 0; i < 2; i++)
         threads[i] = CreateThread(NULL, 0, forwarded_calls, &failures, 0, NULL);
     WaitForMultipleObjects(2, threads, TRUE, INFINITE);
@@ -772,6 +831,7 @@ int main(void)
 
     check_module();
     check_exports();
+    load_early_probe();
     check_bound_imports();
 
     cl_platform_id platform = test_platform();
@@ -781,6 +841,7 @@ int main(void)
     cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
     REQUIRE(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
 
+    check_probes(queue, context);
     check_queue_with_properties();
     check_sampler_with_properties();
     check_mem_with_properties(queue);
