@@ -5,7 +5,8 @@
  * (DXCL_GPU_IMPORT=host: the twin host-visible, its mapping the driver object's storage). On the
  * H100 the rig runs it with the real import. It checks which objects take the path, the data
  * through every hand-over, subresources other than the first, pooled twins for objects made
- * every frame, and DXCL_PATH=engine turning the path off. Without DXVK (wined3d, as
+ * every frame, direct twins (a large texture's own memory imported) and DXCL_PATH=engine
+ * turning the path off. Without DXVK (wined3d, as
  * test_gpu_path.unix and the rig's hybrid mode) it says so in one line and checks that textures
  * take the copy engine, exact. */
 #include "interop.h"
@@ -46,7 +47,8 @@ static void check_mode(cl_mem mem, cl_uint want, const char *what)
 {
     cl_uint mode = mode_of(mem);
 
-    CHECK(mode == want, "%s: transfer mode %u, want %u (3: the GPU path, 4: with semaphores)", what,
+    CHECK(mode == want,
+          "%s: transfer mode %u, want %u (3: the GPU path, 4: with semaphores, 5: direct)", what,
           mode, want);
 }
 
@@ -597,6 +599,66 @@ static void two_accesses(struct interop_env *env)
     free(got);
 }
 
+/* Direct twins (core/twin.h): a 2D texture of one subresource and at least 256x256, whose
+ * DXVK image dxcl's layer made exportable, is shared without a twin: the driver imports the
+ * texture's own memory (the real import only: the test-only import needs a linear twin, so CI
+ * expects a twin). Every hand-over exact; objects made every frame reuse the kept import; a
+ * texture made after another was destroyed has its own memory, even where DXVK gives it the
+ * destroyed one's VkImage handle. */
+enum { DW = 512, DH = 300 };
+
+static void direct_frames(struct interop_env *env, struct test_texture *tex, cl_uint want,
+                          int frames)
+{
+    const size_t origin[3] = {0, 0, 0}, region[3] = {DW, DH, 1};
+    unsigned char *got = malloc(DW * DH * 4);
+    cl_mem last = NULL;
+    cl_uint kept = 0;
+    cl_int err;
+
+    REQUIRE(got, "memory");
+    for (int frame = 0; frame < frames; frame++) {
+        cl_mem mem = env->cl->create_texture2d(env->context, 0, tex->resource, 0, &err);
+        REQUIRE(err == CL_SUCCESS, "frame %d: object: %d", frame, err);
+        check_mode(mem, want, "a frame's 512x300 object");
+        kept += mem == last;
+        last = mem;
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        read_back(env, mem, DW, DH, got);
+        test_same_bytes(got, tex->data[0], DW * DH * 4, "a frame's object reads the texture");
+        test_fill_bytes(tex->data[0], DW * DH * 4, 600 + frame);
+        CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, tex->data[0],
+                                      0, NULL, NULL),
+                  CL_SUCCESS);
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_texture_intact(env->api, tex, "OpenCL's frame reached the texture");
+        CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    }
+    CHECK(frames < 2 || kept >= (cl_uint)frames - 2,
+          "the import kept for %u of %d frames (at least %d)", kept, frames - 1, frames - 2);
+    free(got);
+}
+
+static void direct(struct interop_env *env)
+{
+    const struct test_texture_desc desc = {DW, DH, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    cl_uint want = env_is("DXCL_GPU_IMPORT", "host") ? gpu_mode : DXCL_TRANSFER_GPU_DIRECT;
+    struct test_texture tex;
+    cl_int err;
+
+    REQUIRE(test_texture_create(env->api, env->d3d, &tex, &desc, false, 51), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    check_mode(mem, want, "512x300 RGBA8 UINT, one subresource");
+    interop_check_hand_overs(env, mem, &tex);
+    direct_frames(env, &tex, want, 6);
+    test_texture_free(env->api, &tex);
+    REQUIRE(test_texture_create(env->api, env->d3d, &tex, &desc, false, 52), "another texture");
+    direct_frames(env, &tex, want, 1);
+    test_texture_free(env->api, &tex);
+}
+
 /* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's
  * hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL), so no Vulkan image is behind a
  * texture, or dxcl reaches the driver without its Unix side (the rig's RIG_UNIX=0), which the
@@ -691,6 +753,7 @@ int main(void)
     nv12_planes(&env);
     every_frame(&env);
     two_accesses(&env);
+    direct(&env);
     interop_close(&env);
     return test_finish("gpu_path");
 }

@@ -10,6 +10,9 @@
  *   - DXVK wraps it (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage); a GPU copy texture ->
  *     twin shows every pixel in the mapping; a pattern written there and copied twin -> texture
  *     reads back exactly through a staging copy.
+ *   - A direct twin of a 512x256 texture is DXVK's image itself, with its memory and an fd (the
+ *     layer made the image exportable when DXVK created it); the texture keeps its pixels after
+ *     it; the 67x45 texture has none.
  *   - A twin of an image no device made fails with the layer's error and holds nothing. */
 #include "testlib.h"
 
@@ -179,7 +182,7 @@ static void check_round_trip(ID3D11Device *device, ID3D11DeviceContext *immediat
 {
     static uint32_t expected[WIDTH * HEIGHT], got[WIDTH * HEIGHT];
     struct dxcl_twin_request request = {
-        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1};
+        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1, 0};
     struct dxcl_twin twin;
     long at;
 
@@ -213,13 +216,61 @@ static void check_round_trip(ID3D11Device *device, ID3D11DeviceContext *immediat
 static void check_unknown_image(const char *want)
 {
     struct dxcl_twin_request request = {
-        0x7e57ull, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1};
+        0x7e57ull, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1, 0};
     struct dxcl_twin twin;
     int32_t result = twin_create(&request, &twin);
 
     CHECK(result == -1 && twin.result == -1, "a twin of an unknown image fails: %d", result);
     CHECK(strstr(twin.error, want) != NULL, "its error: %s (want \"%s\")", twin.error, want);
     CHECK(!twin.image && !twin.memory && !twin.host && twin.fd == -1, "and it holds nothing");
+}
+
+/* A direct twin (core/twin.h): the layer made DXVK's image of a large texture exportable, with
+ * dedicated memory, so the twin is that image itself; the texture keeps its pixels after the
+ * twin goes. A texture below the layer's least size has none. */
+static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
+{
+    enum { BIG_WIDTH = 512, BIG_HEIGHT = 256 };
+    static uint32_t pixels[BIG_WIDTH * BIG_HEIGHT], got[BIG_WIDTH * BIG_HEIGHT];
+    D3D11_TEXTURE2D_DESC desc = {BIG_WIDTH,
+                                 BIG_HEIGHT,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0},
+                                 D3D11_USAGE_DEFAULT,
+                                 D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET,
+                                 0,
+                                 0};
+    D3D11_SUBRESOURCE_DATA init = {pixels, BIG_WIDTH * 4, 0};
+    ID3D11Texture2D *texture = NULL;
+    struct dxcl_twin twin;
+
+    for (unsigned i = 0; i < BIG_WIDTH * BIG_HEIGHT; i++)
+        pixels[i] = pixel(0xd17ec7u, i % BIG_WIDTH, i / BIG_WIDTH);
+    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, &init, &texture)),
+            "CreateTexture2D %ux%u", BIG_WIDTH, BIG_HEIGHT);
+    dxvk_vk_image image = vulkan_image(texture);
+    struct dxcl_twin_request request = {
+        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, BIG_WIDTH, BIG_HEIGHT, 1, 0, 1};
+
+    REQUIRE(twin_create(&request, &twin) == 0, "a direct twin of DXVK's %ux%u image: %d (%s)",
+            BIG_WIDTH, BIG_HEIGHT, twin.result, twin.error);
+    CHECK(twin.direct && twin.image == image && twin.memory && twin.fd >= 0,
+          "the twin is DXVK's image itself (0x%llx, memory 0x%llx, fd %d)",
+          (unsigned long long)twin.image, (unsigned long long)twin.memory, twin.fd);
+    CHECK(twin.size >= BIG_WIDTH * BIG_HEIGHT * 4ull, "its memory's size %llu",
+          (unsigned long long)twin.size);
+    twin_destroy(&twin);
+    test_d3d11_read(device, (ID3D11Resource *)texture, got, BIG_WIDTH * 4, BIG_HEIGHT);
+    CHECK(!memcmp(got, pixels, sizeof(got)), "the texture keeps its pixels after the twin goes");
+    ID3D11Texture2D_Release(texture);
+
+    request.like_image = vulkan_image(small);
+    request.width = WIDTH;
+    request.height = HEIGHT;
+    CHECK(twin_create(&request, &twin) != 0 && strstr(twin.error, "not made exportable"),
+          "a %ux%u texture has no direct twin: %s", WIDTH, HEIGHT, twin.error);
 }
 
 int main(void)
@@ -256,6 +307,7 @@ int main(void)
 
     check_round_trip(device, immediate, interop, texture, vulkan_image(texture));
     check_unknown_image("no device made image 0x7e57");
+    check_direct_twin(device, texture);
 
     ID3D11Texture2D_Release(texture);
     interop->lpVtbl->Release(interop);

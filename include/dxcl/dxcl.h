@@ -38,12 +38,15 @@ typedef cl_int(CL_API_CALL *dxclGetBackingFormat_fn)(cl_mem image, cl_image_form
  * Direct3D copies into and out of on the GPU, the CPU waiting for Direct3D's copy in and for
  * OpenCL's commands at the release;
  * DXCL_TRANSFER_GPU_SEMAPHORES, the GPU path with the hand-overs ordered on the GPU by the twin's
- * semaphores: no call waits for either GPU queue.
+ * semaphores: no call waits for either GPU queue;
+ * DXCL_TRANSFER_GPU_DIRECT, the GPU path without a twin: the driver imported the texture's own
+ * memory (DXVK's image, made exportable by dxcl's Vulkan layer), and a hand-over copies nothing.
  * CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
 #define DXCL_TRANSFER_COPY 1
 #define DXCL_TRANSFER_ZERO_COPY 2
 #define DXCL_TRANSFER_GPU 3
 #define DXCL_TRANSFER_GPU_SEMAPHORES 4
+#define DXCL_TRANSFER_GPU_DIRECT 5
 typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
 /* Lazy uploads (docs/design.md): how many of `mem`'s acquires skipped reading the Direct3D
  * resource and uploading it, because the first command overwrote the whole object or no

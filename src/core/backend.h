@@ -45,6 +45,9 @@ struct dxcl_device_storage {
      * `ready`, `done`) imported into the context's driver, kept with the twin (a pooled twin
      * brings them to its next object); else NULL. */
     cl_semaphore_khr ready, done;
+    /* Answered: the twin is the texture itself (a direct twin, core/twin.h): OpenCL imports the
+     * texture's own memory, and no copy is made at a hand-over. */
+    bool direct;
 };
 
 /* The family's error codes (the KHR, NV and Intel names of a family share the values). */

@@ -10,6 +10,12 @@
  * image) the layer copies (DXCL_TWIN_SYNC_COPY_IN/OUT). OpenCL imports the fd: the OpenCL
  * object's storage is the twin's memory.
  *
+ * A direct twin (request->direct) is the program's image itself: the layer made it exportable
+ * when DXVK created it (2D, optimal, one mip and one layer, at least DXCL_TWIN_DIRECT_MIN_PIXELS;
+ * DXCL_GPU_DIRECT=0 turns that off), gave it dedicated memory, and OpenCL imports that memory.
+ * No copy: a hand-over moves the image between DXVK's layout and OpenCL's
+ * (DXCL_TWIN_SYNC_HAND_IN/OUT). Its image and memory stay DXVK's.
+ *
  * The test-only import (host_visible): the twin is linear and host-visible, and the layer maps
  * it; an OpenCL driver without import (PoCL) then uses the mapping as host memory. It exercises
  * everything but the import itself, on lavapipe in CI, and is never used in production. */
@@ -27,7 +33,12 @@ struct dxcl_twin_request {
     uint32_t image_type; /* VkImageType: 2D or 3D */
     uint32_t width, height, depth;
     uint32_t host_visible; /* the test-only import: linear, host-visible, mapped */
+    uint32_t direct;       /* a direct twin: like_image itself (above) */
 };
+
+/* The smallest image the layer makes exportable for direct twins (width x height): every such
+ * image gets an allocation of its own, and a program may make thousands of small ones. */
+#define DXCL_TWIN_DIRECT_MIN_PIXELS (256u * 256u)
 
 struct dxcl_twin {
     int32_t result;          /* 0, or the VkResult (or -1) of the step that failed */
@@ -51,6 +62,10 @@ struct dxcl_twin {
     uint32_t width, height, depth;
     /* The layer's own state for its copies (command buffers, fences), 0 until the first. */
     uint64_t copier;
+    /* A direct twin: image and memory are DXVK's, and serial names that image's life (a VkImage
+     * handle may come back for a new image once DXVK destroyed the old one). */
+    uint32_t direct;
+    uint64_t serial;
 };
 
 /* What dxcl_layer_twin_sync does with a twin's semaphores. */
@@ -69,6 +84,14 @@ enum dxcl_twin_sync_op {
      * of the twin back into the program's image. */
     DXCL_TWIN_SYNC_COPY_IN,
     DXCL_TWIN_SYNC_COPY_OUT,
+    /* A direct twin's hand-overs, as the copies but with no copy: the image moves from DXVK's
+     * `layout` to GENERAL and to the external queue family (OpenCL's), then `ready` is
+     * signalled where `with_semaphore`; or, after the wait for `done` where `with_semaphore`,
+     * back to DXVK's queue family and layout. */
+    DXCL_TWIN_SYNC_HAND_IN,
+    DXCL_TWIN_SYNC_HAND_OUT,
+    /* 0 while the direct twin's image is alive (not destroyed since: its serial), else -1. */
+    DXCL_TWIN_SYNC_CHECK_DIRECT,
 };
 struct dxcl_twin_sync {
     int32_t op; /* enum dxcl_twin_sync_op */

@@ -165,8 +165,9 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
                           bool with_semaphore)
 {
     struct dxcl_twin_sync sync = {.op = op, .with_semaphore = with_semaphore};
-    bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY || op == DXCL_TWIN_SYNC_COPY_IN;
-    bool copies = op == DXCL_TWIN_SYNC_COPY_IN || op == DXCL_TWIN_SYNC_COPY_OUT;
+    bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY || op == DXCL_TWIN_SYNC_COPY_IN ||
+                  op == DXCL_TWIN_SYNC_HAND_IN;
+    bool copies = op != DXCL_TWIN_SYNC_SIGNAL_READY && op != DXCL_TWIN_SYNC_WAIT_DONE;
     LONG64 *ticks = signal ? twin->signal_ticks : twin->wait_ticks;
     LARGE_INTEGER t[4];
     IDXGIVkInteropDevice1 *interop;
@@ -201,9 +202,10 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
     signal ? twin->signals++ : twin->waits++;
     if (!done)
         DXCL_LOG("D3D11 resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
-                 copies   ? "the layer's copy"
-                 : signal ? "the signal"
-                          : "the wait",
+                 twin->vk.direct ? "the hand-over"
+                 : copies        ? "the layer's copy"
+                 : signal        ? "the signal"
+                                 : "the wait",
                  twin->vk.error);
     return done;
 }
@@ -261,9 +263,11 @@ static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *i
     bool signal = surface->gpu_synced && !surface->ready_signalled;
 
     before_layer_copy(immediate, s);
-    if (!sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_COPY_IN, signal))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the copy of resource %p into its twin failed",
-                         (void *)surface->resource);
+    if (!sync_on_queue(surface, s->twin,
+                       s->twin->vk.direct ? DXCL_TWIN_SYNC_HAND_IN : DXCL_TWIN_SYNC_COPY_IN,
+                       signal))
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the %s of resource %p into its twin failed",
+                         s->twin->vk.direct ? "hand-over" : "copy", (void *)surface->resource);
     if (signal)
         surface->ready_signalled = true;
     else
@@ -287,7 +291,7 @@ static void mark_copy_out(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin 
  * twin, whose first use DXVK has yet to prepare) or not done yet. */
 static bool twin_idle(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin *twin)
 {
-    return twin->idle_known &&
+    return twin->idle_known && !twin->vk.direct &&
            ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)twin->idle, NULL, 0,
                                        D3D11_ASYNC_GETDATA_DONOTFLUSH) == S_OK;
 }
@@ -386,9 +390,10 @@ static bool twin_request(const struct dxcl_dxgi_surface *want, uint64_t like_ima
     struct dxcl_plane plane;
 
     *request = (struct dxcl_twin_request){
-        like_image,  format,       image_type,
-        want->width, want->height, want->kind == DXCL_DXGI_TEXTURE3D ? want->depth : 1,
-        host_import};
+        like_image,   format,
+        image_type,   want->width,
+        want->height, want->kind == DXCL_DXGI_TEXTURE3D ? want->depth : 1,
+        host_import,  0};
     if (!want->lone_plane)
         return true;
     if (!dxcl_format_from_dxgi_plane(want->format, want->plane, &plane))
@@ -461,6 +466,68 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     }
     want->staging = (IUnknown *)texture;
     return NULL;
+}
+
+/* The VkImage of the texture where a direct twin may serve the object (core/twin.h): the real
+ * import (the test-only one needs a linear twin), a 2D texture of one subresource, not a plane;
+ * else 0. Whether it does, the layer says (it made the image exportable or not). */
+static uint64_t direct_image_of(struct dxcl_surface *surface, const struct dxcl_dxgi_surface *want,
+                                bool host_import)
+{
+    struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    IDXGIVkInteropSurface *image;
+    dxvk_vk_image handle = 0;
+    int32_t layout;
+    HRESULT hr;
+
+    if (host_import || want->kind != DXCL_DXGI_TEXTURE2D || want->lone_plane ||
+        FAILED(IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface,
+                                       (void **)&image)))
+        return 0;
+    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
+    image->lpVtbl->Release(image);
+    if (FAILED(hr) || info.image_type != 1 /* VK_IMAGE_TYPE_2D */ || info.mip_levels != 1 ||
+        info.array_layers != 1)
+        return 0;
+    return handle;
+}
+
+/* A direct twin of the texture: from the pool where one of it is there (with its kept import)
+ * and DXVK's image is still the one it was made of, else new. False when the texture has none
+ * (the layer did not make its image exportable: logged). */
+static bool take_direct(struct dxcl_surface *surface, cl_mem_flags flags,
+                        struct dxcl_dxgi_surface *want)
+{
+    struct dxcl_twin_sync check = {.op = DXCL_TWIN_SYNC_CHECK_DIRECT};
+    struct dxcl_twin_request request = {.like_image = want->direct_image,
+                                        .width = want->width,
+                                        .height = want->height,
+                                        .depth = 1,
+                                        .image_type = 1, /* VK_IMAGE_TYPE_2D */
+                                        .direct = 1};
+    struct dxcl_dxgi_twin *twin;
+
+    if (!want->direct_image)
+        return false;
+    if (dxcl_dxgi_pool_take_twin(surface->context, want, flags)) {
+        if (dxcl_driver_twin_sync(&want->twin->vk, &check))
+            return true;
+        drop_twin(surface->context, want); /* of a texture since destroyed: its handle came back */
+    }
+    if (!(twin = calloc(1, sizeof(*twin))))
+        return false;
+    if (!dxcl_driver_twin_create(&request, &twin->vk)) {
+        DXCL_LOG("D3D11 resource %p: no direct twin (%s)", (void *)surface->resource,
+                 twin->vk.error);
+        free(twin);
+        want->direct_image = 0;
+        return false;
+    }
+    twin->release = release_twin;
+    twin->layer_copies = true; /* no texture of its own: the layer hands the image over */
+    want->twin = twin;
+    want->staging = NULL;
+    return true;
 }
 
 /* The twin's fd for the driver's import: the one made with it, or a new one (an import takes
@@ -556,12 +623,17 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     const char *why = NULL;
 
     want.twin = NULL;
+    want.direct_image = 0;
     if (s->kind == DXCL_DXGI_BUFFER || s->twin)
         why = "the GPU path shares textures";
     else if (s->of_staging)
         why = "a staging texture has no Vulkan image on DXVK";
-    else if (!dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
-        why = make_twin(surface, storage->host_import, &want);
+    else {
+        want.direct_image = direct_image_of(surface, &want, storage->host_import);
+        storage->direct = take_direct(surface, storage->flags, &want);
+        if (!storage->direct && !dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
+            why = make_twin(surface, storage->host_import, &want);
+    }
     if (!why && !storage->host_import &&
         memcmp(want.twin->vk.device_uuid, storage->device_uuid, sizeof(storage->device_uuid)))
         why = "Direct3D and OpenCL are on different GPUs (device UUIDs)";
@@ -577,6 +649,7 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     set_staging_aside(surface->context, s);
     s->staging = want.staging;
     s->twin = want.twin;
+    s->direct_image = want.direct_image;
     storage->size = want.twin->vk.size;
     if (storage->host_import)
         twin_mapping(s->twin, &storage->host);
@@ -620,14 +693,17 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
     cl_int err;
 
-    if (s->twin && twin_idle(immediate, s->twin)) { /* Direct3D is through with the twin */
+    err = CL_SUCCESS;
+    if (s->twin && s->twin->vk.direct) /* the texture itself: OpenCL's once Direct3D is done */
+        err = layer_copy_in(surface, immediate);
+    else if (s->twin && twin_idle(immediate, s->twin)) { /* Direct3D is through with the twin */
         s->twin->idle_skips++;
         twin_mapping(s->twin, &surface->mapping);
     } else if (s->twin) /* the last copy out of the twin must be done before OpenCL writes it */
         twin_ready(surface, immediate);
     if (s->twin) {
         leave_device(immediate, mt);
-        return CL_SUCCESS;
+        return err;
     }
     err = map_staging(immediate, surface, &surface->mapping);
 
@@ -647,6 +723,8 @@ static bool twin_copy_out(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     bool wait = surface->done_signalled, queued = true;
 
     surface->done_signalled = false;
+    if (s->twin->vk.direct) /* the texture goes back to Direct3D, written or not */
+        return sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_HAND_OUT, wait) || !write_back;
     if (s->twin->layer_copies && write_back)
         before_layer_copy(immediate, s);
     if (s->twin->layer_copies && write_back)
@@ -675,7 +753,7 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     if (write_back && !(s->twin && s->twin->layer_copies))
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);
-    if (write_back && s->twin)
+    if (write_back && s->twin && !s->twin->vk.direct)
         mark_copy_out(immediate, s->twin);
     leave_device(immediate, mt);
     surface->mapping.data = NULL;

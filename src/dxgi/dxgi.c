@@ -67,7 +67,8 @@ static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dx
 {
     return a->kind == b->kind && a->format == b->format && a->width == b->width &&
            a->height == b->height && a->depth == b->depth && a->byte_width == b->byte_width &&
-           a->lone_plane == b->lone_plane && a->plane == b->plane && !a->twin == !b->twin;
+           a->lone_plane == b->lone_plane && a->plane == b->plane && !a->twin == !b->twin &&
+           a->direct_image == b->direct_image;
 }
 
 /* A pooled twin whose kept import was made with `flags` (an object's access). */

@@ -157,6 +157,9 @@ struct dxcl_dxgi_surface {
     bool of_staging;
     /* The layer's copies: DXVK has been made to submit the texture's initial data. */
     bool initial_flushed;
+    /* A direct twin's (core/twin.h): the VkImage of the program's texture, which the twin is;
+     * part of the pool's key (a direct twin serves only its own texture). 0 for the others. */
+    uint64_t direct_image;
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;

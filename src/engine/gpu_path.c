@@ -158,8 +158,9 @@ bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem
     made = probe.backend->device_storage(&probe, storage);
     dxcl_device_leave(probe.backend, protection);
     if (made)
-        DXCL_LOG("%s resource %p: the GPU path (a twin on the GPU, %s)", probe.backend->name,
+        DXCL_LOG("%s resource %p: the GPU path (%s, %s)", probe.backend->name,
                  (void *)mem->desc.resource,
+                 storage->direct ? "the texture's own memory, no copies" : "a twin on the GPU",
                  storage->host_import ? "the test-only import"
                  : storage->import    ? "its memory imported for an earlier object, kept"
                                       : "its memory imported");

@@ -102,6 +102,7 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     if (dxcl_gpu_path_probe(ctx, mem, &twin)) {
         obj->on_gpu = true;
         obj->imported = !twin.host_import;
+        obj->direct = twin.direct;
         obj->host_copy = twin.host;
         obj->ready = twin.ready; /* the twin's: they go with it */
         obj->done = twin.done;

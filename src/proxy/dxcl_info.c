@@ -73,6 +73,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
                          (void *)mem);
     if (mode)
         *mode = !dxcl_memobj_zero_copy(record)   ? DXCL_TRANSFER_COPY
+                : dxcl_object_of(record)->direct ? DXCL_TRANSFER_GPU_DIRECT
                 : record->surface->gpu_synced    ? DXCL_TRANSFER_GPU_SEMAPHORES
                 : dxcl_object_of(record)->on_gpu ? DXCL_TRANSFER_GPU
                                                  : DXCL_TRANSFER_ZERO_COPY;

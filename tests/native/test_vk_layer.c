@@ -9,6 +9,10 @@
  *   - failures name their step and hold nothing;
  *   - a destroyed device's images are forgotten;
  *   - a Vulkan 1.0 program's device is left as it is, without twins;
+ *   - direct twins: an image made as DXVK makes a large texture is made exportable with
+ *     dedicated memory (where the driver exports such images); its twin is the image itself,
+ *     handed over and back with its pixels kept, left to its owner at destroy, stale once the
+ *     image is destroyed; small images and DXCL_GPU_DIRECT=0 are left as they are;
  *   - a twin's semaphores: where the device exports them (VK_KHR_external_semaphore_fd), fds of
  *     both and a signal and a wait on the device's queue that complete; where it does not
  *     (lavapipe), none, and every sync operation refused with the reason. */
@@ -104,7 +108,7 @@ static void *make_images(void *arg)
 static struct dxcl_twin_request request_of(VkImage like, uint32_t format, bool host_visible)
 {
     return (struct dxcl_twin_request){(uint64_t)like, format, VK_IMAGE_TYPE_2D, 61, 33, 1,
-                                      host_visible};
+                                      host_visible,   0};
 }
 
 static void find_layer(void)
@@ -150,7 +154,7 @@ static void check_image_table(struct maker *makers, VkDevice devices[2])
                 continue;
             live++;
             if (twin_create(&(struct dxcl_twin_request){(uint64_t)image, VK_FORMAT_R8G8B8A8_UNORM,
-                                                        VK_IMAGE_TYPE_2D, 4, 4, 1, 0},
+                                                        VK_IMAGE_TYPE_2D, 4, 4, 1, 0, 0},
                             &twin) ||
                 twin.device != (uint64_t)devices[i % 2])
                 wrong++;
@@ -172,7 +176,7 @@ static void check_image_table_odd(struct maker *makers, VkDevice device)
                 continue;
             if (twin_create(&(struct dxcl_twin_request){(uint64_t)makers[t].images[i],
                                                         VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
-                                                        4, 4, 1, 0},
+                                                        4, 4, 1, 0, 0},
                             &twin) ||
                 twin.device != (uint64_t)device)
                 wrong++;
@@ -269,7 +273,7 @@ static void check_3d_twins(VkImage like)
 {
     for (uint32_t host_visible = 0; host_visible < 2; host_visible++) {
         struct dxcl_twin_request request = {
-            (uint64_t)like, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, 16, 8, 4, host_visible};
+            (uint64_t)like, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, 16, 8, 4, host_visible, 0};
         struct dxcl_twin twin;
 
         REQUIRE(twin_create(&request, &twin) == 0, "3D twin (host_visible %u): %d (%s)",
@@ -295,6 +299,284 @@ static void check_failure(struct dxcl_twin_request request, const char *error)
           "fails with \"%s\": %d \"%s\"", error, result, twin.error);
     check(!twin.image && !twin.memory && !twin.host && twin.fd == -1 && !twin.size,
           "and holds nothing");
+}
+
+/* An image made as DXVK makes a texture: created, its requirements asked with
+ * VkMemoryDedicatedRequirements, dedicated memory where that asks for it, bound. */
+struct texture_like {
+    VkImage image;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    bool dedicated; /* the requirements asked for dedicated memory */
+};
+
+static struct texture_like make_texture_like(VkDevice device, uint32_t width, uint32_t height)
+{
+    VkImageCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .extent = {width, height, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+    VkMemoryDedicatedRequirements dedicated = {.sType =
+                                                   VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+    VkMemoryRequirements2 requirements = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2,
+                                          .pNext = &dedicated};
+    VkImageMemoryRequirementsInfo2 which = {.sType =
+                                                VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+    VkMemoryDedicatedAllocateInfo dedicated_info = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    VkMemoryAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    struct texture_like t = {0};
+
+    REQUIRE(vkCreateImage(device, &info, NULL, &t.image) == VK_SUCCESS, "vkCreateImage %ux%u",
+            width, height);
+    which.image = dedicated_info.image = t.image;
+    vkGetImageMemoryRequirements2(device, &which, &requirements);
+    t.dedicated = dedicated.requiresDedicatedAllocation;
+    allocate.pNext = t.dedicated ? &dedicated_info : NULL;
+    allocate.allocationSize = t.size = requirements.memoryRequirements.size;
+    allocate.memoryTypeIndex =
+        (uint32_t)__builtin_ctz(requirements.memoryRequirements.memoryTypeBits);
+    REQUIRE(vkAllocateMemory(device, &allocate, NULL, &t.memory) == VK_SUCCESS, "vkAllocateMemory");
+    REQUIRE(vkBindImageMemory(device, t.image, t.memory, 0) == VK_SUCCESS, "vkBindImageMemory");
+    return t;
+}
+
+static void free_texture_like(VkDevice device, struct texture_like *t)
+{
+    vkDestroyImage(device, t->image, NULL);
+    vkFreeMemory(device, t->memory, NULL);
+}
+
+static struct dxcl_twin_request direct_request(const struct texture_like *t, uint32_t width,
+                                               uint32_t height)
+{
+    return (struct dxcl_twin_request){
+        (uint64_t)t->image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, width, height, 1, 0, 1};
+}
+
+/* Whether the driver exports an optimal RGBA8 image as make_texture_like makes it. */
+static bool exports_optimal(VkPhysicalDevice physical)
+{
+    VkPhysicalDeviceExternalImageFormatInfo external = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkPhysicalDeviceImageFormatInfo2 format = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+        .pNext = &external,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .type = VK_IMAGE_TYPE_2D,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+    VkExternalImageFormatProperties answer = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+    VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
+                                           .pNext = &answer};
+
+    return vkGetPhysicalDeviceImageFormatProperties2(physical, &format, &properties) ==
+               VK_SUCCESS &&
+           (answer.externalMemoryProperties.externalMemoryFeatures &
+            VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT);
+}
+
+/* One command buffer on queue 0, run to the end. */
+struct one_shot {
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer buffer;
+};
+
+static struct one_shot begin_one_shot(VkDevice device)
+{
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    VkCommandBufferAllocateInfo buffers = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                           .commandBufferCount = 1};
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    struct one_shot s = {.device = device};
+
+    vkGetDeviceQueue(device, 0, 0, &s.queue);
+    REQUIRE(vkCreateCommandPool(device, &pool, NULL, &s.pool) == VK_SUCCESS, "command pool");
+    buffers.commandPool = s.pool;
+    REQUIRE(vkAllocateCommandBuffers(device, &buffers, &s.buffer) == VK_SUCCESS, "command buffer");
+    vkBeginCommandBuffer(s.buffer, &begin);
+    return s;
+}
+
+static void run_one_shot(struct one_shot *s)
+{
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                           .commandBufferCount = 1,
+                           .pCommandBuffers = &s->buffer};
+
+    vkEndCommandBuffer(s->buffer);
+    REQUIRE(vkQueueSubmit(s->queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS, "vkQueueSubmit");
+    vkQueueWaitIdle(s->queue);
+    vkDestroyCommandPool(s->device, s->pool, NULL);
+}
+
+static void layout_barrier(VkCommandBuffer buffer, VkImage image, VkImageLayout from,
+                           VkImageLayout to)
+{
+    VkImageMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                    .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                                    .dstAccessMask =
+                                        VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+                                    .oldLayout = from,
+                                    .newLayout = to,
+                                    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                    .image = image,
+                                    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+
+    vkCmdPipelineBarrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &barrier);
+}
+
+/* The image cleared to `rgba` and left in TRANSFER_SRC_OPTIMAL ("DXVK's layout" here). */
+static void clear_image(VkDevice device, VkImage image, const float rgba[4])
+{
+    struct one_shot s = begin_one_shot(device);
+    VkClearColorValue colour = {{rgba[0], rgba[1], rgba[2], rgba[3]}};
+    VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+
+    layout_barrier(s.buffer, image, VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdClearColorImage(s.buffer, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &colour, 1, &range);
+    layout_barrier(s.buffer, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    run_one_shot(&s);
+}
+
+/* How many pixels of the image (TRANSFER_SRC_OPTIMAL) differ from `pixel`, read through a
+ * host-visible buffer. */
+static long pixels_differing(VkPhysicalDevice physical, VkDevice device, VkImage image,
+                             uint32_t width, uint32_t height, uint32_t pixel)
+{
+    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                               .size = (VkDeviceSize)width * height * 4,
+                               .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    VkPhysicalDeviceMemoryProperties types;
+    VkMemoryRequirements requirements;
+    VkMemoryAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                .imageExtent = {width, height, 1}};
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    uint32_t *mapped;
+    long differing = 0;
+
+    REQUIRE(vkCreateBuffer(device, &info, NULL, &buffer) == VK_SUCCESS, "vkCreateBuffer");
+    vkGetBufferMemoryRequirements(device, buffer, &requirements);
+    vkGetPhysicalDeviceMemoryProperties(physical, &types);
+    allocate.allocationSize = requirements.size;
+    for (uint32_t i = 0; i < types.memoryTypeCount; i++)
+        if ((requirements.memoryTypeBits & (1u << i)) &&
+            (types.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+            allocate.memoryTypeIndex = i;
+            break;
+        }
+    REQUIRE(vkAllocateMemory(device, &allocate, NULL, &memory) == VK_SUCCESS, "buffer memory");
+    vkBindBufferMemory(device, buffer, memory, 0);
+    struct one_shot s = begin_one_shot(device);
+    vkCmdCopyImageToBuffer(s.buffer, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
+                           &region);
+    run_one_shot(&s);
+    vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, (void **)&mapped);
+    for (uint32_t i = 0; i < width * height; i++)
+        differing += mapped[i] != pixel;
+    vkUnmapMemory(device, memory);
+    vkDestroyBuffer(device, buffer, NULL);
+    vkFreeMemory(device, memory, NULL);
+    return differing;
+}
+
+/* A direct twin's hand-overs on queue 0 without semaphores (the device may export none): to
+ * OpenCL and back, the image keeps its pixels; a hand-over naming another image is refused. */
+static void check_hand_overs(VkPhysicalDevice physical, VkDevice device, struct dxcl_twin *twin,
+                             uint32_t width, uint32_t height)
+{
+    static const float green[4] = {0.0f, 1.0f, 0.0f, 1.0f};
+    struct dxcl_twin_sync sync = {.op = DXCL_TWIN_SYNC_HAND_IN,
+                                  .image = twin->image,
+                                  .layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                  .aspect = VK_IMAGE_ASPECT_COLOR_BIT};
+    VkQueue queue;
+
+    vkGetDeviceQueue(device, 0, 0, &queue);
+    clear_image(device, (VkImage)twin->image, green);
+    check(twin_sync(twin, &sync) == 0, "a hand-over to OpenCL: %s", twin->error);
+    sync.op = DXCL_TWIN_SYNC_HAND_OUT;
+    check(twin_sync(twin, &sync) == 0, "a hand-over back: %s", twin->error);
+    vkQueueWaitIdle(queue);
+    check(pixels_differing(physical, device, (VkImage)twin->image, width, height, 0xff00ff00u) == 0,
+          "the image keeps its pixels through the hand-overs");
+    sync.image = twin->image + 1;
+    check(twin_sync(twin, &sync) != 0 && strstr(twin->error, "or gone"),
+          "a hand-over of another image is refused: %s", twin->error);
+}
+
+/* Direct twins (core/twin.h): DXVK's own image, made exportable by the layer at creation. */
+static void check_direct_twins(VkPhysicalDevice physical, VkDevice device)
+{
+    struct texture_like big = make_texture_like(device, 512, 256);
+    struct dxcl_twin_sync alive = {.op = DXCL_TWIN_SYNC_CHECK_DIRECT};
+    struct dxcl_twin_request request = direct_request(&big, 512, 256);
+    struct dxcl_twin twin;
+
+    if (!exports_optimal(physical)) {
+        check(!big.dedicated, "the driver exports no such image: no dedicated memory asked");
+        check_failure(direct_request(&big, 512, 256), "was not made exportable");
+        printf("vk_layer: the device exports no optimal RGBA8 image: no direct twins\n");
+        free_texture_like(device, &big);
+        return;
+    }
+    check(big.dedicated, "a 512x256 image made exportable asks for dedicated memory");
+    REQUIRE(twin_create(&request, &twin) == 0, "direct twin: %d (%s)", twin.result, twin.error);
+    check(twin.direct && twin.image == (uint64_t)big.image && twin.memory == (uint64_t)big.memory &&
+              twin.size == big.size,
+          "the direct twin is the image itself, with its memory and size");
+    check(twin.fd >= 0 && fcntl(twin.fd, F_GETFD) != -1, "an fd of the image's memory (%d)",
+          twin.fd);
+    check(twin_sync(&twin, &alive) == 0, "its image is alive");
+    check_hand_overs(physical, device, &twin, 512, 256);
+    twin_destroy(&twin);
+    check(twin.fd == -1 && !twin.image && !twin.memory, "destroy cleared the twin");
+    check(pixels_differing(physical, device, big.image, 512, 256, 0xff00ff00u) == 0,
+          "destroy left the image and its memory to their owner");
+
+    /* A twin of an image since destroyed: stale, its memory never touched again. */
+    REQUIRE(twin_create(&request, &twin) == 0, "direct twin again: %s", twin.error);
+    free_texture_like(device, &big);
+    check(twin_sync(&twin, &alive) != 0, "its image destroyed, the twin is stale");
+    check(twin_export(&twin) != 0 && strstr(twin.error, "destroyed"), "no fd of freed memory: %s",
+          twin.error);
+    twin_destroy(&twin);
+
+    struct texture_like small = make_texture_like(device, 64, 64);
+    check(!small.dedicated, "a 64x64 image is left as it was");
+    check_failure(direct_request(&small, 64, 64), "was not made exportable");
+    free_texture_like(device, &small);
+    setenv("DXCL_GPU_DIRECT", "0", 1);
+    big = make_texture_like(device, 512, 256);
+    check(!big.dedicated, "DXCL_GPU_DIRECT=0: no image is made exportable");
+    free_texture_like(device, &big);
+    setenv("DXCL_GPU_DIRECT", "all", 1);
+    small = make_texture_like(device, 64, 64);
+    request = direct_request(&small, 64, 64);
+    check(small.dedicated && !twin_create(&request, &twin),
+          "DXCL_GPU_DIRECT=all: a 64x64 image has a direct twin");
+    twin_destroy(&twin);
+    free_texture_like(device, &small);
+    unsetenv("DXCL_GPU_DIRECT");
 }
 
 /* A Vulkan 1.0 program's device would need VK_KHR_external_memory and more: left as it is,
@@ -351,6 +633,7 @@ int main(void)
     check_twin_semaphores(devices[0], like);
     check_host_visible_twin(like);
     check_3d_twins(like);
+    check_direct_twins(physical, devices[0]);
     check_failure(request_of(gone, VK_FORMAT_R8G8B8A8_UNORM, true), "no device made image 0x");
     check_failure(request_of(like, VK_FORMAT_UNDEFINED, true),
                   "the format 0 has no linear host-visible transfer support");
@@ -372,7 +655,7 @@ int main(void)
         if (makers[0].images[i] &&
             !twin_create(&(struct dxcl_twin_request){(uint64_t)makers[0].images[i],
                                                      VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, 4,
-                                                     4, 1, 0},
+                                                     4, 1, 0, 0},
                          &twin)) {
             found++;
             twin_destroy(&twin);

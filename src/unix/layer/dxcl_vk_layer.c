@@ -4,6 +4,8 @@
  * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
  *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
  * - remembers which device made each image, so that a twin is made on the device of a texture;
+ * - makes DXVK's larger 2D images exportable, with dedicated memory, so that OpenCL can import a
+ *   texture's own memory (a direct twin, core/twin.h);
  * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name, with the
  *   semaphores that order Direct3D's queue and OpenCL around them, and submits their signals and
  *   waits to the queue DXVK submits to (while DXVK holds its submissions back);
@@ -82,10 +84,12 @@ struct device_rec {
     uint8_t uuid[VK_UUID_SIZE];
     VkPhysicalDeviceMemoryProperties memory;
     PFN_vkGetPhysicalDeviceFormatProperties format_properties;
+    PFN_vkGetPhysicalDeviceImageFormatProperties2 image_format_properties2;
     PFN_vkDestroyDevice destroy_device;
     PFN_vkCreateImage create_image;
     PFN_vkDestroyImage destroy_image;
     PFN_vkGetImageMemoryRequirements requirements;
+    PFN_vkGetImageMemoryRequirements2 requirements2;
     PFN_vkAllocateMemory allocate;
     PFN_vkFreeMemory free_memory;
     PFN_vkBindImageMemory bind;
@@ -149,6 +153,11 @@ static struct device_rec *find_device_by(void *key, VkDevice device)
 struct image_slot {
     uint64_t image; /* 0: empty */
     struct device_rec *device;
+    /* Made exportable for a direct twin (core/twin.h): its dedicated memory once allocated and
+     * its size, and the serial of this image's life. concurrent: DXVK made it with
+     * VK_SHARING_MODE_CONCURRENT (a hand-over then names no queue family of its own). */
+    bool exportable, concurrent;
+    uint64_t memory, size, serial;
 };
 static pthread_mutex_t images_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct image_slot *image_slots;
@@ -159,14 +168,13 @@ static size_t image_home(uint64_t image, size_t capacity)
     return (size_t)((image * 0x9E3779B97F4A7C15ull) >> 17) & (capacity - 1);
 }
 
-static void images_put(struct image_slot *slots, size_t capacity, uint64_t image,
-                       struct device_rec *device)
+static void images_put(struct image_slot *slots, size_t capacity, const struct image_slot *slot)
 {
-    size_t i = image_home(image, capacity);
+    size_t i = image_home(slot->image, capacity);
 
-    while (slots[i].image && slots[i].image != image)
+    while (slots[i].image && slots[i].image != slot->image)
         i = (i + 1) & (capacity - 1);
-    slots[i] = (struct image_slot){image, device};
+    slots[i] = *slot;
 }
 
 static bool images_grow(void)
@@ -178,23 +186,63 @@ static bool images_grow(void)
         return false;
     for (size_t i = 0; i < image_capacity; i++)
         if (image_slots[i].image)
-            images_put(slots, capacity, image_slots[i].image, image_slots[i].device);
+            images_put(slots, capacity, &image_slots[i]);
     free(image_slots);
     image_slots = slots;
     image_capacity = capacity;
     return true;
 }
 
-static void images_add(uint64_t image, struct device_rec *device)
+/* The slot of `image`, or of the empty place for it; the caller holds images_lock and the table
+ * has room. */
+static struct image_slot *images_slot(uint64_t image)
+{
+    size_t i = image_home(image, image_capacity);
+
+    while (image_slots[i].image && image_slots[i].image != image)
+        i = (i + 1) & (image_capacity - 1);
+    return &image_slots[i];
+}
+
+static void images_add(const struct image_slot *slot)
 {
     pthread_mutex_lock(&images_lock);
     if ((image_count + 1) * 4 <= image_capacity * 3 || images_grow()) {
-        size_t i = image_home(image, image_capacity);
+        struct image_slot *place = images_slot(slot->image);
 
-        while (image_slots[i].image && image_slots[i].image != image)
-            i = (i + 1) & (image_capacity - 1);
-        image_count += !image_slots[i].image; /* a reused handle replaces its stale entry */
-        image_slots[i] = (struct image_slot){image, device};
+        image_count += !place->image; /* a reused handle replaces its stale entry */
+        *place = *slot;
+    }
+    pthread_mutex_unlock(&images_lock);
+}
+
+/* A copy of the image's slot; false when no device made it. */
+static bool images_lookup(uint64_t image, struct image_slot *out)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&images_lock);
+    if (image_capacity && image) {
+        struct image_slot *slot = images_slot(image);
+
+        if ((found = slot->image != 0))
+            *out = *slot;
+    }
+    pthread_mutex_unlock(&images_lock);
+    return found;
+}
+
+/* The dedicated exportable memory DXVK allocated for an exportable image. */
+static void images_set_memory(uint64_t image, uint64_t memory, uint64_t size)
+{
+    pthread_mutex_lock(&images_lock);
+    if (image_capacity) {
+        struct image_slot *slot = images_slot(image);
+
+        if (slot->image && slot->exportable) {
+            slot->memory = memory;
+            slot->size = size;
+        }
     }
     pthread_mutex_unlock(&images_lock);
 }
@@ -230,22 +278,6 @@ static void images_remove(uint64_t image)
             images_clear_slot(i);
     }
     pthread_mutex_unlock(&images_lock);
-}
-
-static struct device_rec *images_find(uint64_t image)
-{
-    struct device_rec *device = NULL;
-
-    pthread_mutex_lock(&images_lock);
-    if (image_capacity && image) {
-        size_t i = image_home(image, image_capacity);
-
-        while (image_slots[i].image && image_slots[i].image != image)
-            i = (i + 1) & (image_capacity - 1);
-        device = image_slots[i].image ? image_slots[i].device : NULL;
-    }
-    pthread_mutex_unlock(&images_lock);
-    return device;
 }
 
 /* A destroyed device's images (the program should have destroyed them first). */
@@ -385,6 +417,9 @@ static void describe_physical(struct device_rec *rec, const struct instance_rec 
 
     rec->format_properties = (PFN_vkGetPhysicalDeviceFormatProperties)gipa(
         instance->instance, "vkGetPhysicalDeviceFormatProperties");
+    if (api_1_1(rec->physical, instance))
+        rec->image_format_properties2 = (PFN_vkGetPhysicalDeviceImageFormatProperties2)gipa(
+            instance->instance, "vkGetPhysicalDeviceImageFormatProperties2");
     if (memory)
         memory(rec->physical, &rec->memory);
     if (properties2 && api_1_1(rec->physical, instance)) {
@@ -401,6 +436,10 @@ static void resolve_device_functions(struct device_rec *rec)
     DEVICE_FN(rec, vkCreateImage, create_image);
     DEVICE_FN(rec, vkDestroyImage, destroy_image);
     DEVICE_FN(rec, vkGetImageMemoryRequirements, requirements);
+    DEVICE_FN(rec, vkGetImageMemoryRequirements2, requirements2);
+    if (!rec->requirements2) /* a 1.0 device that has the extension */
+        rec->requirements2 = (PFN_vkGetImageMemoryRequirements2)rec->gdpa(
+            rec->device, "vkGetImageMemoryRequirements2KHR");
     DEVICE_FN(rec, vkAllocateMemory, allocate);
     DEVICE_FN(rec, vkFreeMemory, free_memory);
     DEVICE_FN(rec, vkBindImageMemory, bind);
@@ -506,17 +545,157 @@ static VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device,
     free(rec);
 }
 
+/* A structure of `type` in a pNext chain, or NULL. */
+static const void *chained(const void *next, VkStructureType type)
+{
+    const VkBaseInStructure *link = next;
+
+    while (link && link->sType != type)
+        link = link->pNext;
+    return link;
+}
+
+/* The least width x height of the images made exportable for direct twins; 0: none
+ * (DXCL_GPU_DIRECT=0). DXCL_GPU_DIRECT=all: every size (for tests). */
+static uint64_t direct_min_pixels(void)
+{
+    const char *setting = getenv("DXCL_GPU_DIRECT");
+
+    if (setting && !strcmp(setting, "0"))
+        return 0;
+    return setting && !strcmp(setting, "all") ? 1 : DXCL_TWIN_DIRECT_MIN_PIXELS;
+}
+
+/* Whether the driver can export the image's memory as an opaque fd. */
+static bool exportable(const struct device_rec *rec, const VkImageCreateInfo *info)
+{
+    VkPhysicalDeviceExternalImageFormatInfo external = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkPhysicalDeviceImageFormatInfo2 format = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+        .pNext = &external,
+        .format = info->format,
+        .type = info->imageType,
+        .tiling = info->tiling,
+        .usage = info->usage,
+        .flags = info->flags};
+    VkExternalImageFormatProperties answer = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+    VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
+                                           .pNext = &answer};
+
+    return rec->image_format_properties2 &&
+           rec->image_format_properties2(rec->physical, &format, &properties) == VK_SUCCESS &&
+           (answer.externalMemoryProperties.externalMemoryFeatures &
+            VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT);
+}
+
+/* An image a direct twin may be made of: one 2D colour subresource, optimal, not sparse, large
+ * enough, not already external, and exportable. */
+static bool direct_candidate(const struct device_rec *rec, const VkImageCreateInfo *info)
+{
+    const VkImageCreateFlags unsuitable = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
+                                          VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
+                                          VK_IMAGE_CREATE_SPARSE_ALIASED_BIT |
+                                          VK_IMAGE_CREATE_DISJOINT_BIT | VK_IMAGE_CREATE_ALIAS_BIT;
+    uint64_t least = direct_min_pixels();
+
+    if (!least || !rec->memory_fd || !rec->get_fd)
+        return false;
+    if (info->imageType != VK_IMAGE_TYPE_2D || info->tiling != VK_IMAGE_TILING_OPTIMAL ||
+        info->mipLevels != 1 || info->arrayLayers != 1 || info->samples != VK_SAMPLE_COUNT_1_BIT ||
+        (info->flags & unsuitable))
+        return false;
+    /* Colour formats without planes or blocks: R4G4 ... E5B9G9R9. */
+    if (info->format < VK_FORMAT_R4G4_UNORM_PACK8 ||
+        info->format > VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
+        return false;
+    if ((uint64_t)info->extent.width * info->extent.height < least ||
+        chained(info->pNext, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO))
+        return false;
+    return exportable(rec, info);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
                                                    const VkAllocationCallbacks *alloc, VkImage *out)
 {
+    static uint64_t serials;
     struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    VkExternalMemoryImageCreateInfo external = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+        .pNext = info->pNext,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkImageCreateInfo changed = *info;
+    struct image_slot slot = {.device = rec};
     VkResult result;
 
     if (!rec)
         return VK_ERROR_INITIALIZATION_FAILED;
-    result = rec->create_image(device, info, alloc, out);
+    if ((slot.exportable = direct_candidate(rec, info))) {
+        changed.pNext = &external;
+        slot.concurrent = info->sharingMode == VK_SHARING_MODE_CONCURRENT;
+        slot.serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+    }
+    result = rec->create_image(device, &changed, alloc, out);
+    if (result != VK_SUCCESS && slot.exportable) { /* as DXVK asked, then */
+        slot.exportable = false;
+        result = rec->create_image(device, info, alloc, out);
+    }
+    slot.image = result == VK_SUCCESS ? (uint64_t)*out : 0;
+    if (slot.image)
+        images_add(&slot);
+    return result;
+}
+
+/* An exportable image asks for memory of its own: DXVK then allocates it dedicated (it honours
+ * requiresDedicatedAllocation), where nothing else shares the memory OpenCL imports, and its
+ * defragmentation never moves it (it moves only suballocations). */
+static VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice device,
+                                                      const VkImageMemoryRequirementsInfo2 *info,
+                                                      VkMemoryRequirements2 *out)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    VkMemoryDedicatedRequirements *dedicated;
+    struct image_slot slot;
+
+    if (!rec || !rec->requirements2)
+        return;
+    rec->requirements2(device, info, out);
+    if (!images_lookup((uint64_t)info->image, &slot) || !slot.exportable)
+        return;
+    dedicated = (VkMemoryDedicatedRequirements *)chained(
+        out->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS);
+    if (dedicated)
+        dedicated->requiresDedicatedAllocation = dedicated->prefersDedicatedAllocation = VK_TRUE;
+}
+
+/* The dedicated memory of an exportable image is made exportable, and remembered. */
+static VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice device,
+                                                      const VkMemoryAllocateInfo *info,
+                                                      const VkAllocationCallbacks *alloc,
+                                                      VkDeviceMemory *out)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    const VkMemoryDedicatedAllocateInfo *dedicated =
+        chained(info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+    VkExportMemoryAllocateInfo export_info = {
+        .sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+        .pNext = info->pNext,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    VkMemoryAllocateInfo changed = *info;
+    struct image_slot slot;
+    VkResult result;
+
+    if (!rec)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    if (!dedicated || !dedicated->image || !images_lookup((uint64_t)dedicated->image, &slot) ||
+        !slot.exportable || chained(info->pNext, VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO))
+        return rec->allocate(device, info, alloc, out);
+    changed.pNext = &export_info;
+    result = rec->allocate(device, &changed, alloc, out);
     if (result == VK_SUCCESS)
-        images_add((uint64_t)*out, rec);
+        images_set_memory((uint64_t)dedicated->image, (uint64_t)*out, info->allocationSize);
     return result;
 }
 
@@ -733,9 +912,9 @@ static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
     if (twin->done)
         rec->destroy_semaphore(rec->device, (VkSemaphore)twin->done, NULL);
     twin->ready = twin->done = 0;
-    if (twin->image)
+    if (twin->image && !twin->direct) /* a direct twin's are DXVK's */
         rec->destroy_image(rec->device, (VkImage)twin->image, NULL);
-    if (twin->memory)
+    if (twin->memory && !twin->direct)
         rec->free_memory(rec->device, (VkDeviceMemory)twin->memory, NULL); /* unmaps it too */
     note("twin 0x%" PRIx64 " freed", twin->image);
     twin->fd = -1;
@@ -777,17 +956,54 @@ static int32_t build_twin(const struct dxcl_twin_request *request, struct dxcl_t
     return result;
 }
 
+/* A direct twin: the program's image itself, made exportable when DXVK created it. */
+static int32_t build_direct(const struct dxcl_twin_request *request, struct dxcl_twin *twin,
+                            const struct device_rec *rec, const struct image_slot *slot)
+{
+    int32_t result;
+
+    if (!slot->exportable)
+        return fail(twin, -1,
+                    "image 0x%" PRIx64 " was not made exportable (not a 2D colour image of one "
+                    "subresource, smaller than %u pixels, or the driver exports none such)",
+                    request->like_image, DXCL_TWIN_DIRECT_MIN_PIXELS);
+    if (!slot->memory)
+        return fail(twin, -1, "image 0x%" PRIx64 " has no dedicated exportable memory",
+                    request->like_image);
+    twin->direct = 1;
+    twin->serial = slot->serial;
+    twin->image = request->like_image;
+    twin->memory = slot->memory;
+    twin->size = slot->size;
+    if (!(result = export_fd(twin, rec)))
+        make_semaphores(twin, rec);
+    return result;
+}
+
+/* Whether a direct twin's image is the one it was made of, still alive. */
+static bool direct_alive(const struct dxcl_twin *twin)
+{
+    struct image_slot slot;
+
+    return images_lookup(twin->image, &slot) && slot.serial == twin->serial &&
+           slot.memory == twin->memory;
+}
+
 EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
                                       struct dxcl_twin *twin)
 {
+    struct image_slot slot;
     struct device_rec *rec;
     int32_t result;
 
     memset(twin, 0, sizeof(*twin));
     twin->fd = -1;
-    if (!(rec = images_find(request->like_image)))
+    if (!images_lookup(request->like_image, &slot))
         return fail(twin, -1, "no device made image 0x%" PRIx64, request->like_image);
-    if ((result = build_twin(request, twin, rec))) {
+    rec = slot.device;
+    result =
+        request->direct ? build_direct(request, twin, rec, &slot) : build_twin(request, twin, rec);
+    if (result) {
         free_twin(rec, twin);
         twin->size = 0;
         return result;
@@ -797,9 +1013,9 @@ EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
     twin->height = request->height;
     twin->depth = request->image_type == VK_IMAGE_TYPE_3D ? request->depth : 1;
     memcpy(twin->device_uuid, rec->uuid, sizeof(twin->device_uuid));
-    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s%s", twin->image,
+    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s%s%s", twin->image,
          request->like_image, twin->size, request->host_visible ? ", mapped" : "",
-         twin->ready ? ", with semaphores" : "");
+         twin->direct ? ", direct (the image itself)" : "", twin->ready ? ", with semaphores" : "");
     return 0;
 }
 
@@ -824,6 +1040,8 @@ EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin)
         return -1;
     if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
         return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
+    if (twin->direct && !direct_alive(twin)) /* its memory may be freed */
+        return fail(twin, -1, "direct twin 0x%" PRIx64 ": DXVK destroyed the image", twin->image);
     if (twin->fd >= 0)
         close(twin->fd); /* not imported: the new one replaces it */
     twin->fd = -1;
@@ -1016,14 +1234,59 @@ static void record_copy(const struct device_rec *rec, VkCommandBuffer buffer,
                   false);
 }
 
-/* One submission: [the wait for done,] the copy[, the signal of ready]. */
+/* Records a direct twin's hand-over: DXVK's image itself goes to OpenCL (GENERAL, the external
+ * queue family, after all of Direct3D's work) or comes back to DXVK's layout and queue family
+ * (before all of Direct3D's later work). The transfer of ownership lets a driver that
+ * compresses render targets make the memory plain for OpenCL. */
+static void record_hand_over(const struct device_rec *rec, VkCommandBuffer buffer,
+                             const struct dxcl_twin_sync *sync, bool concurrent)
+{
+    const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    bool in = sync->op == DXCL_TWIN_SYNC_HAND_IN;
+    uint32_t own = concurrent ? VK_QUEUE_FAMILY_IGNORED : sync->queue_family;
+    VkImageLayout layout = (VkImageLayout)sync->layout;
+    VkImageMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                    .srcAccessMask = in ? any : 0,
+                                    .dstAccessMask = in ? 0 : any,
+                                    .oldLayout = in ? layout : VK_IMAGE_LAYOUT_GENERAL,
+                                    .newLayout = in ? VK_IMAGE_LAYOUT_GENERAL : layout,
+                                    .srcQueueFamilyIndex = in ? own : VK_QUEUE_FAMILY_EXTERNAL,
+                                    .dstQueueFamilyIndex = in ? VK_QUEUE_FAMILY_EXTERNAL : own,
+                                    .image = (VkImage)sync->image,
+                                    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+
+    rec->barrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                 0, NULL, 0, NULL, 1, &barrier);
+}
+
+/* Records the copy, or a direct twin's hand-over; false when the direct twin's image is gone
+ * or is not the one named. */
+static bool record_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
+                          VkCommandBuffer buffer, const struct dxcl_twin_sync *sync)
+{
+    struct image_slot slot;
+
+    if (sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_COPY_OUT) {
+        record_copy(rec, buffer, twin, sync);
+        return true;
+    }
+    if (sync->image != twin->image || !direct_alive(twin) || !images_lookup(twin->image, &slot)) {
+        fail(twin, -1, "direct twin 0x%" PRIx64 ": DXVK's image is now 0x%" PRIx64 " or gone",
+             twin->image, sync->image);
+        return false;
+    }
+    record_hand_over(rec, buffer, sync, slot.concurrent);
+    return true;
+}
+
+/* One submission: [the wait for done,] the copy or hand-over[, the signal of ready]. */
 static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
                            const struct dxcl_twin_sync *sync, VkQueue queue)
 {
     const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN;
+    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_HAND_IN;
     VkSemaphore semaphore = (VkSemaphore)(in ? twin->ready : twin->done);
     VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
     struct copier *c;
@@ -1038,7 +1301,10 @@ static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
         return -1;
     if ((result = rec->begin(c->buffers[slot], &begin)))
         return fail(twin, result, "vkBeginCommandBuffer: %d", result);
-    record_copy(rec, c->buffers[slot], twin, sync);
+    if (!record_in_out(twin, rec, c->buffers[slot], sync)) {
+        rec->end(c->buffers[slot]);
+        return -1;
+    }
     if ((result = rec->end(c->buffers[slot])))
         return fail(twin, result, "vkEndCommandBuffer: %d", result);
     info.pCommandBuffers = &c->buffers[slot];
@@ -1072,7 +1338,7 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
     if (!queue)
         return fail(twin, -1, "the device has no queue %u of family %u", sync->queue_index,
                     sync->queue_family);
-    if (sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_COPY_OUT)
+    if (sync->op != DXCL_TWIN_SYNC_SIGNAL_READY && sync->op != DXCL_TWIN_SYNC_WAIT_DONE)
         return copy_in_out(twin, rec, sync, queue);
     if (!semaphore)
         return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
@@ -1107,7 +1373,11 @@ EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_syn
     case DXCL_TWIN_SYNC_WAIT_DONE:
     case DXCL_TWIN_SYNC_COPY_IN:
     case DXCL_TWIN_SYNC_COPY_OUT:
+    case DXCL_TWIN_SYNC_HAND_IN:
+    case DXCL_TWIN_SYNC_HAND_OUT:
         return submit_sync(twin, rec, sync);
+    case DXCL_TWIN_SYNC_CHECK_DIRECT:
+        return twin->direct && direct_alive(twin) ? 0 : -1;
     default:
         return fail(twin, -1, "no such sync operation %d", sync->op);
     }
@@ -1139,6 +1409,11 @@ static PFN_vkVoidFunction device_function(const char *name)
         return (PFN_vkVoidFunction)create_image;
     if (!strcmp(name, "vkDestroyImage"))
         return (PFN_vkVoidFunction)destroy_image;
+    if (!strcmp(name, "vkGetImageMemoryRequirements2") ||
+        !strcmp(name, "vkGetImageMemoryRequirements2KHR"))
+        return (PFN_vkVoidFunction)image_requirements2;
+    if (!strcmp(name, "vkAllocateMemory"))
+        return (PFN_vkVoidFunction)allocate_memory;
     return NULL;
 }
 
