@@ -692,7 +692,7 @@ static void get_text(cl_uint param, char *out, size_t size)
 int main(int argc, char **argv)
 {
     bool formats = true;
-    char version[64], driver[MAX_PATH], route[MAX_PATH + 64], data_path[256];
+    char version[64], driver[MAX_PATH], route[MAX_PATH + 64], data_path[512];
     cl_platform_id platforms[16];
     cl_uint num_platforms = 0;
     cl_int err;

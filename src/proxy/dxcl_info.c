@@ -38,9 +38,10 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
                    ? "copy engine; zero-copy for D3D10/D3D11 buffers and 2D textures of native "
                      "formats where the context's devices share host memory; the GPU path for "
                      "D3D11 textures and NV12 planes on DXVK through the Unix side and its Vulkan "
-                     "layer"
+                     "layer, direct for large 2D ones"
                    : "copy engine; zero-copy off (DXCL_ZERO_COPY=0); the GPU path for D3D11 "
-                     "textures and NV12 planes on DXVK through the Unix side and its Vulkan layer";
+                     "textures and NV12 planes on DXVK through the Unix side and its Vulkan layer, "
+                     "direct for large 2D ones";
         break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);

@@ -19,21 +19,29 @@ static bool gpu_expected(void)
     return value && !strcmp(value, "1");
 }
 
-static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_flags flags,
-                                                   void *resource, UINT subresource,
-                                                   cl_int *errcode_ret)
+cl_uint interop_transfer_mode(cl_mem mem)
 {
     static dxclGetTransferMode_fn transfer_mode;
-    cl_mem mem = real_create_texture2d(context, flags, resource, subresource, errcode_ret);
     cl_uint mode = 0;
 
     if (!transfer_mode)
         transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
             test_dxcl_module(), "dxclGetTransferMode");
-    if (!mem || !transfer_mode)
+    if (!transfer_mode || transfer_mode(mem, &mode) != CL_SUCCESS)
+        return 0;
+    return mode;
+}
+
+static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_flags flags,
+                                                   void *resource, UINT subresource,
+                                                   cl_int *errcode_ret)
+{
+    cl_mem mem = real_create_texture2d(context, flags, resource, subresource, errcode_ret);
+
+    if (!mem)
         return mem;
     InterlockedIncrement(&textures_shared);
-    if (transfer_mode(mem, &mode) == CL_SUCCESS && mode >= DXCL_TRANSFER_GPU)
+    if (interop_transfer_mode(mem) >= DXCL_TRANSFER_GPU)
         InterlockedIncrement(&textures_on_gpu);
     return mem;
 }
@@ -796,13 +804,21 @@ void interop_check_hand_overs(struct interop_env *env, cl_mem mem, struct test_t
         CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
         test_texture_intact(api, tex, what);
     }
-    /* Released while acquired: the Direct3D texture keeps what it had. */
+    /* Released while acquired: the Direct3D texture keeps what it had; where the object's
+     * storage is the texture's own memory (a direct twin, as a vendor driver shares it), what
+     * OpenCL wrote is there. */
+    bool own_memory = interop_transfer_mode(mem) == DXCL_TRANSFER_GPU_DIRECT;
     CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(
         clEnqueueFillImage(env->queue, mem, &color, (size_t[3]){0, 0, 0}, whole, 0, NULL, NULL),
         CL_SUCCESS);
     CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
-    test_texture_intact(api, tex, "released while acquired");
+    for (size_t i = 0; own_memory && i < bytes; i++)
+        data[i] = (unsigned char)(7 + i % 4);
+    test_texture_intact(api, tex,
+                        own_memory
+                            ? "released while acquired: OpenCL's fill in the texture's memory"
+                            : "released while acquired");
     free(got);
 }

@@ -269,6 +269,9 @@ void interop_check_image(const struct interop_env *env, cl_mem mem,
 void interop_check_buffer(const struct interop_env *env, cl_mem mem, size_t size,
                           cl_mem_flags flags, void *resource, const char *what);
 
+/* dxclGetTransferMode of a shared object (include/dxcl/dxcl.h); 0 where it has none. */
+cl_uint interop_transfer_mode(cl_mem mem);
+
 /* Three acquire/release cycles of `mem`, a 2D RGBA8 UINT object of `tex` (whose data[0] is kept
  * as the texture's): Direct3D writes before each acquire, then none, a partial fill and a whole
  * write from OpenCL, each checked through Direct3D; then `mem` released while acquired, which

@@ -115,6 +115,7 @@ struct device_rec {
     PFN_vkDestroyFence destroy_fence;
     PFN_vkWaitForFences wait_fences;
     PFN_vkResetFences reset_fences;
+    PFN_vkGetFenceStatus fence_status;
 };
 
 /* Instances and devices are few: lists under one lock. */
@@ -464,6 +465,7 @@ static void resolve_device_functions(struct device_rec *rec)
     DEVICE_FN(rec, vkDestroyFence, destroy_fence);
     DEVICE_FN(rec, vkWaitForFences, wait_fences);
     DEVICE_FN(rec, vkResetFences, reset_fences);
+    DEVICE_FN(rec, vkGetFenceStatus, fence_status);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
@@ -1066,17 +1068,19 @@ static int32_t export_semaphore(struct dxcl_twin *twin, const struct device_rec 
 }
 
 /* The layer's copies between the program's image and a twin (DXCL_TWIN_SYNC_COPY_IN/OUT), for
- * twins DXVK cannot wrap. A twin's copies come from one thread at a time (the caller holds
- * DXVK's submission queue), so its ring needs no lock. A slot is reused once its fence says
- * the GPU is done with it: with four, only a CPU four copies ahead of the GPU waits. */
-#define COPIER_SLOTS 4
+ * twins DXVK cannot wrap, and a direct twin's hand-overs. A twin's submissions come from one
+ * thread at a time (the caller holds DXVK's submission queue), so its ring needs no lock. A slot
+ * is reused once its fence says the GPU is done with it; while every slot is still on the GPU
+ * the ring grows (a release never waits for the GPU), and only a CPU COPIER_SLOTS submissions
+ * ahead of the GPU waits. */
+#define COPIER_SLOTS 32
 struct copier {
     VkCommandPool pool;
     uint32_t family;
+    unsigned count, next; /* slots made so far; the next in turn */
     VkCommandBuffer buffers[COPIER_SLOTS];
     VkFence fences[COPIER_SLOTS];
     bool submitted[COPIER_SLOTS];
-    unsigned next;
 };
 
 static void free_copier(const struct device_rec *rec, struct dxcl_twin *twin)
@@ -1085,7 +1089,7 @@ static void free_copier(const struct device_rec *rec, struct dxcl_twin *twin)
 
     if (!c)
         return;
-    for (unsigned i = 0; i < COPIER_SLOTS; i++) {
+    for (unsigned i = 0; i < c->count; i++) {
         if (c->submitted[i])
             rec->wait_fences(rec->device, 1, &c->fences[i], VK_TRUE, UINT64_C(5000000000));
         if (c->fences[i])
@@ -1102,10 +1106,6 @@ static int32_t make_copier(struct dxcl_twin *twin, const struct device_rec *rec,
     VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                          .queueFamilyIndex = family};
-    VkCommandBufferAllocateInfo buffers = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                           .commandBufferCount = COPIER_SLOTS};
-    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     struct copier *c = calloc(1, sizeof(*c));
     VkResult result;
 
@@ -1115,16 +1115,28 @@ static int32_t make_copier(struct dxcl_twin *twin, const struct device_rec *rec,
     c->family = family;
     if ((result = rec->create_pool(rec->device, &pool_info, NULL, &c->pool)))
         return fail(twin, result, "vkCreateCommandPool: %d", result);
-    buffers.commandPool = c->pool;
-    if ((result = rec->allocate_buffers(rec->device, &buffers, c->buffers)))
-        return fail(twin, result, "vkAllocateCommandBuffers: %d", result);
-    for (unsigned i = 0; i < COPIER_SLOTS; i++) {
-        if (rec->set_loader_data && (result = rec->set_loader_data(rec->device, c->buffers[i])))
-            return fail(twin, result, "the loader's vkSetDeviceLoaderData: %d", result);
-        if ((result = rec->create_fence(rec->device, &fence_info, NULL, &c->fences[i])))
-            return fail(twin, result, "vkCreateFence: %d", result);
-    }
     return 0;
+}
+
+/* One more slot: a command buffer and its fence; its index, or -1. */
+static int add_slot(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c)
+{
+    VkCommandBufferAllocateInfo buffers = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                           .commandPool = c->pool,
+                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                           .commandBufferCount = 1};
+    VkFenceCreateInfo fence_info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    unsigned i = c->count;
+    VkResult result;
+
+    if ((result = rec->allocate_buffers(rec->device, &buffers, &c->buffers[i])))
+        return fail(twin, result, "vkAllocateCommandBuffers: %d", result);
+    if (rec->set_loader_data && (result = rec->set_loader_data(rec->device, c->buffers[i])))
+        return fail(twin, result, "the loader's vkSetDeviceLoaderData: %d", result);
+    if ((result = rec->create_fence(rec->device, &fence_info, NULL, &c->fences[i])))
+        return fail(twin, result, "vkCreateFence: %d", result);
+    c->count++;
+    return (int)i;
 }
 
 /* The twin's copier for the queue family, made on first use; NULL with twin->error set. */
@@ -1133,7 +1145,7 @@ static struct copier *copier_of(struct dxcl_twin *twin, const struct device_rec 
 {
     struct copier *c = (struct copier *)(uintptr_t)twin->copier;
 
-    if (!rec->create_pool || !rec->copy_image || !rec->barrier) {
+    if (!rec->create_pool || !rec->copy_image || !rec->barrier || !rec->fence_status) {
         fail(twin, -1, "the device has no copy functions");
         return NULL;
     }
@@ -1146,22 +1158,44 @@ static struct copier *copier_of(struct dxcl_twin *twin, const struct device_rec 
     return (struct copier *)(uintptr_t)twin->copier;
 }
 
-/* The next slot, once the GPU is done with its last copy; its index, or -1. */
-static int next_slot(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c)
+/* Slot i is free again once the GPU is done with it (waiting for that only when `wait`). */
+static bool slot_free(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c,
+                      unsigned i, bool wait)
 {
-    unsigned i = c->next;
     VkResult result;
 
-    c->next = (c->next + 1) % COPIER_SLOTS;
     if (!c->submitted[i])
-        return (int)i;
-    result = rec->wait_fences(rec->device, 1, &c->fences[i], VK_TRUE, UINT64_C(5000000000));
+        return true;
+    result = wait ? rec->wait_fences(rec->device, 1, &c->fences[i], VK_TRUE, UINT64_C(5000000000))
+                  : rec->fence_status(rec->device, c->fences[i]);
+    if (result == VK_NOT_READY)
+        return false;
     if (result) {
-        fail(twin, result, "vkWaitForFences (the copy %d before): %d", COPIER_SLOTS, result);
-        return -1;
+        fail(twin, result, "the fence of a submission %u before: %d", c->count, result);
+        return false;
     }
     rec->reset_fences(rec->device, 1, &c->fences[i]);
     c->submitted[i] = false;
+    return true;
+}
+
+/* A slot the GPU is done with, looked for from the next in turn; else a new one; else (all
+ * COPIER_SLOTS on the GPU) the next in turn once the GPU is done with it. Its index, or -1. */
+static int next_slot(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c)
+{
+    unsigned i = c->next;
+
+    for (unsigned n = 0; n < c->count; n++, i = (i + 1) % c->count)
+        if (slot_free(twin, rec, c, i, false)) {
+            c->next = (i + 1) % c->count;
+            return (int)i;
+        }
+    if (c->count < COPIER_SLOTS)
+        return add_slot(twin, rec, c);
+    i = c->next;
+    if (!slot_free(twin, rec, c, i, true))
+        return -1;
+    c->next = (i + 1) % c->count;
     return (int)i;
 }
 
@@ -1376,8 +1410,10 @@ EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_syn
     case DXCL_TWIN_SYNC_HAND_IN:
     case DXCL_TWIN_SYNC_HAND_OUT:
         return submit_sync(twin, rec, sync);
-    case DXCL_TWIN_SYNC_CHECK_DIRECT:
-        return twin->direct && direct_alive(twin) ? 0 : -1;
+    case DXCL_TWIN_SYNC_CHECK_DIRECT: /* an error is what tells dxclunix.dll it failed */
+        if (twin->direct && direct_alive(twin))
+            return 0;
+        return fail(twin, -1, "direct twin 0x%" PRIx64 ": its image was destroyed", twin->image);
     default:
         return fail(twin, -1, "no such sync operation %d", sync->op);
     }
