@@ -640,6 +640,79 @@ static void direct_frames(struct interop_env *env, struct test_texture *tex, cl_
     free(got);
 }
 
+/* Pixels of an RGBA8 UNORM image that differ from `want` by more than 1 in a channel. */
+static unsigned off_pixels(const unsigned char *got, size_t pixels, const unsigned char want[4])
+{
+    unsigned off = 0;
+
+    for (size_t i = 0; i < pixels; i++)
+        for (int c = 0; c < 4; c++)
+            if (abs(got[i * 4 + c] - want[c]) > 1) {
+                off++;
+                break;
+            }
+    return off;
+}
+
+/* A render target (what a driver may keep compressed, so it keeps its copying twin) and one that
+ * is also an unordered-access view (plain: direct): Direct3D's clears reach OpenCL, and
+ * OpenCL's fill reaches Direct3D, twice. */
+static void direct_render_target(struct interop_env *env, UINT bind, cl_uint want)
+{
+    D3D11_TEXTURE2D_DESC desc = {DW,
+                                 DH,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0},
+                                 D3D11_USAGE_DEFAULT,
+                                 D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET | bind,
+                                 0,
+                                 0};
+    const size_t origin[3] = {0, 0, 0}, region[3] = {DW, DH, 1};
+    unsigned char *got = malloc(DW * DH * 4);
+    ID3D11Device *device = env->d3d;
+    ID3D11DeviceContext *immediate;
+    ID3D11Texture2D *texture = NULL;
+    ID3D11RenderTargetView *view = NULL;
+    cl_int err;
+
+    REQUIRE(got && SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture)) &&
+                SUCCEEDED(ID3D11Device_CreateRenderTargetView(device, (ID3D11Resource *)texture,
+                                                              NULL, &view)),
+            "a 512x300 render target");
+    ID3D11Device_GetImmediateContext(device, &immediate);
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, texture, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    check_mode(mem, want, bind ? "a 512x300 render target and UAV" : "a 512x300 render target");
+    for (int round = 0; round < 2; round++) {
+        const float clear[4] = {0.25f, round ? 0.0f : 0.5f, 0.75f, 1.0f};
+        const unsigned char cleared[4] = {64, round ? 0 : 128, 191, 255};
+        const cl_float4 fill = {{round ? 1.0f : 0.0f, 0.5f, 0.25f, 1.0f}};
+        const unsigned char filled[4] = {round ? 255 : 0, 128, 64, 255};
+
+        ID3D11DeviceContext_ClearRenderTargetView(immediate, view, clear);
+        CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        read_back(env, mem, DW, DH, got);
+        CHECK(off_pixels(got, DW * DH, cleared) == 0,
+              "round %d: OpenCL reads Direct3D's clear (%u pixels off)", round,
+              off_pixels(got, DW * DH, cleared));
+        CHECK_ERR(clEnqueueFillImage(env->queue, mem, &fill, origin, region, 0, NULL, NULL),
+                  CL_SUCCESS);
+        CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+        test_d3d11_read(device, (ID3D11Resource *)texture, got, DW * 4, DH);
+        CHECK(off_pixels(got, DW * DH, filled) == 0,
+              "round %d: Direct3D reads OpenCL's fill (%u pixels off)", round,
+              off_pixels(got, DW * DH, filled));
+    }
+    clReleaseMemObject(mem);
+    ID3D11RenderTargetView_Release(view);
+    ID3D11Texture2D_Release(texture);
+    ID3D11DeviceContext_Release(immediate);
+    free(got);
+}
+
 static void direct(struct interop_env *env)
 {
     const struct test_texture_desc desc = {DW, DH, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
@@ -657,6 +730,8 @@ static void direct(struct interop_env *env)
     REQUIRE(test_texture_create(env->api, env->d3d, &tex, &desc, false, 52), "another texture");
     direct_frames(env, &tex, want, 1);
     test_texture_free(env->api, &tex);
+    direct_render_target(env, 0, gpu_mode);
+    direct_render_target(env, D3D11_BIND_UNORDERED_ACCESS, want);
 }
 
 /* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's

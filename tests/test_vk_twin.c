@@ -12,7 +12,7 @@
  *     reads back exactly through a staging copy.
  *   - A direct twin of a 512x256 texture is DXVK's image itself, with its memory and an fd (the
  *     layer made the image exportable when DXVK created it); the texture keeps its pixels after
- *     it; the 67x45 texture has none.
+ *     it; a render target of that size and the 67x45 texture have none.
  *   - A twin of an image no device made fails with the layer's error and holds nothing. */
 #include "testlib.h"
 
@@ -239,7 +239,7 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
                                  DXGI_FORMAT_R8G8B8A8_UNORM,
                                  {1, 0},
                                  D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET,
+                                 D3D11_BIND_SHADER_RESOURCE,
                                  0,
                                  0};
     D3D11_SUBRESOURCE_DATA init = {pixels, BIG_WIDTH * 4, 0};
@@ -264,6 +264,15 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
     twin_destroy(&twin);
     test_d3d11_read(device, (ID3D11Resource *)texture, got, BIG_WIDTH * 4, BIG_HEIGHT);
     CHECK(!memcmp(got, pixels, sizeof(got)), "the texture keeps its pixels after the twin goes");
+    ID3D11Texture2D_Release(texture);
+
+    /* A render target may be kept compressed (core/twin.h): it keeps its copying twin. */
+    desc.BindFlags |= D3D11_BIND_RENDER_TARGET;
+    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, &init, &texture)),
+            "CreateTexture2D %ux%u, a render target", BIG_WIDTH, BIG_HEIGHT);
+    request.like_image = vulkan_image(texture);
+    CHECK(twin_create(&request, &twin) != 0 && strstr(twin.error, "a render target without"),
+          "a render target has no direct twin: %s", twin.error);
     ID3D11Texture2D_Release(texture);
 
     request.like_image = vulkan_image(small);

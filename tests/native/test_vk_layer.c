@@ -12,7 +12,8 @@
  *   - direct twins: an image made as DXVK makes a large texture is made exportable with
  *     dedicated memory (where the driver exports such images); its twin is the image itself,
  *     handed over and back with its pixels kept, left to its owner at destroy, stale once the
- *     image is destroyed; small images and DXCL_GPU_DIRECT=0 are left as they are;
+ *     image is destroyed; small images, render targets without storage usage and
+ *     DXCL_GPU_DIRECT=0 are left as they are;
  *   - a twin's semaphores: where the device exports them (VK_KHR_external_semaphore_fd), fds of
  *     both and a signal and a wait on the device's queue that complete; where it does not
  *     (lavapipe), none, and every sync operation refused with the reason. */
@@ -310,19 +311,25 @@ struct texture_like {
     bool dedicated; /* the requirements asked for dedicated memory */
 };
 
-static struct texture_like make_texture_like(VkDevice device, uint32_t width, uint32_t height)
+/* What DXVK gives a shader resource (sampled only), a render target, a render target that is
+ * also an unordered-access view. */
+#define SAMPLED_USAGE                                                                              \
+    (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT)
+#define TARGET_USAGE (SAMPLED_USAGE | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
+#define STORAGE_TARGET_USAGE (TARGET_USAGE | VK_IMAGE_USAGE_STORAGE_BIT)
+
+static struct texture_like make_texture_like(VkDevice device, uint32_t width, uint32_t height,
+                                             VkImageUsageFlags usage)
 {
-    VkImageCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .extent = {width, height, 1},
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                              .imageType = VK_IMAGE_TYPE_2D,
+                              .format = VK_FORMAT_R8G8B8A8_UNORM,
+                              .extent = {width, height, 1},
+                              .mipLevels = 1,
+                              .arrayLayers = 1,
+                              .samples = VK_SAMPLE_COUNT_1_BIT,
+                              .tiling = VK_IMAGE_TILING_OPTIMAL,
+                              .usage = usage};
     VkMemoryDedicatedRequirements dedicated = {.sType =
                                                    VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
     VkMemoryRequirements2 requirements = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2,
@@ -362,7 +369,7 @@ static struct dxcl_twin_request direct_request(const struct texture_like *t, uin
 }
 
 /* Whether the driver exports an optimal RGBA8 image as make_texture_like makes it. */
-static bool exports_optimal(VkPhysicalDevice physical)
+static bool exports_optimal(VkPhysicalDevice physical, VkImageUsageFlags usage)
 {
     VkPhysicalDeviceExternalImageFormatInfo external = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
@@ -373,8 +380,7 @@ static bool exports_optimal(VkPhysicalDevice physical)
         .format = VK_FORMAT_R8G8B8A8_UNORM,
         .type = VK_IMAGE_TYPE_2D,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+        .usage = usage};
     VkExternalImageFormatProperties answer = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
@@ -527,12 +533,12 @@ static void check_hand_overs(VkPhysicalDevice physical, VkDevice device, struct 
 /* Direct twins (core/twin.h): DXVK's own image, made exportable by the layer at creation. */
 static void check_direct_twins(VkPhysicalDevice physical, VkDevice device)
 {
-    struct texture_like big = make_texture_like(device, 512, 256);
+    struct texture_like big = make_texture_like(device, 512, 256, SAMPLED_USAGE);
     struct dxcl_twin_sync alive = {.op = DXCL_TWIN_SYNC_CHECK_DIRECT};
     struct dxcl_twin_request request = direct_request(&big, 512, 256);
     struct dxcl_twin twin;
 
-    if (!exports_optimal(physical)) {
+    if (!exports_optimal(physical, SAMPLED_USAGE)) {
         check(!big.dedicated, "the driver exports no such image: no dedicated memory asked");
         check_failure(direct_request(&big, 512, 256), "was not made exportable");
         printf("vk_layer: the device exports no optimal RGBA8 image: no direct twins\n");
@@ -562,16 +568,28 @@ static void check_direct_twins(VkPhysicalDevice physical, VkDevice device)
           twin.error);
     twin_destroy(&twin);
 
-    struct texture_like small = make_texture_like(device, 64, 64);
+    struct texture_like small = make_texture_like(device, 64, 64, SAMPLED_USAGE);
     check(!small.dedicated, "a 64x64 image is left as it was");
     check_failure(direct_request(&small, 64, 64), "was not made exportable");
     free_texture_like(device, &small);
+    big = make_texture_like(device, 512, 256, TARGET_USAGE);
+    check(!big.dedicated, "a render target without storage usage is left as it was");
+    check_failure(direct_request(&big, 512, 256), "a render target without storage");
+    free_texture_like(device, &big);
+    if (exports_optimal(physical, STORAGE_TARGET_USAGE)) {
+        big = make_texture_like(device, 512, 256, STORAGE_TARGET_USAGE);
+        request = direct_request(&big, 512, 256);
+        check(big.dedicated && !twin_create(&request, &twin),
+              "a render target with storage usage has a direct twin");
+        twin_destroy(&twin);
+        free_texture_like(device, &big);
+    }
     setenv("DXCL_GPU_DIRECT", "0", 1);
-    big = make_texture_like(device, 512, 256);
+    big = make_texture_like(device, 512, 256, SAMPLED_USAGE);
     check(!big.dedicated, "DXCL_GPU_DIRECT=0: no image is made exportable");
     free_texture_like(device, &big);
     setenv("DXCL_GPU_DIRECT", "all", 1);
-    small = make_texture_like(device, 64, 64);
+    small = make_texture_like(device, 64, 64, SAMPLED_USAGE);
     request = direct_request(&small, 64, 64);
     check(small.dedicated && !twin_create(&request, &twin),
           "DXCL_GPU_DIRECT=all: a 64x64 image has a direct twin");
