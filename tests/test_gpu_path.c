@@ -654,10 +654,10 @@ static unsigned off_pixels(const unsigned char *got, size_t pixels, const unsign
     return off;
 }
 
-/* A render target (what a driver may keep compressed, so it keeps its copying twin) and one that
- * is also an unordered-access view (plain: direct): Direct3D's clears reach OpenCL, and
- * OpenCL's fill reaches Direct3D, twice. */
-static void direct_render_target(struct interop_env *env, UINT bind, cl_uint want)
+/* A render target, and one that is also an unordered-access view: NVIDIA keeps their clears
+ * where its OpenCL import does not look, so both keep their copying twin (core/twin.h);
+ * Direct3D's clears reach OpenCL, and OpenCL's fill reaches Direct3D, twice. */
+static void render_target_twin(struct interop_env *env, UINT bind)
 {
     D3D11_TEXTURE2D_DESC desc = {DW,
                                  DH,
@@ -684,7 +684,7 @@ static void direct_render_target(struct interop_env *env, UINT bind, cl_uint wan
     ID3D11Device_GetImmediateContext(device, &immediate);
     cl_mem mem = env->cl->create_texture2d(env->context, 0, texture, 0, &err);
     REQUIRE(err == CL_SUCCESS, "object: %d", err);
-    check_mode(mem, want, bind ? "a 512x300 render target and UAV" : "a 512x300 render target");
+    check_mode(mem, gpu_mode, bind ? "a 512x300 render target and UAV" : "a 512x300 render target");
     for (int round = 0; round < 2; round++) {
         const float clear[4] = {0.25f, round ? 0.0f : 0.5f, 0.75f, 1.0f};
         const unsigned char cleared[4] = {64, round ? 0 : 128, 191, 255};
@@ -730,8 +730,8 @@ static void direct(struct interop_env *env)
     REQUIRE(test_texture_create(env->api, env->d3d, &tex, &desc, false, 52), "another texture");
     direct_frames(env, &tex, want, 1);
     test_texture_free(env->api, &tex);
-    direct_render_target(env, 0, gpu_mode);
-    direct_render_target(env, D3D11_BIND_UNORDERED_ACCESS, want);
+    render_target_twin(env, 0);
+    render_target_twin(env, D3D11_BIND_UNORDERED_ACCESS);
 }
 
 /* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's
