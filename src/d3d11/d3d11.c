@@ -255,17 +255,20 @@ static void before_layer_copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_s
         s->twin->idle_known = false;
 }
 
-/* The layer's copy into the twin, with the signal of ready where OpenCL waits for it on the
- * GPU; else the CPU waits for the copy here. */
+/* The layer's copy into the twin (or a direct twin's hand-over: DXVK's own image, moved by the
+ * layer's barrier where DXVK keeps it outside GENERAL), with the signal of ready where OpenCL
+ * waits for it on the GPU; else the CPU waits for Direct3D here. */
 static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *immediate)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     bool signal = surface->gpu_synced && !surface->ready_signalled;
+    int32_t op = !s->twin->vk.direct     ? DXCL_TWIN_SYNC_COPY_IN
+                 : s->twin->layer_copies ? DXCL_TWIN_SYNC_HAND_IN
+                                         : DXCL_TWIN_SYNC_SIGNAL_READY;
 
     before_layer_copy(immediate, s);
-    if (!sync_on_queue(surface, s->twin,
-                       s->twin->vk.direct ? DXCL_TWIN_SYNC_HAND_IN : DXCL_TWIN_SYNC_COPY_IN,
-                       signal))
+    if ((op != DXCL_TWIN_SYNC_SIGNAL_READY || signal) &&
+        !sync_on_queue(surface, s->twin, op, signal))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the %s of resource %p into its twin failed",
                          s->twin->vk.direct ? "hand-over" : "copy", (void *)surface->resource);
     if (signal)
@@ -472,19 +475,18 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
  * import (the test-only one needs a linear twin), a 2D texture of one subresource, not a plane;
  * else 0. Whether it does, the layer says (it made the image exportable or not). */
 static uint64_t direct_image_of(struct dxcl_surface *surface, const struct dxcl_dxgi_surface *want,
-                                bool host_import)
+                                bool host_import, int32_t *layout)
 {
     struct dxvk_image_create_info info = {.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     IDXGIVkInteropSurface *image;
     dxvk_vk_image handle = 0;
-    int32_t layout;
     HRESULT hr;
 
     if (host_import || want->kind != DXCL_DXGI_TEXTURE2D || want->lone_plane ||
         FAILED(IUnknown_QueryInterface(surface->resource, &IID_IDXGIVkInteropSurface,
                                        (void **)&image)))
         return 0;
-    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, &layout, &info);
+    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, layout, &info);
     image->lpVtbl->Release(image);
     if (FAILED(hr) || info.image_type != 1 /* VK_IMAGE_TYPE_2D */ || info.mip_levels != 1 ||
         info.array_layers != 1)
@@ -494,9 +496,11 @@ static uint64_t direct_image_of(struct dxcl_surface *surface, const struct dxcl_
 
 /* A direct twin of the texture: from the pool where one of it is there (with its kept import)
  * and DXVK's image is still the one it was made of, else new. False when the texture has none
- * (the layer did not make its image exportable: logged). */
+ * (the layer did not make its image exportable: logged). DXVK keeps the image in `layout`
+ * between its command buffers: in GENERAL, where OpenCL uses it too, the hand-overs are the
+ * semaphores alone, as a twin's; in another, the layer's barriers move it (layer_copies). */
 static bool take_direct(struct dxcl_surface *surface, cl_mem_flags flags,
-                        struct dxcl_dxgi_surface *want)
+                        struct dxcl_dxgi_surface *want, int32_t layout)
 {
     struct dxcl_twin_sync check = {.op = DXCL_TWIN_SYNC_CHECK_DIRECT};
     struct dxcl_twin_request request = {.like_image = want->direct_image,
@@ -524,7 +528,7 @@ static bool take_direct(struct dxcl_surface *surface, cl_mem_flags flags,
         return false;
     }
     twin->release = release_twin;
-    twin->layer_copies = true; /* no texture of its own: the layer hands the image over */
+    twin->layer_copies = layout != 1 /* VK_IMAGE_LAYOUT_GENERAL */;
     want->twin = twin;
     want->staging = NULL;
     return true;
@@ -621,6 +625,7 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
 {
     struct dxcl_dxgi_surface *s = surface->backend_data, want = *s;
     const char *why = NULL;
+    int32_t layout = 0;
 
     want.twin = NULL;
     want.direct_image = 0;
@@ -629,8 +634,8 @@ static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_devic
     else if (s->of_staging)
         why = "a staging texture has no Vulkan image on DXVK";
     else {
-        want.direct_image = direct_image_of(surface, &want, storage->host_import);
-        storage->direct = take_direct(surface, storage->flags, &want);
+        want.direct_image = direct_image_of(surface, &want, storage->host_import, &layout);
+        storage->direct = take_direct(surface, storage->flags, &want, layout);
         if (!storage->direct && !dxcl_dxgi_pool_take_twin(surface->context, &want, storage->flags))
             why = make_twin(surface, storage->host_import, &want);
     }
@@ -665,7 +670,7 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     ID3D11DeviceContext *immediate = enter_device(surface, &mt);
     cl_int err;
 
-    if (s->twin && s->twin->layer_copies) {
+    if (s->twin && (s->twin->layer_copies || s->twin->vk.direct)) {
         s->twin->idle_known = false;
         err = layer_copy_in(surface, immediate);
         leave_device(immediate, mt);
@@ -723,8 +728,11 @@ static bool twin_copy_out(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     bool wait = surface->done_signalled, queued = true;
 
     surface->done_signalled = false;
-    if (s->twin->vk.direct) /* the texture goes back to Direct3D, written or not */
+    if (s->twin->vk.direct && s->twin->layer_copies) /* back to DXVK's layout, written or not */
         return sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_HAND_OUT, wait) || !write_back;
+    if (s->twin->vk.direct) /* in GENERAL: Direct3D's queue waits for OpenCL's release, if any */
+        return !wait || sync_on_queue(surface, s->twin, DXCL_TWIN_SYNC_WAIT_DONE, true) ||
+               !write_back;
     if (s->twin->layer_copies && write_back)
         before_layer_copy(immediate, s);
     if (s->twin->layer_copies && write_back)
@@ -750,7 +758,7 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the resource keeps its contents: Direct3D's "
                                               "queue could not wait for OpenCL's writes");
     }
-    if (write_back && !(s->twin && s->twin->layer_copies))
+    if (write_back && !(s->twin && (s->twin->layer_copies || s->twin->vk.direct)))
         copy(immediate, s, (ID3D11Resource *)surface->resource, surface->subresource,
              (ID3D11Resource *)s->staging, 0);
     if (write_back && s->twin && !s->twin->vk.direct)
