@@ -41,14 +41,19 @@ static const struct {
 #undef DXCL_API_FN
 };
 
-static bool is_own_module(HMODULE module)
+HMODULE dxcl_own_module(void)
 {
     HMODULE self = NULL;
 
     GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
                            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
                        (const char *)&driver, &self);
-    return module == self;
+    return self;
+}
+
+static bool is_own_module(HMODULE module)
+{
+    return module == dxcl_own_module();
 }
 
 /* Another OpenCL.dll that is a dxcl: forwarding to it would stack two copy engines. */

@@ -22,6 +22,8 @@ static inline const struct dxcl_driver *dxcl_driver(void)
 
     return drv ? drv : dxcl_driver_load();
 }
+/* dxcl's own module (this DLL), without a reference of its own. */
+HMODULE dxcl_own_module(void);
 /* The path of the driver module dxcl forwards to ("" when none could be loaded). */
 const char *dxcl_driver_path(void);
 /* How dxcl reaches the driver, in words: "the Unix side (dxclunix, host <library>)", "Wine's

@@ -9,6 +9,7 @@
 #define PSAPI_VERSION 2
 #include "proxy/bind_imports.h"
 
+#include "core/driver.h"
 #include "core/env.h"
 #include "core/log.h"
 
@@ -22,16 +23,6 @@ static bool binding_wanted(void)
     char value[8];
 
     return !(dxcl_getenv("BIND_IMPORTS", value, sizeof(value)) && !strcmp(value, "0"));
-}
-
-static HMODULE own_module(void)
-{
-    HMODULE self = NULL;
-
-    GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
-                           GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                       (const char *)&dxcl_bind_imports, &self);
-    return self;
 }
 
 /* The file name of a module, without its folder; false if it has none. */
@@ -139,7 +130,7 @@ static unsigned bind_module(HMODULE module, const char *own_name,
 unsigned dxcl_bind_imports(const struct dxcl_import_binding *bindings, size_t count)
 {
     static HMODULE modules[MAX_MODULES]; /* one caller at a time: proxy/forward.c's once */
-    HMODULE self = own_module();
+    HMODULE self = dxcl_own_module();
     char own_name[MAX_PATH];
     DWORD size = 0;
     unsigned bound = 0, seen = 0;
