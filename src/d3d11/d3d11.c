@@ -518,13 +518,11 @@ static bool take_direct(struct dxcl_surface *surface, cl_mem_flags flags,
             return true;
         drop_twin(surface->context, want); /* of a texture since destroyed: its handle came back */
     }
-    if (!(twin = calloc(1, sizeof(*twin))))
-        return false;
-    if (!dxcl_driver_twin_create(&request, &twin->vk)) {
+    if (!(twin = calloc(1, sizeof(*twin))) || !dxcl_driver_twin_create(&request, &twin->vk)) {
         DXCL_LOG("D3D11 resource %p: no direct twin (%s)", (void *)surface->resource,
-                 twin->vk.error);
+                 twin ? twin->vk.error : "out of memory");
         free(twin);
-        want->direct_image = 0;
+        want->direct_image = 0; /* an ordinary twin then, pooled as one */
         return false;
     }
     twin->release = release_twin;
