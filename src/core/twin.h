@@ -11,8 +11,9 @@
  * object's storage is the twin's memory.
  *
  * A direct twin (request->direct) is the program's image itself: the layer made it exportable
- * when DXVK created it (2D, optimal, one mip and one layer, at least DXCL_TWIN_DIRECT_MIN_PIXELS;
- * DXCL_GPU_DIRECT=0 turns that off), gave it dedicated memory, and OpenCL imports that memory.
+ * when DXVK created it (2D, optimal, one mip and one layer, at least DXCL_TWIN_DIRECT_MIN_PIXELS,
+ * a shader resource only; DXCL_GPU_DIRECT=0 turns that off), gave it dedicated memory, and OpenCL
+ * imports that memory.
  * No copy: a hand-over moves the image between DXVK's layout and OpenCL's
  * (DXCL_TWIN_SYNC_HAND_IN/OUT). Its image and memory stay DXVK's.
  *

@@ -12,7 +12,7 @@
  *   - direct twins: an image made as DXVK makes a large texture is made exportable with
  *     dedicated memory (where the driver exports such images); its twin is the image itself,
  *     handed over and back with its pixels kept, left to its owner at destroy, stale once the
- *     image is destroyed; small images, render targets (storage images too) and
+ *     image is destroyed; small images, render targets, storage images and
  *     DXCL_GPU_DIRECT=0 are left as they are;
  *   - a twin's semaphores: where the device exports them (VK_KHR_external_semaphore_fd), fds of
  *     both and a signal and a wait on the device's queue that complete; where it does not
@@ -578,6 +578,10 @@ static void check_direct_twins(VkPhysicalDevice physical, VkDevice device)
     free_texture_like(device, &big);
     big = make_texture_like(device, 512, 256, STORAGE_TARGET_USAGE);
     check(!big.dedicated, "a render target with storage usage too");
+    free_texture_like(device, &big);
+    big = make_texture_like(device, 512, 256, SAMPLED_USAGE | VK_IMAGE_USAGE_STORAGE_BIT);
+    check(!big.dedicated, "a storage image too");
+    check_failure(direct_request(&big, 512, 256), "storage image");
     free_texture_like(device, &big);
     setenv("DXCL_GPU_DIRECT", "0", 1);
     big = make_texture_like(device, 512, 256, SAMPLED_USAGE);

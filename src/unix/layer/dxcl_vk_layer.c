@@ -594,18 +594,20 @@ static bool exportable(const struct device_rec *rec, const VkImageCreateInfo *in
 }
 
 /* An image a direct twin may be made of: one 2D colour subresource, optimal, not sparse, large
- * enough, not already external, exportable, and no attachment: NVIDIA keeps a render target's
- * clears where its OpenCL import does not look (test_gpu_path on the H100: after a clear, every
- * pixel differed both ways, with storage usage too and with the ownership moved to the external
- * queue family). */
+ * enough, not already external, exportable, and a shader resource only (no attachment, no
+ * storage): NVIDIA keeps a render target's clears where its OpenCL import does not look
+ * (test_gpu_path on the H100: after a clear, every pixel differed both ways, with storage usage
+ * too and with the ownership moved to the external queue family), and storage images were
+ * never shown exact on the H100, where shader resources were (every D3D11 suite). */
 static bool direct_candidate(const struct device_rec *rec, const VkImageCreateInfo *info)
 {
     const VkImageCreateFlags unsuitable = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
                                           VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
                                           VK_IMAGE_CREATE_SPARSE_ALIASED_BIT |
                                           VK_IMAGE_CREATE_DISJOINT_BIT | VK_IMAGE_CREATE_ALIAS_BIT;
-    const VkImageUsageFlags attachment =
-        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+    const VkImageUsageFlags unproven =
+        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
+        VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
     uint64_t least = direct_min_pixels();
 
     if (!least || !rec->memory_fd || !rec->get_fd)
@@ -618,7 +620,7 @@ static bool direct_candidate(const struct device_rec *rec, const VkImageCreateIn
     if (info->format < VK_FORMAT_R4G4_UNORM_PACK8 ||
         info->format > VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
         return false;
-    if (info->usage & attachment)
+    if (info->usage & unproven)
         return false;
     if ((uint64_t)info->extent.width * info->extent.height < least ||
         chained(info->pNext, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO))
@@ -974,8 +976,8 @@ static int32_t build_direct(const struct dxcl_twin_request *request, struct dxcl
     if (!slot->exportable)
         return fail(twin, -1,
                     "image 0x%" PRIx64 " was not made exportable (not a 2D colour image of one "
-                    "subresource, smaller than %u pixels, a render target, or the driver "
-                    "exports none such)",
+                    "subresource, smaller than %u pixels, a render target or storage image, "
+                    "or the driver exports none such)",
                     request->like_image, DXCL_TWIN_DIRECT_MIN_PIXELS);
     if (!slot->memory)
         return fail(twin, -1, "image 0x%" PRIx64 " has no dedicated exportable memory",
