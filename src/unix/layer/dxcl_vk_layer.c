@@ -4,13 +4,14 @@
  * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
  *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
  * - remembers which device made each image, so that a twin is made on the device of a texture;
- * - makes DXVK's larger 2D images exportable, with dedicated memory, so that OpenCL can import a
- *   texture's own memory (a direct twin, core/twin.h);
+ * - makes DXVK's larger 2D shader-resource images exportable, with dedicated memory, so that
+ *   OpenCL can import a texture's own memory (a direct twin, core/twin.h);
  * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name, with the
  *   semaphores that order Direct3D's queue and OpenCL around them, and submits their signals and
  *   waits to the queue DXVK submits to (while DXVK holds its submissions back);
  * - copies between a program's image and its twin on that queue, for twins DXVK cannot wrap as
- *   a texture (3D textures).
+ *   a texture (3D textures, NV12 planes), and moves a direct twin's image between DXVK's layout
+ *   and OpenCL's where they differ.
  * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
  * no Vulkan library (the loader hands it every function). */
 #define _GNU_SOURCE
