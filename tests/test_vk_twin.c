@@ -64,23 +64,17 @@ static bool find_pair(void)
     return true;
 }
 
-static ID3D11Texture2D *program_texture(ID3D11Device *device, const uint32_t *pixels)
+/* A DEFAULT RGBA8 texture of the program's, with `pixels` (width x height) in it. */
+static ID3D11Texture2D *program_texture(ID3D11Device *device, UINT width, UINT height, UINT bind,
+                                        const uint32_t *pixels)
 {
-    D3D11_TEXTURE2D_DESC desc = {WIDTH,
-                                 HEIGHT,
-                                 1,
-                                 1,
-                                 DXGI_FORMAT_R8G8B8A8_UNORM,
-                                 {1, 0},
-                                 D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE,
-                                 0,
-                                 0};
-    D3D11_SUBRESOURCE_DATA init = {pixels, WIDTH * 4, 0};
+    D3D11_TEXTURE2D_DESC desc = {
+        width, height, 1, 1, DXGI_FORMAT_R8G8B8A8_UNORM, {1, 0}, D3D11_USAGE_DEFAULT, bind, 0, 0};
+    D3D11_SUBRESOURCE_DATA init = {pixels, width * 4, 0};
     ID3D11Texture2D *texture = NULL;
     HRESULT hr = ID3D11Device_CreateTexture2D(device, &desc, &init, &texture);
 
-    REQUIRE(SUCCEEDED(hr), "CreateTexture2D %ux%u RGBA8: 0x%08lx", WIDTH, HEIGHT,
+    REQUIRE(SUCCEEDED(hr), "CreateTexture2D %ux%u RGBA8 (bind 0x%x): 0x%08lx", width, height, bind,
             (unsigned long)hr);
     return texture;
 }
@@ -232,24 +226,12 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
 {
     enum { BIG_WIDTH = 512, BIG_HEIGHT = 256 };
     static uint32_t pixels[BIG_WIDTH * BIG_HEIGHT], got[BIG_WIDTH * BIG_HEIGHT];
-    D3D11_TEXTURE2D_DESC desc = {BIG_WIDTH,
-                                 BIG_HEIGHT,
-                                 1,
-                                 1,
-                                 DXGI_FORMAT_R8G8B8A8_UNORM,
-                                 {1, 0},
-                                 D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE,
-                                 0,
-                                 0};
-    D3D11_SUBRESOURCE_DATA init = {pixels, BIG_WIDTH * 4, 0};
-    ID3D11Texture2D *texture = NULL;
+    ID3D11Texture2D *texture;
     struct dxcl_twin twin;
 
     for (unsigned i = 0; i < BIG_WIDTH * BIG_HEIGHT; i++)
         pixels[i] = pixel(0xd17ec7u, i % BIG_WIDTH, i / BIG_WIDTH);
-    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, &init, &texture)),
-            "CreateTexture2D %ux%u", BIG_WIDTH, BIG_HEIGHT);
+    texture = program_texture(device, BIG_WIDTH, BIG_HEIGHT, D3D11_BIND_SHADER_RESOURCE, pixels);
     dxvk_vk_image image = vulkan_image(texture);
     struct dxcl_twin_request request = {
         image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, BIG_WIDTH, BIG_HEIGHT, 1, 0, 1};
@@ -267,9 +249,8 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
     ID3D11Texture2D_Release(texture);
 
     /* A render target may be kept compressed (core/twin.h): it keeps its copying twin. */
-    desc.BindFlags |= D3D11_BIND_RENDER_TARGET;
-    REQUIRE(SUCCEEDED(ID3D11Device_CreateTexture2D(device, &desc, &init, &texture)),
-            "CreateTexture2D %ux%u, a render target", BIG_WIDTH, BIG_HEIGHT);
+    texture = program_texture(device, BIG_WIDTH, BIG_HEIGHT,
+                              D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET, pixels);
     request.like_image = vulkan_image(texture);
     CHECK(twin_create(&request, &twin) != 0 && strstr(twin.error, "a render target"),
           "a render target has no direct twin: %s", twin.error);
@@ -312,7 +293,8 @@ int main(void)
         return test_finish("vk_twin");
     }
     fill(pixels, 0x1234abcdu);
-    ID3D11Texture2D *texture = program_texture(device, pixels);
+    ID3D11Texture2D *texture =
+        program_texture(device, WIDTH, HEIGHT, D3D11_BIND_SHADER_RESOURCE, pixels);
 
     check_round_trip(device, immediate, interop, texture, vulkan_image(texture));
     check_unknown_image("no device made image 0x7e57");
