@@ -114,6 +114,22 @@ static void manual_frame(void *ctx, struct bench_clock *clock)
     bench_mark(clock);
 }
 
+/* The hand-written frame's last copy, queued on Direct3D, finished before the next frame
+ * (benchlib.h, settle). */
+static void manual_settle(void *ctx)
+{
+    struct nv12 *n = ctx;
+    D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
+    ID3D11Query *query;
+
+    BENCH_HR(ID3D11Device_CreateQuery((ID3D11Device *)n->env.d3d, &desc, &query));
+    ID3D11DeviceContext_End(n->immediate, (ID3D11Asynchronous *)query);
+    while (ID3D11DeviceContext_GetData(n->immediate, (ID3D11Asynchronous *)query, NULL, 0, 0) ==
+           S_FALSE)
+        Sleep(0);
+    ID3D11Query_Release(query);
+}
+
 static void nv12_open(struct nv12 *n, const unsigned char *content)
 {
     const cl_image_format r8 = {CL_R, CL_UNORM_INT8};
@@ -181,8 +197,8 @@ void bench_d3d11_nv12(void)
 {
     struct nv12 n = {0};
     struct bench_variant v[2] = {
-        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}},
-        {"hand-written", manual_frame, &n, {"map+write", "copy", "map+read"}}};
+        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, NULL},
+        {"hand-written", manual_frame, &n, {"map+write", "copy", "map+read"}, manual_settle}};
     struct bench_median m[2];
     size_t bytes = (size_t)W * H * 3 / 2;
     unsigned char *content = malloc(bytes);

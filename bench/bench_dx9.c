@@ -147,8 +147,8 @@ void bench_dx9_nv12(void)
     static const char *const figure = "P1 DX9 NV12 surface 1080p transfer-only";
     struct nv12 n;
     struct bench_variant v[2] = {
-        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}},
-        {"hand-written", manual_frame, &n, {"lock+write", "copy", "lock+read"}}};
+        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, NULL},
+        {"hand-written", manual_frame, &n, {"lock+write", "copy", "lock+read"}, NULL}};
     struct bench_median m[2];
     size_t bytes = dx9_content_bytes(DX9_FMT_NV12, W, H);
     unsigned char *got;

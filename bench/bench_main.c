@@ -50,9 +50,12 @@ int main(int argc, char **argv)
                bench_frames, 4 * bench_frames);
     if (argc <= 3 || strcmp(argv[3], "P2")) {
         bench_d3d1x();
-        bench_dx9_nv12();
-        bench_d3d11_nv12();
-        bench_many();
+        if (bench_runs("DX9"))
+            bench_dx9_nv12();
+        if (bench_runs("NV12"))
+            bench_d3d11_nv12();
+        if (bench_runs("many"))
+            bench_many();
     }
     bench_plain();
     printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);

@@ -44,6 +44,21 @@ void bench_check_bytes(const void *got, const void *want, size_t bytes, const ch
     REQUIRE(test_same_bytes(got, want, bytes, what), "%s: result is not bit-exact", what);
 }
 
+bool bench_runs(const char *group)
+{
+    const char *only = getenv("BENCH_ONLY");
+
+    return !only || !*only || !strcmp(only, group);
+}
+
+/* BENCH_SETTLE=0: the variants' settle steps are skipped. */
+static bool settle_wanted(void)
+{
+    const char *value = getenv("BENCH_SETTLE");
+
+    return !value || strcmp(value, "0");
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -73,18 +88,22 @@ void bench_interleave(const struct bench_variant *variants, int count, int frame
     enum { WARM_UP = 2 };
     /* samples[variant][phase 0..MAX-1, total at MAX][frame] */
     double *samples = calloc((size_t)count * (BENCH_MAX_PHASES + 1) * frames, sizeof(double));
+    bool settle = settle_wanted();
 
     REQUIRE(samples != NULL, "out of memory");
 #define SAMPLE(v, p, f) samples[((size_t)(v) * (BENCH_MAX_PHASES + 1) + (p)) * frames + (f)]
     for (int f = -WARM_UP; f < frames; f++) {
         for (int v = 0; v < count; v++) {
             struct bench_clock clock = {.last = bench_now_ms()};
-            double start = clock.last;
+            double start = clock.last, end;
 
             variants[v].frame(variants[v].ctx, &clock);
+            end = bench_now_ms();
+            if (settle && variants[v].settle)
+                variants[v].settle(variants[v].ctx);
             if (f < 0)
                 continue;
-            SAMPLE(v, BENCH_MAX_PHASES, f) = bench_now_ms() - start;
+            SAMPLE(v, BENCH_MAX_PHASES, f) = end - start;
             for (int p = 0; p < clock.phases; p++)
                 SAMPLE(v, p, f) = clock.phase[p];
             out[v].phases = clock.phases;
@@ -275,8 +294,8 @@ static bool write_text(const char *path)
 
 enum { PLOT_W = 1560, ROW_H = 22, LABEL_W = 560, BAR_W = 420, HEADER_H = 34 };
 
-static const COLORREF phase_colors[BENCH_MAX_PHASES] = {RGB(66, 133, 244), RGB(251, 188, 5),
-                                                        RGB(52, 168, 83)};
+static const COLORREF phase_colors[BENCH_MAX_PHASES] = {
+    RGB(66, 133, 244), RGB(251, 188, 5), RGB(52, 168, 83), RGB(171, 71, 188), RGB(120, 120, 120)};
 
 static void fill(HDC dc, int x, int y, int w, int h, COLORREF color)
 {
@@ -379,7 +398,8 @@ static void draw(HDC dc)
             y = plot_ratio(dc, &rows[i], y);
     y += 10;
     text(dc, 10, y,
-         "Median times per frame (ms, p10..p90), split into phases (blue, yellow, green)");
+         "Median times per frame (ms, p10..p90), split into phases (blue, yellow, green, purple, "
+         "grey)");
     y += HEADER_H;
     for (int i = 0; i < row_count; i++)
         if (rows[i].kind == ROW_TIMES)

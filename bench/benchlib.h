@@ -8,7 +8,7 @@
 
 #include "testlib.h"
 
-#define BENCH_MAX_PHASES 3
+#define BENCH_MAX_PHASES 5
 
 /* Phase times of one frame: bench_mark ends the current phase (time since the previous mark or
  * the frame's start). */
@@ -19,12 +19,16 @@ struct bench_clock {
 };
 void bench_mark(struct bench_clock *clock);
 
-/* One way of doing a frame. phase_names: what each bench_mark ends (NULL-terminated). */
+/* One way of doing a frame. phase_names: what each bench_mark ends (NULL-terminated). settle
+ * (or NULL), untimed after each frame: finishes work the frame left queued on the GPU (a
+ * Direct3D copy not yet submitted), which the next frame, often another variant's, would
+ * otherwise pay for. BENCH_SETTLE=0 skips it (the method before the eleventh session). */
 struct bench_variant {
     const char *name;
     void (*frame)(void *ctx, struct bench_clock *clock);
     void *ctx;
     const char *phase_names[BENCH_MAX_PHASES + 1];
+    void (*settle)(void *ctx);
 };
 
 /* A figure and its spread over the measured frames: the median, and the 10th and 90th
@@ -58,6 +62,10 @@ struct bench_spread bench_frame_ratio(const struct bench_median *a, const struct
 struct bench_spread bench_scaled(const struct bench_median *m, double scale);
 
 double bench_now_ms(void);
+
+/* Whether the figure `group` ("D3D11", "D3D10", "DX9", "NV12", "many") runs: BENCH_ONLY, where
+ * set, names the one group to run (P2 always runs). */
+bool bench_runs(const char *group);
 
 /* The measured frame count of the main figures (the program's argument); benches scale it. */
 extern int bench_frames;
