@@ -9,6 +9,9 @@
 bool dxcl_log_on;
 static FILE *log_file;
 static SRWLOCK log_lock = SRWLOCK_INIT;
+/* DXCL_LOG_TIME=1: each line starts with the microseconds since the log began (and the thread),
+ * to see where a call's time goes. */
+static LARGE_INTEGER log_start, log_frequency;
 
 void dxcl_log_init(void)
 {
@@ -21,6 +24,10 @@ void dxcl_log_init(void)
         log_file = stderr;
     else if (!(log_file = fopen(value, "a")))
         log_file = stderr;
+    if (dxcl_getenv("LOG_TIME", value, sizeof(value)) && strcmp(value, "0")) {
+        QueryPerformanceFrequency(&log_frequency);
+        QueryPerformanceCounter(&log_start);
+    }
     dxcl_log_on = true;
 }
 
@@ -35,7 +42,15 @@ void dxcl_log_shutdown(void)
 
 static void log_line(const char *prefix, const char *fmt, va_list args)
 {
+    LARGE_INTEGER now;
+
     dxcl_take(&log_lock, DXCL_LOCK_LOG, true, __func__);
+    if (log_frequency.QuadPart) {
+        QueryPerformanceCounter(&now);
+        fprintf(log_file, "%10.1f %04lx ",
+                1e6 * (double)(now.QuadPart - log_start.QuadPart) / (double)log_frequency.QuadPart,
+                (unsigned long)GetCurrentThreadId());
+    }
     fprintf(log_file, "%s: %s", DXCL_LOG_NAME, prefix);
     vfprintf(log_file, fmt, args);
     fputc('\n', log_file);

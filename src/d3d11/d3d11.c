@@ -249,10 +249,13 @@ static bool end_idle_query(ID3D11DeviceContext *immediate, struct dxcl_dxgi_twin
  * submits what the program recorded since. */
 static void before_layer_copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_surface *s)
 {
+    if (s->twin->vk.direct && s->twin->initial_flushed)
+        s->initial_flushed = true; /* an earlier object of the texture did it */
     if (!s->initial_flushed)
         s->initial_flushed = end_idle_query(immediate, s->twin);
     else
         s->twin->idle_known = false;
+    s->twin->initial_flushed = s->initial_flushed;
 }
 
 /* The layer's copy into the twin (or a direct twin's hand-over: DXVK's own image, moved by the

@@ -132,6 +132,9 @@ struct dxcl_dxgi_twin {
      * since (d3d11.c, twin_idle). */
     IUnknown *idle;
     bool idle_known;
+    /* A direct twin is its texture: once DXVK was made to submit the texture's initial data
+     * (d3d11.c, before_layer_copy), no later object of it needs that again. */
+    bool initial_flushed;
     /* The time of the hand-overs' steps on Direct3D's queue (QueryPerformanceCounter ticks), for
      * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
      * [1] holding its submissions back, [2] the submission of the signal or the wait. */

@@ -98,19 +98,53 @@ bool dxcl_host_unified(cl_context context)
 
 static const char *no_sync_import(cl_context context);
 
+/* no_import and no_sync_import of the context: asked of the driver once (its devices never
+ * change), kept in the engine's part of the context. */
+static const char *context_imports(struct dxcl_context *ctx, unsigned char uuid[CL_UUID_SIZE_KHR],
+                                   const char **sync_why)
+{
+    struct dxcl_engine_context *engine = dxcl_engine_context(ctx);
+    const char *why;
+
+    if (engine && InterlockedCompareExchange(&engine->import_checked, 0, 0) == 2) {
+        memcpy(uuid, engine->import_uuid, CL_UUID_SIZE_KHR);
+        *sync_why = engine->sync_why;
+        return engine->import_why;
+    }
+    why = no_import(ctx->handle, uuid);
+    *sync_why = why ? NULL : no_sync_import(ctx->handle);
+    if (engine && InterlockedCompareExchange(&engine->import_checked, 1, 0) == 0) {
+        memcpy(engine->import_uuid, uuid, CL_UUID_SIZE_KHR);
+        engine->import_why = why;
+        engine->sync_why = *sync_why;
+        InterlockedExchange(&engine->import_checked, 2);
+    }
+    return why;
+}
+
+/* DXCL_GPU_SYNC=cpu: the GPU path without semaphores. */
+static bool cpu_sync_asked(void)
+{
+    char value[8];
+
+    return dxcl_getenv("GPU_SYNC", value, sizeof(value)) && !strcmp(value, "cpu");
+}
+
 bool dxcl_gpu_path_may_serve(struct dxcl_context *ctx)
 {
     unsigned char uuid[CL_UUID_SIZE_KHR];
+    const char *sync_why;
 
     if (forced_copies())
         return false;
-    return host_import_asked() ? dxcl_host_unified(ctx->handle) : !no_import(ctx->handle, uuid);
+    return host_import_asked() ? dxcl_host_unified(ctx->handle)
+                               : !context_imports(ctx, uuid, &sync_why);
 }
 
 static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                                struct dxcl_device_storage *storage)
 {
-    const char *why;
+    const char *why, *sync_why;
 
     if (!mem->desc.backend->device_storage)
         return "the backend has no GPU path";
@@ -124,9 +158,9 @@ static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memob
         return "DXCL_PATH=engine";
     if ((storage->host_import = host_import_asked()))
         return dxcl_host_unified(ctx->handle) ? NULL : "the test-only import needs host memory";
-    if ((why = no_import(ctx->handle, storage->device_uuid)))
+    if ((why = context_imports(ctx, storage->device_uuid, &sync_why)))
         return why;
-    if ((why = no_sync_import(ctx->handle)))
+    if ((why = cpu_sync_asked() ? "DXCL_GPU_SYNC=cpu" : sync_why))
         DXCL_LOG("%s resource %p: the GPU path without semaphores (%s)", mem->desc.backend->name,
                  (void *)mem->desc.resource, why);
     storage->sync_import = !why;
@@ -290,10 +324,6 @@ static const char *no_sync_import(cl_context context)
     const char *why = NULL;
     size_t count;
 
-    char value[8];
-
-    if (dxcl_getenv("GPU_SYNC", value, sizeof(value)) && !strcmp(value, "cpu"))
-        return "DXCL_GPU_SYNC=cpu";
     if (!fn.create_semaphore || !fn.wait_semaphore || !fn.signal_semaphore || !fn.release_semaphore)
         return "the driver has no cl_khr_semaphore functions";
     devices = dxcl_driver_context_devices(context, &count);

@@ -81,6 +81,62 @@ static cl_int choose_backing(struct dxcl_context *ctx, cl_mem_flags flags, struc
                : CL_SUCCESS;
 }
 
+static bool same_choice(const struct dxcl_backing_choice *c, cl_mem_flags flags,
+                        const struct dxcl_shared_desc *desc)
+{
+    return c->flags == flags && c->type == desc->type &&
+           c->format.image_channel_order == desc->format.image_channel_order &&
+           c->format.image_channel_data_type == desc->format.image_channel_data_type &&
+           c->width == desc->width && c->height == desc->height && c->depth == desc->depth;
+}
+
+/* A backing chosen before on the context for the same flags, format and size. */
+static bool chosen_before(struct dxcl_engine_context *engine, cl_mem_flags flags,
+                          struct dxcl_memobj *mem)
+{
+    bool found = false;
+
+    AcquireSRWLockShared(&engine->backing_lock);
+    for (unsigned i = 0; i < engine->backing_count && !found; i++)
+        if ((found = same_choice(&engine->backing_choices[i], flags, &mem->desc)))
+            mem->backing = engine->backing_choices[i].backing;
+    ReleaseSRWLockShared(&engine->backing_lock);
+    return found;
+}
+
+static void remember_choice(struct dxcl_engine_context *engine, cl_mem_flags flags,
+                            const struct dxcl_memobj *mem)
+{
+    struct dxcl_backing_choice choice = {flags,           mem->desc.type,   mem->desc.format,
+                                         mem->desc.width, mem->desc.height, mem->desc.depth,
+                                         mem->backing};
+
+    AcquireSRWLockExclusive(&engine->backing_lock);
+    engine->backing_choices[engine->backing_next] = choice;
+    engine->backing_next = (engine->backing_next + 1) % DXCL_BACKING_CHOICES;
+    if (engine->backing_count < DXCL_BACKING_CHOICES)
+        engine->backing_count++;
+    ReleaseSRWLockExclusive(&engine->backing_lock);
+}
+
+/* choose_backing, once for each flags, format and size on a context (objects made every frame
+ * would otherwise read the driver's format lists and limits each time); failures are not kept,
+ * so that each says why in the log. */
+static cl_int choose_backing_once(struct dxcl_context *ctx, cl_mem_flags flags,
+                                  struct dxcl_memobj *mem)
+{
+    struct dxcl_engine_context *engine = dxcl_engine_context(ctx);
+    cl_int err;
+
+    if (mem->desc.type == CL_MEM_OBJECT_BUFFER || !engine)
+        return choose_backing(ctx, flags, mem);
+    if (chosen_before(engine, flags, mem))
+        return CL_SUCCESS;
+    if ((err = choose_backing(ctx, flags, mem)) == CL_SUCCESS)
+        remember_choice(engine, flags, mem);
+    return err;
+}
+
 static cl_mem create_object(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_memobj *mem, cl_int *err)
 {
@@ -97,7 +153,7 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     cl_mem handle;
 
     flags = flags ? flags : CL_MEM_READ_WRITE;
-    if ((*err = choose_backing(ctx, flags, mem)) != CL_SUCCESS)
+    if ((*err = choose_backing_once(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
     if (dxcl_gpu_path_probe(ctx, mem, &twin)) {
         obj->on_gpu = true;
@@ -269,6 +325,21 @@ static void fence(struct dxcl_memobj *mem)
         dxcl_driver()->clFlush(obj->queue), obj->fence_count++;
 }
 
+/* Whether the teardown waits for the driver's commands (the fences). dxcl's memory under the
+ * driver object (a host copy) must outlive them. An imported object's memory is the driver's
+ * import, which keeps it alive (Vulkan's external-memory payloads are counted), and with the
+ * semaphores the next user of the texture waits for this object's release on the GPU: only an
+ * import the driver still holds (released while acquired) or with `ready` signalled for it is
+ * handed back first, and that waits (dxcl_zero_copy_hand_back). */
+static bool needs_fences(struct dxcl_memobj *mem)
+{
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->host_copy.data)
+        return true;
+    return obj->imported && (!obj->ready || obj->device_held || mem->surface->ready_signalled);
+}
+
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
 static bool driver_busy(struct dxcl_memobj *mem)
 {
@@ -280,7 +351,7 @@ static bool driver_busy(struct dxcl_memobj *mem)
         dxcl_driver()->clReleaseEvent(obj->pending_write);
         obj->pending_write = NULL;
     }
-    if (!obj->host_copy.data && !obj->imported)
+    if (!needs_fences(mem))
         return false;
     if (!obj->fenced)
         fence(mem);
@@ -305,9 +376,11 @@ static bool driver_busy_for_long(struct dxcl_memobj *mem)
     /* The GPU path with semaphores: the release did not wait for the commands, which complete
      * by themselves while the context has no user event unset; waiting for them here costs
      * less than polls that sleep (objects made and destroyed every frame). */
-    if (obj->ready && dxcl_unset_user_events(mem->context->handle) == 0) {
+    if (obj->ready && needs_fences(mem) && dxcl_unset_user_events(mem->context->handle) == 0) {
         if (!obj->fenced)
             fence(mem);
+        DXCL_LOG("memobj %p: its teardown waits for %zu fences", (void *)mem->handle,
+                 obj->fence_count);
         if (obj->fence_count)
             dxcl_driver()->clWaitForEvents((cl_uint)obj->fence_count, obj->fences);
     }
@@ -362,6 +435,7 @@ static void finish(struct dxcl_memobj *mem)
     dxcl_context_unref(ctx);
     free(obj->fences);
     dxcl_conversion_free(mem);
+    DXCL_LOG("memobj %p: torn down", (void *)mem->handle);
     free(obj);
 }
 

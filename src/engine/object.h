@@ -97,6 +97,8 @@ static inline bool dxcl_memobj_zero_copy(const struct dxcl_memobj *mem)
 
 /* The engine's state of a context (dxcl's own queue, the conversion program), made on first
  * use and freed with the context's record; NULL when out of memory. */
+#define DXCL_BACKING_CHOICES 8
+
 struct dxcl_engine_context {
     struct dxcl_context_part part;
     /* dxcl's own queue on the context, for work that must not wait behind the program's
@@ -107,6 +109,22 @@ struct dxcl_engine_context {
      * building, built, failed: the host converts). */
     cl_program convert_program;
     volatile LONG convert_state;
+    /* Image backings chosen on the context, the last DXCL_BACKING_CHOICES (engine/lifetime.c):
+     * its devices' formats and limits never change, and objects made every frame ask again. */
+    SRWLOCK backing_lock;
+    struct dxcl_backing_choice {
+        cl_mem_flags flags;
+        cl_mem_object_type type;
+        cl_image_format format;
+        size_t width, height, depth;
+        struct dxcl_backing backing;
+    } backing_choices[DXCL_BACKING_CHOICES];
+    unsigned backing_count, backing_next;
+    /* Whether the GPU path can import on the context (engine/gpu_path.c), asked of the driver
+     * once: import_checked, then import_why (NULL: it can; its devices' UUID) and sync_why. */
+    volatile LONG import_checked;
+    const char *import_why, *sync_why;
+    unsigned char import_uuid[CL_UUID_SIZE_KHR];
 };
 struct dxcl_engine_context *dxcl_engine_context(struct dxcl_context *ctx);
 
