@@ -646,6 +646,19 @@ static void figure_cpu(struct setup *s)
 }
 
 /* The steady variant runs on a second setup: its textures keep their shared objects. */
+/* BENCH_IDLE_US=<n>: P4's variants leave the GPU idle for n microseconds between frames (the
+ * CPU spins), as P1's sharing frames find it after a hand-written one: how much a hand-over
+ * costs from idle (docs/perf.md, the eleventh session). */
+static void idle_between_frames(void *ctx)
+{
+    const char *value = getenv("BENCH_IDLE_US");
+    double until = bench_now_ms() + (value ? atof(value) : 0) / 1000.0;
+
+    (void)ctx;
+    while (bench_now_ms() < until)
+        ;
+}
+
 static void figure_recreate(struct setup *s)
 {
     struct bench_variant v[2];
@@ -657,6 +670,7 @@ static void figure_recreate(struct setup *s)
     clear_destinations(&steady);
     variant(&v[0], "create/destroy per frame", recreate_sharing, s, per_frame_phases[s->kernel]);
     variant(&v[1], "steady", steady_sharing, &steady, sharing_phases[s->kernel]);
+    v[0].settle = v[1].settle = idle_between_frames;
     compare("P4 D3D11 RGBA8 transfer-only", v, bench_frames, 1.10);
     check_texture(s, s->dst[SHARING], s->kernel, "P4 create/destroy result");
     check_texture(&steady, steady.dst[SHARING], s->kernel, "P4 steady result");
