@@ -104,6 +104,10 @@ struct dxcl_twin_sync {
     uint64_t image;
     uint32_t layout, aspect, mip_level, array_layer;
     uint32_t with_semaphore;
+    /* DXCL_TWIN_SYNC_SIGNAL_READY only: unless_idle asks for no signal where everything
+     * submitted to the device is done (the layer knows it without waiting: its progress.h);
+     * skipped then says none was submitted, and OpenCL must not wait for one. */
+    uint32_t unless_idle, skipped;
 };
 
 /* The layer's exports, looked up by name by dxclunix.so (dlopen of DXCL_TWIN_LAYER_SONAME with

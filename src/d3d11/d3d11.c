@@ -161,10 +161,11 @@ static bool copy_subresource(struct dxcl_surface *surface, struct dxcl_twin_sync
  * held back: the signal of `ready` after everything dxcl queued (flushed through DXVK's threads
  * first), the wait for `done` before everything after it, or the layer's copy in (then the
  * signal) or out (after the wait), the semaphore only `with_semaphore`. No wait for the GPU. */
-static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op,
-                          bool with_semaphore)
+static bool sync_on_queue_as(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin,
+                             struct dxcl_twin_sync *asked)
 {
-    struct dxcl_twin_sync sync = {.op = op, .with_semaphore = with_semaphore};
+    struct dxcl_twin_sync sync = *asked;
+    int32_t op = sync.op;
     bool signal = op == DXCL_TWIN_SYNC_SIGNAL_READY || op == DXCL_TWIN_SYNC_COPY_IN ||
                   op == DXCL_TWIN_SYNC_HAND_IN;
     bool copies = op != DXCL_TWIN_SYNC_SIGNAL_READY && op != DXCL_TWIN_SYNC_WAIT_DONE;
@@ -199,7 +200,11 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
     interop->lpVtbl->Release(interop);
     for (int i = 0; i < 3; i++)
         ticks[i] += t[i + 1].QuadPart - t[i].QuadPart;
-    signal ? twin->signals++ : twin->waits++;
+    asked->skipped = sync.skipped;
+    if (sync.skipped)
+        twin->idle_hand_ins++;
+    else
+        signal ? twin->signals++ : twin->waits++;
     if (!done)
         DXCL_LOG("D3D11 resource %p: %s on Direct3D's queue failed: %s", (void *)surface->resource,
                  twin->vk.direct ? "the hand-over"
@@ -208,6 +213,14 @@ static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *t
                                  : "the wait",
                  twin->vk.error);
     return done;
+}
+
+static bool sync_on_queue(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, int32_t op,
+                          bool with_semaphore)
+{
+    struct dxcl_twin_sync sync = {.op = op, .with_semaphore = with_semaphore};
+
+    return sync_on_queue_as(surface, twin, &sync);
 }
 
 /* The twin is Direct3D's copy of the resource: OpenCL waits for it on the GPU (the semaphore)
@@ -260,7 +273,9 @@ static void before_layer_copy(ID3D11DeviceContext *immediate, struct dxcl_dxgi_s
 
 /* The layer's copy into the twin (or a direct twin's hand-over: DXVK's own image, moved by the
  * layer's barrier where DXVK keeps it outside GENERAL), with the signal of ready where OpenCL
- * waits for it on the GPU; else the CPU waits for Direct3D here. */
+ * waits for it on the GPU; else the CPU waits for Direct3D here. A direct twin in GENERAL needs
+ * no signal where everything submitted to Direct3D's queues is done (the layer knows without
+ * waiting): OpenCL then waits for nothing. */
 static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *immediate)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
@@ -268,15 +283,16 @@ static cl_int layer_copy_in(struct dxcl_surface *surface, ID3D11DeviceContext *i
     int32_t op = !s->twin->vk.direct     ? DXCL_TWIN_SYNC_COPY_IN
                  : s->twin->layer_copies ? DXCL_TWIN_SYNC_HAND_IN
                                          : DXCL_TWIN_SYNC_SIGNAL_READY;
+    struct dxcl_twin_sync sync = {
+        .op = op, .with_semaphore = signal, .unless_idle = op == DXCL_TWIN_SYNC_SIGNAL_READY};
 
     before_layer_copy(immediate, s);
-    if ((op != DXCL_TWIN_SYNC_SIGNAL_READY || signal) &&
-        !sync_on_queue(surface, s->twin, op, signal))
+    if ((op != DXCL_TWIN_SYNC_SIGNAL_READY || signal) && !sync_on_queue_as(surface, s->twin, &sync))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "the %s of resource %p into its twin failed",
                          s->twin->vk.direct ? "hand-over" : "copy", (void *)surface->resource);
-    if (signal)
+    if (signal && !sync.skipped)
         surface->ready_signalled = true;
-    else
+    else if (!sync.skipped) /* idle: Direct3D's work is done already */
         wait_for_gpu(immediate);
     twin_mapping(s->twin, &surface->mapping);
     return CL_SUCCESS;
@@ -310,7 +326,7 @@ static void log_hand_overs(const struct dxcl_dxgi_twin *twin)
     LARGE_INTEGER frequency;
     double us, s[3], w[3];
 
-    if (!twin->signals && !twin->waits && !twin->idle_skips)
+    if (!twin->signals && !twin->waits && !twin->idle_skips && !twin->idle_hand_ins)
         return;
     QueryPerformanceFrequency(&frequency);
     us = 1e6 / (double)frequency.QuadPart;
@@ -320,9 +336,10 @@ static void log_hand_overs(const struct dxcl_dxgi_twin *twin)
     }
     DXCL_LOG("D3D11: twin 0x%llx: %ld signals of ready (us each: DXVK's flush %.1f, holding its "
              "submissions %.1f, the submission %.1f), %ld waits for done (holding %.1f, the "
-             "submission %.1f); %ld overwrites needed neither (Direct3D was through with it)",
+             "submission %.1f); %ld overwrites needed neither (Direct3D was through with it); "
+             "%ld hand-ins needed no signal (Direct3D's queues were idle)",
              (unsigned long long)twin->vk.image, (long)twin->signals, s[0], s[1], s[2],
-             (long)twin->waits, w[1], w[2], (long)twin->idle_skips);
+             (long)twin->waits, w[1], w[2], (long)twin->idle_skips, (long)twin->idle_hand_ins);
 }
 
 /* Frees the twin once the GPU is done with it; the caller is inside dxcl_device_enter. */

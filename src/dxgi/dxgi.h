@@ -139,7 +139,7 @@ struct dxcl_dxgi_twin {
      * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
      * [1] holding its submissions back, [2] the submission of the signal or the wait. */
     LONG64 signal_ticks[3], wait_ticks[3];
-    LONG signals, waits, idle_skips;
+    LONG signals, waits, idle_skips, idle_hand_ins;
     void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
 };
 

@@ -14,6 +14,9 @@
  *     handed over and back with its pixels kept, left to its owner at destroy, stale once the
  *     image is destroyed; small images, render targets, storage images and
  *     DXCL_GPU_DIRECT=0 are left as they are;
+ *   - idle hand-ins: the signal of `ready` is skipped exactly when every batch submitted to
+ *     the device is known done (its queue's latest batch signalled a timeline value that is
+ *     reached); a batch still waiting, or commands that signal no timeline, keep it;
  *   - a twin's semaphores: where the device exports them (VK_KHR_external_semaphore_fd), fds of
  *     both and a signal and a wait on the device's queue that complete; where it does not
  *     (lavapipe), none, and every sync operation refused with the reason. */
@@ -618,6 +621,144 @@ static void check_vulkan_1_0(void)
     vkDestroyInstance(instance, NULL);
 }
 
+/* A device that follows its queues, as DXVK's does: timeline semaphores and synchronization2. */
+static VkDevice make_timeline_device(VkPhysicalDevice physical)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &priority};
+    VkPhysicalDeviceVulkan13Features v13 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+        .synchronization2 = VK_TRUE};
+    VkPhysicalDeviceVulkan12Features v12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &v13,
+        .timelineSemaphore = VK_TRUE};
+    VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                               .pNext = &v12,
+                               .queueCreateInfoCount = 1,
+                               .pQueueCreateInfos = &queue};
+    VkDevice device = VK_NULL_HANDLE;
+
+    REQUIRE(vkCreateDevice(physical, &info, NULL, &device) == VK_SUCCESS,
+            "vkCreateDevice (timelines, synchronization2)");
+    return device;
+}
+
+static VkSemaphore make_timeline(VkDevice device)
+{
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+
+    REQUIRE(vkCreateSemaphore(device, &info, NULL, &semaphore) == VK_SUCCESS, "timeline");
+    return semaphore;
+}
+
+/* The signal of ready unless the device is idle: true when the layer skipped it. */
+static bool hand_in_skipped(struct dxcl_twin *twin)
+{
+    struct dxcl_twin_sync sync = {.op = DXCL_TWIN_SYNC_SIGNAL_READY, .unless_idle = 1};
+
+    twin_sync(twin, &sync);
+    return sync.skipped;
+}
+
+/* A batch of one empty command buffer that signals nothing (vkQueueSubmit). */
+static void submit_commands_alone(VkDevice device, VkQueue queue)
+{
+    struct one_shot s = begin_one_shot(device);
+    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                         .commandBufferCount = 1,
+                         .pCommandBuffers = &s.buffer};
+
+    vkEndCommandBuffer(s.buffer);
+    check(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE) == VK_SUCCESS, "a bare command batch");
+    vkQueueWaitIdle(queue);
+    vkDestroyCommandPool(device, s.pool, NULL);
+}
+
+/* Idle hand-ins (src/unix/layer/progress.h): the layer skips the signal of `ready` exactly when
+ * everything submitted to the device's queues is known done, without waiting. */
+static void check_idle_hand_ins(void)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_3};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                 .pApplicationInfo = &app};
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkQueue queue;
+    uint32_t count = 1;
+    struct dxcl_twin twin;
+
+    REQUIRE(vkCreateInstance(&info, NULL, &instance) == VK_SUCCESS, "vkCreateInstance 1.3");
+    vkEnumeratePhysicalDevices(instance, &count, &physical);
+    REQUIRE(count == 1, "no Vulkan device");
+    VkDevice device = make_timeline_device(physical);
+    VkImage like = small_image(device);
+    VkSemaphore gate = make_timeline(device), progress = make_timeline(device);
+    vkGetDeviceQueue(device, 0, 0, &queue);
+    REQUIRE(twin_create(&(struct dxcl_twin_request){(uint64_t)like, VK_FORMAT_R8G8B8A8_UNORM,
+                                                    VK_IMAGE_TYPE_2D, 4, 4, 1, 0, 0},
+                        &twin) == 0,
+            "twin: %s", twin.error);
+    check(hand_in_skipped(&twin), "nothing submitted yet: the hand-in needs no signal");
+
+    /* As DXVK submits: a batch that waits for the program's gate and signals its timeline. */
+    VkSemaphoreSubmitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                  .semaphore = gate,
+                                  .value = 1,
+                                  .stageMask = VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT};
+    VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                    .semaphore = progress,
+                                    .value = 1,
+                                    .stageMask = VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT};
+    VkSubmitInfo2 batch = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+                           .waitSemaphoreInfoCount = 1,
+                           .pWaitSemaphoreInfos = &wait,
+                           .signalSemaphoreInfoCount = 1,
+                           .pSignalSemaphoreInfos = &signal};
+    check(vkQueueSubmit2(queue, 1, &batch, VK_NULL_HANDLE) == VK_SUCCESS, "vkQueueSubmit2");
+    check(!hand_in_skipped(&twin), "a batch still waiting: the hand-in signals (or fails)");
+    vkSignalSemaphore(device,
+                      &(VkSemaphoreSignalInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                               .semaphore = gate,
+                                               .value = 1});
+    vkQueueWaitIdle(queue);
+    check(hand_in_skipped(&twin), "the batch done (its timeline value reached): no signal");
+
+    /* Commands with no timeline signal: the queue is unknown, done or not. */
+    submit_commands_alone(device, queue);
+    check(!hand_in_skipped(&twin), "commands that signal no timeline: the queue is unknown");
+
+    /* vkQueueSubmit with a timeline value: it covers the commands before it. */
+    uint64_t two = 2;
+    VkTimelineSemaphoreSubmitInfo values = {.sType =
+                                                VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                            .signalSemaphoreValueCount = 1,
+                                            .pSignalSemaphoreValues = &two};
+    VkSubmitInfo signal_alone = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                 .pNext = &values,
+                                 .signalSemaphoreCount = 1,
+                                 .pSignalSemaphores = &progress};
+    check(vkQueueSubmit(queue, 1, &signal_alone, VK_NULL_HANDLE) == VK_SUCCESS, "vkQueueSubmit");
+    vkQueueWaitIdle(queue);
+    check(hand_in_skipped(&twin), "a later timeline signal, reached: known done again");
+
+    /* The timeline of the queue's latest batch destroyed: it can no longer be read. */
+    vkDestroySemaphore(device, progress, NULL);
+    check(!hand_in_skipped(&twin), "the latest batch's timeline destroyed: unknown");
+
+    twin_destroy(&twin);
+    vkDestroySemaphore(device, gate, NULL);
+    vkDestroyImage(device, like, NULL);
+    vkDestroyDevice(device, NULL);
+    vkDestroyInstance(instance, NULL);
+}
+
 int main(void)
 {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -652,6 +793,7 @@ int main(void)
     check_host_visible_twin(like);
     check_3d_twins(like);
     check_direct_twins(physical, devices[0]);
+    check_idle_hand_ins();
     check_failure(request_of(gone, VK_FORMAT_R8G8B8A8_UNORM, true), "no device made image 0x");
     check_failure(request_of(like, VK_FORMAT_UNDEFINED, true),
                   "the format 0 has no linear host-visible transfer support");

@@ -11,11 +11,14 @@
  *   waits to the queue DXVK submits to (while DXVK holds its submissions back);
  * - copies between a program's image and its twin on that queue, for twins DXVK cannot wrap as
  *   a texture (3D textures, NV12 planes), and moves a direct twin's image between DXVK's layout
- *   and OpenCL's where they differ.
+ *   and OpenCL's where they differ;
+ * - follows what is submitted to each device's queues, so that a hand-in to OpenCL needs no
+ *   signal once everything of Direct3D's is done (progress.h).
  * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
  * no Vulkan library (the loader hands it every function). */
 #define _GNU_SOURCE
 #include "core/twin.h"
+#include "progress.h"
 
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
@@ -102,6 +105,10 @@ struct device_rec {
     PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
     PFN_vkGetDeviceQueue get_queue;
     PFN_vkQueueSubmit submit;
+    PFN_vkQueueSubmit2 submit2, submit2_khr;
+    PFN_vkQueueBindSparse bind_sparse;
+    /* What is submitted to its queues (progress.h), or NULL where it cannot be known. */
+    struct dxcl_progress *progress;
     /* The layer's own copies (copy_in_out): command buffers are dispatchable, so the loader's
      * callback gives each the device's dispatch as the loader's trampoline would. */
     PFN_vkSetDeviceLoaderData set_loader_data;
@@ -453,6 +460,9 @@ static void resolve_device_functions(struct device_rec *rec)
     DEVICE_FN(rec, vkDestroySemaphore, destroy_semaphore);
     DEVICE_FN(rec, vkGetDeviceQueue, get_queue);
     DEVICE_FN(rec, vkQueueSubmit, submit);
+    DEVICE_FN(rec, vkQueueSubmit2, submit2);
+    rec->submit2_khr = (PFN_vkQueueSubmit2)rec->gdpa(rec->device, "vkQueueSubmit2KHR");
+    DEVICE_FN(rec, vkQueueBindSparse, bind_sparse);
     if (rec->semaphore_fd)
         DEVICE_FN(rec, vkGetSemaphoreFdKHR, get_semaphore_fd);
     DEVICE_FN(rec, vkCreateCommandPool, create_pool);
@@ -518,13 +528,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     rec->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
     describe_physical(rec, instance);
     resolve_device_functions(rec);
+    rec->progress = dxcl_progress_new(*out, gdpa, &changed);
     pthread_mutex_lock(&records_lock);
     rec->next = devices;
     devices = rec;
     pthread_mutex_unlock(&records_lock);
-    note("device %p: %s, %s", (void *)*out,
+    note("device %p: %s, %s, %s", (void *)*out,
          rec->memory_fd ? "external memory fd enabled" : "no external memory fd (no twins)",
-         rec->semaphore_fd ? "external semaphore fd enabled" : "no external semaphore fd");
+         rec->semaphore_fd ? "external semaphore fd enabled" : "no external semaphore fd",
+         rec->progress ? "its queues followed" : "its queues not followed (no timelines)");
     return result;
 }
 
@@ -544,6 +556,7 @@ static VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device,
     if (!rec)
         return;
     images_forget_device(rec);
+    dxcl_progress_free(rec->progress);
     rec->destroy_device(device, alloc);
     free(rec);
 }
@@ -720,6 +733,82 @@ static VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice device, VkImage image,
         images_remove((uint64_t)image);
     if (rec)
         rec->destroy_image(device, image, alloc);
+}
+
+/* The program's semaphores and submissions, followed (progress.h). A queue's dispatch key is its
+ * device's. */
+
+static VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice device,
+                                                       const VkSemaphoreCreateInfo *info,
+                                                       const VkAllocationCallbacks *alloc,
+                                                       VkSemaphore *out)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    VkResult result;
+
+    if (!rec)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    if ((result = rec->create_semaphore(device, info, alloc, out)) == VK_SUCCESS)
+        dxcl_progress_semaphore_made(rec->progress, info, *out);
+    return result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice device, VkSemaphore semaphore,
+                                                    const VkAllocationCallbacks *alloc)
+{
+    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+
+    if (!rec)
+        return;
+    dxcl_progress_semaphore_gone(rec->progress, semaphore);
+    rec->destroy_semaphore(device, semaphore, alloc);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
+                                                   const VkSubmitInfo *batches, VkFence fence)
+{
+    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+
+    if (!rec)
+        return VK_ERROR_DEVICE_LOST;
+    dxcl_progress_submitted(rec->progress, queue, count, batches);
+    return rec->submit(queue, count, batches, fence);
+}
+
+/* vkQueueSubmit2, or its KHR form where the program called that one. */
+static VkResult submit2_through(bool khr, VkQueue queue, uint32_t count,
+                                const VkSubmitInfo2 *batches, VkFence fence)
+{
+    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+
+    if (!rec)
+        return VK_ERROR_DEVICE_LOST;
+    dxcl_progress_submitted2(rec->progress, queue, count, batches);
+    return (khr ? rec->submit2_khr : rec->submit2)(queue, count, batches, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL queue_submit2(VkQueue queue, uint32_t count,
+                                                    const VkSubmitInfo2 *batches, VkFence fence)
+{
+    return submit2_through(false, queue, count, batches, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL queue_submit2_khr(VkQueue queue, uint32_t count,
+                                                        const VkSubmitInfo2 *batches, VkFence fence)
+{
+    return submit2_through(true, queue, count, batches, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL queue_bind_sparse(VkQueue queue, uint32_t count,
+                                                        const VkBindSparseInfo *binds,
+                                                        VkFence fence)
+{
+    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+
+    if (!rec)
+        return VK_ERROR_DEVICE_LOST;
+    dxcl_progress_sparse_bound(rec->progress);
+    return rec->bind_sparse(queue, count, binds, fence);
 }
 
 /* The twins (core/twin.h). */
@@ -1363,12 +1452,14 @@ static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
         info.waitSemaphoreCount = 1;
         info.pWaitSemaphores = &semaphore;
         info.pWaitDstStageMask = &all;
-        if ((result = rec->submit(queue, 1, &info, VK_NULL_HANDLE)))
+        if ((result = dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info,
+                                               VK_NULL_HANDLE)))
             return fail(twin, result, "vkQueueSubmit (the wait for done): %d", result);
         info = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
     }
     info.pCommandBuffers = &c->buffers[slot];
-    if ((result = rec->submit(queue, 1, &info, c->fences[slot])))
+    if ((result =
+             dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, c->fences[slot])))
         return fail(twin, result, "vkQueueSubmit (the copy %s): %d", in ? "in" : "out", result);
     c->submitted[slot] = true;
     return 0;
@@ -1377,7 +1468,7 @@ static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
 /* One submission: a signal after everything submitted before it, a wait that everything
  * submitted after it waits for, or a copy of the layer's (the caller holds the queue). */
 static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
-                           const struct dxcl_twin_sync *sync)
+                           struct dxcl_twin_sync *sync)
 {
     const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     bool signal = sync->op == DXCL_TWIN_SYNC_SIGNAL_READY;
@@ -1392,6 +1483,10 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
                     sync->queue_family);
     if (sync->op != DXCL_TWIN_SYNC_SIGNAL_READY && sync->op != DXCL_TWIN_SYNC_WAIT_DONE)
         return copy_in_out(twin, rec, sync, queue);
+    if (signal && sync->unless_idle && dxcl_progress_idle(rec->progress)) {
+        sync->skipped = 1; /* everything submitted is done: OpenCL has nothing to wait for */
+        return 0;
+    }
     if (!semaphore)
         return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
     if (signal) {
@@ -1402,7 +1497,8 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
         info.pWaitSemaphores = &semaphore;
         info.pWaitDstStageMask = &all;
     }
-    if ((result = rec->submit(queue, 1, &info, VK_NULL_HANDLE)))
+    if ((result =
+             dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, VK_NULL_HANDLE)))
         return fail(twin, result, "vkQueueSubmit (%s): %d", signal ? "signal" : "wait", result);
     return 0;
 }
@@ -1414,6 +1510,7 @@ EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_syn
     if (!twin || !sync || !twin->device)
         return -1;
     sync->fd = -1;
+    sync->skipped = 0;
     if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
         return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
     switch (sync->op) {
@@ -1445,12 +1542,13 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkD
                                                                              const char *name)
 {
     PFN_vkVoidFunction own = device_function(name);
-    struct device_rec *rec;
+    struct device_rec *rec = device ? find_device_by(key_of(device), VK_NULL_HANDLE) : NULL;
+    PFN_vkVoidFunction next = rec ? rec->gdpa(device, name) : NULL;
 
-    if (own)
+    /* A hook of a function the device lacks (vkQueueSubmit2 on a device without it) is none. */
+    if (own && (next || !rec || !strncmp(name, "vkGetDeviceProcAddr", 19)))
         return own;
-    rec = device ? find_device_by(key_of(device), VK_NULL_HANDLE) : NULL;
-    return rec ? rec->gdpa(device, name) : NULL;
+    return next;
 }
 
 static PFN_vkVoidFunction device_function(const char *name)
@@ -1468,6 +1566,18 @@ static PFN_vkVoidFunction device_function(const char *name)
         return (PFN_vkVoidFunction)image_requirements2;
     if (!strcmp(name, "vkAllocateMemory"))
         return (PFN_vkVoidFunction)allocate_memory;
+    if (!strcmp(name, "vkCreateSemaphore"))
+        return (PFN_vkVoidFunction)create_semaphore;
+    if (!strcmp(name, "vkDestroySemaphore"))
+        return (PFN_vkVoidFunction)destroy_semaphore;
+    if (!strcmp(name, "vkQueueSubmit"))
+        return (PFN_vkVoidFunction)queue_submit;
+    if (!strcmp(name, "vkQueueSubmit2"))
+        return (PFN_vkVoidFunction)queue_submit2;
+    if (!strcmp(name, "vkQueueSubmit2KHR"))
+        return (PFN_vkVoidFunction)queue_submit2_khr;
+    if (!strcmp(name, "vkQueueBindSparse"))
+        return (PFN_vkVoidFunction)queue_bind_sparse;
     return NULL;
 }
 

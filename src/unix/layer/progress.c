@@ -1,0 +1,273 @@
+/* What the layer knows of a device's submitted work (progress.h). */
+#include "progress.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_QUEUES = 16 };
+
+/* A queue's latest batch that decides: the timeline value it signals, or none (unknown). */
+struct queue_latest {
+    VkQueue queue;
+    VkSemaphore timeline;
+    uint64_t value;
+};
+
+struct dxcl_progress {
+    pthread_mutex_t lock;
+    VkDevice device;
+    PFN_vkGetSemaphoreCounterValue counter_value;
+    PFN_vkDestroySemaphore destroy_semaphore;
+    VkSemaphore own; /* the layer's timeline */
+    uint64_t own_value;
+    struct queue_latest queues[MAX_QUEUES];
+    uint32_t queue_count;
+    bool untracked; /* a sparse bind, or more queues than kept: never known idle */
+    VkSemaphore *timelines; /* the program's timeline semaphores */
+    size_t timeline_count, timeline_capacity;
+};
+
+static const VkBaseInStructure *in_chain(const void *next, VkStructureType type)
+{
+    const VkBaseInStructure *s = next;
+
+    while (s && s->sType != type)
+        s = s->pNext;
+    return s;
+}
+
+/* The device enabled timeline semaphores (Vulkan 1.2's features or the extension's). */
+static bool timeline_enabled(const VkDeviceCreateInfo *info)
+{
+    const VkPhysicalDeviceVulkan12Features *v12 = (const void *)in_chain(
+        info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    const VkPhysicalDeviceTimelineSemaphoreFeatures *own = (const void *)in_chain(
+        info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
+
+    return (v12 && v12->timelineSemaphore) || (own && own->timelineSemaphore);
+}
+
+struct dxcl_progress *dxcl_progress_new(VkDevice device, PFN_vkGetDeviceProcAddr gdpa,
+                                        const VkDeviceCreateInfo *info)
+{
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo create_info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                         .pNext = &type};
+    PFN_vkCreateSemaphore create_semaphore;
+    struct dxcl_progress *p;
+
+    if (!timeline_enabled(info) || !(p = calloc(1, sizeof(*p))))
+        return NULL;
+    p->device = device;
+    p->counter_value =
+        (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValue");
+    if (!p->counter_value)
+        p->counter_value =
+            (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValueKHR");
+    p->destroy_semaphore = (PFN_vkDestroySemaphore)gdpa(device, "vkDestroySemaphore");
+    create_semaphore = (PFN_vkCreateSemaphore)gdpa(device, "vkCreateSemaphore");
+    if (!p->counter_value || !p->destroy_semaphore || !create_semaphore ||
+        create_semaphore(device, &create_info, NULL, &p->own) != VK_SUCCESS) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    return p;
+}
+
+void dxcl_progress_free(struct dxcl_progress *p)
+{
+    if (!p)
+        return;
+    p->destroy_semaphore(p->device, p->own, NULL);
+    pthread_mutex_destroy(&p->lock);
+    free(p->timelines);
+    free(p);
+}
+
+void dxcl_progress_semaphore_made(struct dxcl_progress *p, const VkSemaphoreCreateInfo *info,
+                                  VkSemaphore semaphore)
+{
+    const VkSemaphoreTypeCreateInfo *type =
+        (const void *)in_chain(info->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+    VkSemaphore *grown;
+
+    if (!p || !type || type->semaphoreType != VK_SEMAPHORE_TYPE_TIMELINE)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (p->timeline_count == p->timeline_capacity) {
+        size_t capacity = p->timeline_capacity ? 2 * p->timeline_capacity : 16;
+        if ((grown = realloc(p->timelines, capacity * sizeof(*grown)))) {
+            p->timelines = grown;
+            p->timeline_capacity = capacity;
+        }
+    }
+    if (p->timeline_count < p->timeline_capacity)
+        p->timelines[p->timeline_count++] = semaphore;
+    else
+        p->untracked = true; /* a signal of it would go unrecognised: unknown for good */
+    pthread_mutex_unlock(&p->lock);
+}
+
+void dxcl_progress_semaphore_gone(struct dxcl_progress *p, VkSemaphore semaphore)
+{
+    if (!p || !semaphore)
+        return;
+    pthread_mutex_lock(&p->lock);
+    for (size_t i = 0; i < p->timeline_count; i++)
+        if (p->timelines[i] == semaphore) {
+            p->timelines[i] = p->timelines[--p->timeline_count];
+            break;
+        }
+    /* A queue whose latest signal was of it can no longer be read: unknown. */
+    for (uint32_t i = 0; i < p->queue_count; i++)
+        if (p->queues[i].timeline == semaphore)
+            p->queues[i].timeline = VK_NULL_HANDLE;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The caller holds the lock. */
+static bool is_timeline(const struct dxcl_progress *p, VkSemaphore semaphore)
+{
+    if (semaphore == p->own)
+        return true;
+    for (size_t i = 0; i < p->timeline_count; i++)
+        if (p->timelines[i] == semaphore)
+            return true;
+    return false;
+}
+
+/* The caller holds the lock. A batch with commands and no timeline signal makes the queue
+ * unknown; a batch without commands and without one changes nothing (it touches no image). */
+static void batch_submitted(struct dxcl_progress *p, VkQueue queue, VkSemaphore timeline,
+                            uint64_t value, bool has_commands)
+{
+    struct queue_latest *q = NULL;
+
+    if (!timeline && !has_commands)
+        return;
+    for (uint32_t i = 0; i < p->queue_count && !q; i++)
+        if (p->queues[i].queue == queue)
+            q = &p->queues[i];
+    if (!q && p->queue_count == MAX_QUEUES) {
+        p->untracked = true;
+        return;
+    }
+    if (!q) {
+        q = &p->queues[p->queue_count++];
+        q->queue = queue;
+    }
+    q->timeline = timeline;
+    q->value = value;
+}
+
+void dxcl_progress_submitted(struct dxcl_progress *p, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *batches)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    for (uint32_t b = 0; b < count; b++) {
+        const VkSubmitInfo *batch = &batches[b];
+        const VkTimelineSemaphoreSubmitInfo *values = (const void *)in_chain(
+            batch->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+        VkSemaphore timeline = VK_NULL_HANDLE;
+        uint64_t value = 0;
+
+        /* A signal of vkQueueSubmit comes after every earlier command, at every stage. */
+        for (uint32_t i = 0; values && i < batch->signalSemaphoreCount && !timeline; i++)
+            if (i < values->signalSemaphoreValueCount && values->pSignalSemaphoreValues[i] &&
+                is_timeline(p, batch->pSignalSemaphores[i])) {
+                timeline = batch->pSignalSemaphores[i];
+                value = values->pSignalSemaphoreValues[i];
+            }
+        batch_submitted(p, queue, timeline, value, batch->commandBufferCount > 0);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+void dxcl_progress_submitted2(struct dxcl_progress *p, VkQueue queue, uint32_t count,
+                              const VkSubmitInfo2 *batches)
+{
+    /* Stages whose signal comes after every earlier command (BOTTOM_OF_PIPE, in a first
+     * scope, is ALL_COMMANDS): DXVK signals its timelines so. */
+    const VkPipelineStageFlags2 after_all =
+        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT;
+
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    for (uint32_t b = 0; b < count; b++) {
+        const VkSubmitInfo2 *batch = &batches[b];
+        VkSemaphore timeline = VK_NULL_HANDLE;
+        uint64_t value = 0;
+
+        for (uint32_t i = 0; i < batch->signalSemaphoreInfoCount && !timeline; i++) {
+            const VkSemaphoreSubmitInfo *signal = &batch->pSignalSemaphoreInfos[i];
+            if (signal->value && (signal->stageMask & after_all) &&
+                is_timeline(p, signal->semaphore)) {
+                timeline = signal->semaphore;
+                value = signal->value;
+            }
+        }
+        batch_submitted(p, queue, timeline, value, batch->commandBufferInfoCount > 0);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+void dxcl_progress_sparse_bound(struct dxcl_progress *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->untracked = true;
+    pthread_mutex_unlock(&p->lock);
+}
+
+VkResult dxcl_progress_submit_own(struct dxcl_progress *p, PFN_vkQueueSubmit submit,
+                                  VkQueue queue, const VkSubmitInfo *info, VkFence fence)
+{
+    enum { MAX_SIGNALS = 4 };
+    VkSemaphore signals[MAX_SIGNALS + 1];
+    uint64_t values[MAX_SIGNALS + 1] = {0};
+    VkTimelineSemaphoreSubmitInfo timeline = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .signalSemaphoreValueCount = info->signalSemaphoreCount + 1,
+        .pSignalSemaphoreValues = values};
+    VkSubmitInfo with_own = *info;
+    VkResult result;
+
+    if (!p || info->pNext || info->signalSemaphoreCount > MAX_SIGNALS)
+        return submit(queue, 1, info, fence);
+    memcpy(signals, info->pSignalSemaphores, info->signalSemaphoreCount * sizeof(*signals));
+    with_own.pNext = &timeline;
+    with_own.pSignalSemaphores = signals;
+    with_own.signalSemaphoreCount = info->signalSemaphoreCount + 1;
+    pthread_mutex_lock(&p->lock);
+    signals[info->signalSemaphoreCount] = p->own;
+    values[info->signalSemaphoreCount] = p->own_value + 1;
+    if ((result = submit(queue, 1, &with_own, fence)) == VK_SUCCESS)
+        batch_submitted(p, queue, p->own, ++p->own_value, true);
+    pthread_mutex_unlock(&p->lock);
+    return result;
+}
+
+bool dxcl_progress_idle(struct dxcl_progress *p)
+{
+    bool idle;
+
+    if (!p)
+        return false;
+    pthread_mutex_lock(&p->lock);
+    idle = !p->untracked;
+    for (uint32_t i = 0; i < p->queue_count && idle; i++) {
+        uint64_t reached = 0;
+        idle = p->queues[i].timeline &&
+               p->counter_value(p->device, p->queues[i].timeline, &reached) == VK_SUCCESS &&
+               reached >= p->queues[i].value;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return idle;
+}

@@ -1,0 +1,46 @@
+/* What dxcl's Vulkan layer knows of the work submitted to a device's queues: whether all of it
+ * is done, known without waiting (docs/design.md, "Idle hand-ins"). A twin's `ready` is then
+ * not needed: nothing of Direct3D's is left for OpenCL to wait for.
+ *
+ * Each queue's latest submission decides: a semaphore signal of vkQueueSubmit(2) comes after
+ * every command submitted before it on that queue, so the timeline value the latest batch
+ * signals, once reached, says the whole queue is done. A latest batch that signals no timeline
+ * semaphore leaves the queue unknown (not idle) until a later one does; a sparse bind leaves
+ * the device unknown for good. The layer's own submissions signal a timeline of its own.
+ * Known only where the device enabled timeline semaphores (DXVK does). Thread-safe. */
+#ifndef DXCL_LAYER_PROGRESS_H
+#define DXCL_LAYER_PROGRESS_H
+
+#include <vulkan/vulkan.h>
+
+#include <stdbool.h>
+
+struct dxcl_progress;
+
+/* NULL where the device cannot tell (no timeline semaphores enabled, or no memory): every
+ * function below takes NULL and then knows nothing (dxcl_progress_idle is false). */
+struct dxcl_progress *dxcl_progress_new(VkDevice device, PFN_vkGetDeviceProcAddr gdpa,
+                                        const VkDeviceCreateInfo *info);
+void dxcl_progress_free(struct dxcl_progress *progress);
+
+/* The program's timeline semaphores, told apart from binary ones as they are made. */
+void dxcl_progress_semaphore_made(struct dxcl_progress *progress, const VkSemaphoreCreateInfo *info,
+                                  VkSemaphore semaphore);
+void dxcl_progress_semaphore_gone(struct dxcl_progress *progress, VkSemaphore semaphore);
+
+/* The program's submissions, before they go to the driver (count batches). */
+void dxcl_progress_submitted(struct dxcl_progress *progress, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *batches);
+void dxcl_progress_submitted2(struct dxcl_progress *progress, VkQueue queue, uint32_t count,
+                              const VkSubmitInfo2 *batches);
+void dxcl_progress_sparse_bound(struct dxcl_progress *progress);
+
+/* The layer's own submission of one batch (its pNext must be NULL): it also signals the
+ * layer's timeline. */
+VkResult dxcl_progress_submit_own(struct dxcl_progress *progress, PFN_vkQueueSubmit submit,
+                                  VkQueue queue, const VkSubmitInfo *info, VkFence fence);
+
+/* Everything submitted to the device so far is done. */
+bool dxcl_progress_idle(struct dxcl_progress *progress);
+
+#endif
