@@ -1497,8 +1497,12 @@ static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
         info.pWaitSemaphores = &semaphore;
         info.pWaitDstStageMask = &all;
     }
-    if ((result =
-             dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, VK_NULL_HANDLE)))
+    /* A signal alone touches no image: the queue's progress need not know of it (progress.h).
+     * The wait must be known done before OpenCL may skip its next one. */
+    result =
+        signal ? rec->submit(queue, 1, &info, VK_NULL_HANDLE)
+               : dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, VK_NULL_HANDLE);
+    if (result)
         return fail(twin, result, "vkQueueSubmit (%s): %d", signal ? "signal" : "wait", result);
     return 0;
 }

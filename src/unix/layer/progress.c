@@ -23,7 +23,7 @@ struct dxcl_progress {
     uint64_t own_value;
     struct queue_latest queues[MAX_QUEUES];
     uint32_t queue_count;
-    bool untracked; /* a sparse bind, or more queues than kept: never known idle */
+    bool untracked;         /* a sparse bind, or more queues than kept: never known idle */
     VkSemaphore *timelines; /* the program's timeline semaphores */
     size_t timeline_count, timeline_capacity;
 };
@@ -40,8 +40,8 @@ static const VkBaseInStructure *in_chain(const void *next, VkStructureType type)
 /* The device enabled timeline semaphores (Vulkan 1.2's features or the extension's). */
 static bool timeline_enabled(const VkDeviceCreateInfo *info)
 {
-    const VkPhysicalDeviceVulkan12Features *v12 = (const void *)in_chain(
-        info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    const VkPhysicalDeviceVulkan12Features *v12 =
+        (const void *)in_chain(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     const VkPhysicalDeviceTimelineSemaphoreFeatures *own = (const void *)in_chain(
         info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
 
@@ -61,8 +61,7 @@ struct dxcl_progress *dxcl_progress_new(VkDevice device, PFN_vkGetDeviceProcAddr
     if (!timeline_enabled(info) || !(p = calloc(1, sizeof(*p))))
         return NULL;
     p->device = device;
-    p->counter_value =
-        (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValue");
+    p->counter_value = (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValue");
     if (!p->counter_value)
         p->counter_value =
             (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValueKHR");
@@ -171,8 +170,8 @@ void dxcl_progress_submitted(struct dxcl_progress *p, VkQueue queue, uint32_t co
     pthread_mutex_lock(&p->lock);
     for (uint32_t b = 0; b < count; b++) {
         const VkSubmitInfo *batch = &batches[b];
-        const VkTimelineSemaphoreSubmitInfo *values = (const void *)in_chain(
-            batch->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+        const VkTimelineSemaphoreSubmitInfo *values =
+            (const void *)in_chain(batch->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
         VkSemaphore timeline = VK_NULL_HANDLE;
         uint64_t value = 0;
 
@@ -226,8 +225,8 @@ void dxcl_progress_sparse_bound(struct dxcl_progress *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-VkResult dxcl_progress_submit_own(struct dxcl_progress *p, PFN_vkQueueSubmit submit,
-                                  VkQueue queue, const VkSubmitInfo *info, VkFence fence)
+VkResult dxcl_progress_submit_own(struct dxcl_progress *p, PFN_vkQueueSubmit submit, VkQueue queue,
+                                  const VkSubmitInfo *info, VkFence fence)
 {
     enum { MAX_SIGNALS = 4 };
     VkSemaphore signals[MAX_SIGNALS + 1];

@@ -5,8 +5,11 @@
  * Each queue's latest submission decides: a semaphore signal of vkQueueSubmit(2) comes after
  * every command submitted before it on that queue, so the timeline value the latest batch
  * signals, once reached, says the whole queue is done. A latest batch that signals no timeline
- * semaphore leaves the queue unknown (not idle) until a later one does; a sparse bind leaves
- * the device unknown for good. The layer's own submissions signal a timeline of its own.
+ * semaphore leaves the queue unknown (not idle) until a later one does, and a batch with no
+ * commands and no such signal changes nothing (it touches no image); a sparse bind leaves the
+ * device unknown for good. The layer's own submissions that matter (the wait for OpenCL's
+ * `done`, its copies) signal a timeline of the layer's own: the wait known done says OpenCL's
+ * release is done too.
  * Known only where the device enabled timeline semaphores (DXVK does). Thread-safe. */
 #ifndef DXCL_LAYER_PROGRESS_H
 #define DXCL_LAYER_PROGRESS_H
