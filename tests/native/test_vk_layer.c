@@ -129,19 +129,26 @@ static void find_layer(void)
             "the layer exports no twin functions");
 }
 
-static VkDevice make_device(VkPhysicalDevice physical)
+/* A device of one queue, with `features` (a pNext chain, or NULL). */
+static VkDevice make_device_with(VkPhysicalDevice physical, const void *features)
 {
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                      .queueCount = 1,
                                      .pQueuePriorities = &priority};
     VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                               .pNext = features,
                                .queueCreateInfoCount = 1,
                                .pQueueCreateInfos = &queue};
     VkDevice device = VK_NULL_HANDLE;
 
     REQUIRE(vkCreateDevice(physical, &info, NULL, &device) == VK_SUCCESS, "vkCreateDevice");
     return device;
+}
+
+static VkDevice make_device(VkPhysicalDevice physical)
+{
+    return make_device_with(physical, NULL);
 }
 
 /* Each live image's twin is made on its own device; a destroyed image has none. */
@@ -624,10 +631,6 @@ static void check_vulkan_1_0(void)
 /* A device that follows its queues, as DXVK's does: timeline semaphores and synchronization2. */
 static VkDevice make_timeline_device(VkPhysicalDevice physical)
 {
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                     .queueCount = 1,
-                                     .pQueuePriorities = &priority};
     VkPhysicalDeviceVulkan13Features v13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .synchronization2 = VK_TRUE};
@@ -635,15 +638,8 @@ static VkDevice make_timeline_device(VkPhysicalDevice physical)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
         .pNext = &v13,
         .timelineSemaphore = VK_TRUE};
-    VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                               .pNext = &v12,
-                               .queueCreateInfoCount = 1,
-                               .pQueueCreateInfos = &queue};
-    VkDevice device = VK_NULL_HANDLE;
 
-    REQUIRE(vkCreateDevice(physical, &info, NULL, &device) == VK_SUCCESS,
-            "vkCreateDevice (timelines, synchronization2)");
-    return device;
+    return make_device_with(physical, &v12);
 }
 
 static VkSemaphore make_timeline(VkDevice device)
