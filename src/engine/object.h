@@ -110,7 +110,8 @@ struct dxcl_engine_context {
     cl_program convert_program;
     volatile LONG convert_state;
     /* Image backings chosen on the context, the last DXCL_BACKING_CHOICES (engine/lifetime.c):
-     * its devices' formats and limits never change, and objects made every frame ask again. */
+     * its devices' formats and limits never change, and objects made every frame ask again.
+     * backing_lock is a leaf (nothing is taken or called while it is held), as driver.c's. */
     SRWLOCK backing_lock;
     struct dxcl_backing_choice {
         cl_mem_flags flags;
