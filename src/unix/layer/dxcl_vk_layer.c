@@ -1555,33 +1555,31 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkD
     return next;
 }
 
+/* The device functions the layer wraps, by name. */
+static const struct {
+    const char *name;
+    PFN_vkVoidFunction function;
+} device_hooks[] = {
+    {"vkGetDeviceProcAddr", (PFN_vkVoidFunction)dxcl_layer_GetDeviceProcAddr},
+    {"vkDestroyDevice", (PFN_vkVoidFunction)destroy_device},
+    {"vkCreateImage", (PFN_vkVoidFunction)create_image},
+    {"vkDestroyImage", (PFN_vkVoidFunction)destroy_image},
+    {"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)image_requirements2},
+    {"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)image_requirements2},
+    {"vkAllocateMemory", (PFN_vkVoidFunction)allocate_memory},
+    {"vkCreateSemaphore", (PFN_vkVoidFunction)create_semaphore},
+    {"vkDestroySemaphore", (PFN_vkVoidFunction)destroy_semaphore},
+    {"vkQueueSubmit", (PFN_vkVoidFunction)queue_submit},
+    {"vkQueueSubmit2", (PFN_vkVoidFunction)queue_submit2},
+    {"vkQueueSubmit2KHR", (PFN_vkVoidFunction)queue_submit2_khr},
+    {"vkQueueBindSparse", (PFN_vkVoidFunction)queue_bind_sparse},
+};
+
 static PFN_vkVoidFunction device_function(const char *name)
 {
-    if (!strcmp(name, "vkGetDeviceProcAddr"))
-        return (PFN_vkVoidFunction)dxcl_layer_GetDeviceProcAddr;
-    if (!strcmp(name, "vkDestroyDevice"))
-        return (PFN_vkVoidFunction)destroy_device;
-    if (!strcmp(name, "vkCreateImage"))
-        return (PFN_vkVoidFunction)create_image;
-    if (!strcmp(name, "vkDestroyImage"))
-        return (PFN_vkVoidFunction)destroy_image;
-    if (!strcmp(name, "vkGetImageMemoryRequirements2") ||
-        !strcmp(name, "vkGetImageMemoryRequirements2KHR"))
-        return (PFN_vkVoidFunction)image_requirements2;
-    if (!strcmp(name, "vkAllocateMemory"))
-        return (PFN_vkVoidFunction)allocate_memory;
-    if (!strcmp(name, "vkCreateSemaphore"))
-        return (PFN_vkVoidFunction)create_semaphore;
-    if (!strcmp(name, "vkDestroySemaphore"))
-        return (PFN_vkVoidFunction)destroy_semaphore;
-    if (!strcmp(name, "vkQueueSubmit"))
-        return (PFN_vkVoidFunction)queue_submit;
-    if (!strcmp(name, "vkQueueSubmit2"))
-        return (PFN_vkVoidFunction)queue_submit2;
-    if (!strcmp(name, "vkQueueSubmit2KHR"))
-        return (PFN_vkVoidFunction)queue_submit2_khr;
-    if (!strcmp(name, "vkQueueBindSparse"))
-        return (PFN_vkVoidFunction)queue_bind_sparse;
+    for (size_t i = 0; i < sizeof(device_hooks) / sizeof(device_hooks[0]); i++)
+        if (!strcmp(name, device_hooks[i].name))
+            return device_hooks[i].function;
     return NULL;
 }
 
