@@ -13,7 +13,9 @@
 # DXCL_VK_LAYER_DIR (build/lib/vulkan: dxcl's host Vulkan layer, enabled for the program),
 # DXCL_WINE_UNIX (a Wine DLL folder holding dxcl's Unix side, build/lib/wine: it goes on
 # WINEDLLPATH, dxcl must take it (DXCL_UNIX=1) and Wine's own opencl.dll is disabled, as
-# under Proton; docs/testing.md, "Through the Unix side").
+# under Proton; docs/testing.md, "Through the Unix side"), DXCL_VK_VALIDATION=1 (the Khronos
+# validation layer below dxcl's layer: a message of error severity fails the run; docs/testing.md,
+# "The validation layer").
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -145,6 +147,13 @@ if [ -n "${DXCL_VK_LAYER_DIR:-}" ]; then
   export VK_LAYER_PATH="$DXCL_VK_LAYER_DIR${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
   export VK_INSTANCE_LAYERS="VK_LAYER_DXCL_interop${VK_INSTANCE_LAYERS:+:$VK_INSTANCE_LAYERS}"
 fi
+# DXCL_VK_VALIDATION=1: the Khronos validation layer below dxcl's (scripts/vk-validation.sh).
+validation=0
+if [ "${DXCL_VK_VALIDATION:-0}" = 1 ]; then
+  source "$(dirname "$0")/vk-validation.sh"
+  vk_validation_start "$rig_dir" || exit 2
+  validation=1
+fi
 export WINEDLLOVERRIDES="$opencl_override;mscoree=;mshtml=$dxvk_overrides${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 
 # The program writes to files, not to our output: Wine's wineserver and session processes
@@ -254,6 +263,10 @@ if [ -n "$dxvk_dir" ]; then
     echo "wine-run: DXVK made no Direct3D device (no \"Device :\" line at DXVK_LOG_LEVEL=info in $kept)" >&2
     [ "$status" != 0 ] || status=1
   fi
+fi
+# Under the validation layer, a message of error severity fails the run; the first are shown.
+if [ "$validation" = 1 ] && ! vk_validation_report; then
+  [ "$status" != 0 ] || status=1
 fi
 cleanup
 exit "$status"

@@ -1,19 +1,22 @@
-/* The GPU path's twins (issue 26; docs/proxy.md, "The Vulkan layer") on the real stack: DXVK's
- * D3D11 device, dxcl's Vulkan layer VK_LAYER_DXCL_interop below it on the host, and the builtin
- * pair's dxclunixTwinCreate between them. Registered as test_vk_twin.unix_dxvk: a twin needs
- * DXVK (wined3d has no Vulkan image to name), the Unix side and the layer (tests/CMakeLists.txt).
- * On DXVK without the layer it fails. Under wined3d (test_vk_twin.unix, the GPU rig's hybrid
- * mode) it says in one line that Direct3D is not DXVK, proven by the failed QueryInterface, and
- * checks only that the pair answers that the layer never loaded.
+/* The GPU path's twins (docs/proxy.md, "The Vulkan layer") on the real stack: DXVK's D3D11
+ * device, dxcl's Vulkan layer VK_LAYER_DXCL_interop below it on the host, and the builtin pair's
+ * dxclunixLayerCall between them (core/twin.h). Registered as test_vk_twin.unix_dxvk, under the
+ * Khronos validation layer: a twin needs DXVK (wined3d has no Vulkan image to name), the Unix
+ * side and the layer (tests/CMakeLists.txt). Under wined3d (test_vk_twin.unix, the GPU rig's
+ * hybrid mode) it says in one line that Direct3D is not DXVK, proven by the failed
+ * QueryInterface, and checks only that the pair answers that the layer never loaded.
+ *   - Sharing starts on the device of a texture (dxcl loaded its Unix side before the program
+ *     made the device, so the layer follows it).
  *   - A host-visible twin of a DEFAULT R8G8B8A8 texture (the test-only import) is made on the
  *     texture's VkDevice, with its mapping, pitches, size and device UUID.
  *   - DXVK wraps it (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage); a GPU copy texture ->
  *     twin shows every pixel in the mapping; a pattern written there and copied twin -> texture
  *     reads back exactly through a staging copy.
- *   - A direct twin of a 512x256 texture is DXVK's image itself, with its memory and an fd (the
- *     layer made the image exportable when DXVK created it); the texture keeps its pixels after
- *     it; a render target of that size and the 67x45 texture have none.
- *   - A twin of an image no device made fails with the layer's error and holds nothing. */
+ *   - A direct twin of a 512x256 texture made after sharing started is DXVK's image itself, with
+ *     an fd of its memory; the texture keeps its pixels after it; a render target of that size
+ *     and the 67x45 texture have none.
+ *   - A twin of an image the device did not make fails with the layer's error and holds
+ *     nothing. */
 #include "testlib.h"
 
 #include <initguid.h>
@@ -28,10 +31,18 @@ enum { WIDTH = 67, HEIGHT = 45 }; /* odd: rows are padded to the layer's row pit
 #define VK_FORMAT_R8G8B8A8_UNORM 37
 #define VK_IMAGE_TYPE_2D 1
 
-typedef int32_t(WINAPI *twin_create_fn)(const struct dxcl_twin_request *, struct dxcl_twin *);
-typedef void(WINAPI *twin_destroy_fn)(struct dxcl_twin *);
-static twin_create_fn twin_create;
-static twin_destroy_fn twin_destroy;
+typedef int32_t(WINAPI *layer_call_fn)(uint32_t call, void *params, uint32_t *layer_missing);
+typedef void(WINAPI *close_fd_fn)(int32_t fd);
+static layer_call_fn layer_call;
+static close_fd_fn close_fd; /* a host fd the layer gave out: the Unix side closes it */
+
+/* A call of the layer through the pair: its answer; *missing where the layer is not loaded. */
+static int32_t call(enum dxcl_layer_call which, void *params, uint32_t *missing)
+{
+    uint32_t unused;
+
+    return layer_call(which, params, missing ? missing : &unused);
+}
 
 static uint32_t pixel(uint32_t seed, unsigned x, unsigned y)
 {
@@ -58,9 +69,9 @@ static bool find_pair(void)
         printf("no dxclunix.dll in Wine's DLL folders: no twin without dxcl's Unix side\n");
         return false;
     }
-    twin_create = (twin_create_fn)(void *)GetProcAddress(pair, "dxclunixTwinCreate");
-    twin_destroy = (twin_destroy_fn)(void *)GetProcAddress(pair, "dxclunixTwinDestroy");
-    REQUIRE(twin_create && twin_destroy, "dxclunix.dll exports no dxclunixTwinCreate/Destroy");
+    layer_call = (layer_call_fn)(void *)GetProcAddress(pair, "dxclunixLayerCall");
+    close_fd = (close_fd_fn)(void *)GetProcAddress(pair, "dxclunixCloseFd");
+    REQUIRE(layer_call && close_fd, "dxclunix.dll exports no dxclunixLayerCall, dxclunixCloseFd");
     return true;
 }
 
@@ -113,15 +124,33 @@ static void wait_idle(ID3D11Device *device, ID3D11DeviceContext *immediate)
     ID3D11Query_Release(query);
 }
 
+static struct dxcl_twin make_twin(uint64_t device, dxvk_vk_image image, UINT width, UINT height,
+                                  bool host_visible, bool direct, uint32_t *missing)
+{
+    struct dxcl_layer_twin_create create = {.request = {device, image, VK_FORMAT_R8G8B8A8_UNORM,
+                                                        VK_IMAGE_TYPE_2D, width, height, 1,
+                                                        host_visible, direct}};
+
+    call(DXCL_LAYER_TWIN_CREATE, &create, missing);
+    return create.twin;
+}
+
+static void give_up(uint64_t twin)
+{
+    struct dxcl_layer_twin gone = {.twin = twin};
+
+    CHECK(call(DXCL_LAYER_TWIN_DESTROY, &gone, NULL) == 0, "twin %llu given up: %s",
+          (unsigned long long)twin, gone.error.text);
+}
+
 static void check_twin(const struct dxcl_twin *twin)
 {
     static const uint8_t zero[16];
 
-    CHECK(twin->image && twin->memory && twin->device, "image 0x%llx memory 0x%llx device 0x%llx",
-          (unsigned long long)twin->image, (unsigned long long)twin->memory,
-          (unsigned long long)twin->device);
+    CHECK(twin->id && twin->image, "twin %llu, image 0x%llx", (unsigned long long)twin->id,
+          (unsigned long long)twin->image);
     CHECK(twin->fd == -1, "a host-visible twin's fd is closed after the export (fd %d)", twin->fd);
-    CHECK(twin->host != NULL, "a host-visible twin is mapped");
+    CHECK(twin->host != 0, "a host-visible twin is mapped");
     CHECK(twin->row_pitch >= WIDTH * 4u && twin->slice_pitch >= twin->row_pitch * (HEIGHT - 1),
           "row pitch %llu, slice pitch %llu", (unsigned long long)twin->row_pitch,
           (unsigned long long)twin->slice_pitch);
@@ -134,7 +163,8 @@ static void check_twin(const struct dxcl_twin *twin)
 static long mapping_differs(const struct dxcl_twin *twin, const uint32_t *pixels)
 {
     for (unsigned y = 0; y < HEIGHT; y++) {
-        const uint32_t *row = (const uint32_t *)((const char *)twin->host + y * twin->row_pitch);
+        const uint32_t *row =
+            (const uint32_t *)((const char *)(uintptr_t)twin->host + y * twin->row_pitch);
 
         for (unsigned x = 0; x < WIDTH; x++)
             if (row[x] != pixels[y * WIDTH + x])
@@ -146,7 +176,7 @@ static long mapping_differs(const struct dxcl_twin *twin, const uint32_t *pixels
 static void write_mapping(const struct dxcl_twin *twin, const uint32_t *pixels)
 {
     for (unsigned y = 0; y < HEIGHT; y++)
-        memcpy((char *)twin->host + y * twin->row_pitch, pixels + y * WIDTH, WIDTH * 4);
+        memcpy((char *)(uintptr_t)twin->host + y * twin->row_pitch, pixels + y * WIDTH, WIDTH * 4);
 }
 
 static ID3D11Texture2D *wrap_twin(IDXGIVkInteropDevice1 *interop, const struct dxcl_twin *twin)
@@ -171,17 +201,14 @@ static ID3D11Texture2D *wrap_twin(IDXGIVkInteropDevice1 *interop, const struct d
 }
 
 static void check_round_trip(ID3D11Device *device, ID3D11DeviceContext *immediate,
-                             IDXGIVkInteropDevice1 *interop, ID3D11Texture2D *texture,
-                             dxvk_vk_image image)
+                             IDXGIVkInteropDevice1 *interop, uint64_t shared,
+                             ID3D11Texture2D *texture, dxvk_vk_image image)
 {
     static uint32_t expected[WIDTH * HEIGHT], got[WIDTH * HEIGHT];
-    struct dxcl_twin_request request = {
-        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1, 0};
-    struct dxcl_twin twin;
+    struct dxcl_twin twin = make_twin(shared, image, WIDTH, HEIGHT, true, false, NULL);
     long at;
 
-    REQUIRE(twin_create(&request, &twin) == 0 && twin.result == 0, "dxclunixTwinCreate: %d (%s)",
-            twin.result, twin.error);
+    REQUIRE(twin.id, "a host-visible twin: %d (%s)", twin.error.result, twin.error.text);
     check_twin(&twin);
     ID3D11Texture2D *wrapped = wrap_twin(interop, &twin);
 
@@ -202,27 +229,36 @@ static void check_round_trip(ID3D11Device *device, ID3D11DeviceContext *immediat
 
     wait_idle(device, immediate);
     ID3D11Texture2D_Release(wrapped);
-    twin_destroy(&twin);
-    CHECK(!twin.image && !twin.memory && !twin.host, "dxclunixTwinDestroy freed the twin");
+    give_up(twin.id);
 }
 
-/* An image no device made: the layer's error (`want`), nothing to destroy. */
-static void check_unknown_image(const char *want)
+/* An image the device did not make: the layer's error (`want`), nothing made. */
+static void check_unknown_image(uint64_t shared, const char *want)
 {
-    struct dxcl_twin_request request = {
-        0x7e57ull, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, WIDTH, HEIGHT, 1, 1, 0};
-    struct dxcl_twin twin;
-    int32_t result = twin_create(&request, &twin);
+    uint32_t missing = 0;
+    struct dxcl_twin twin = make_twin(shared, 0x7e57ull, WIDTH, HEIGHT, true, false, &missing);
 
-    CHECK(result == -1 && twin.result == -1, "a twin of an unknown image fails: %d", result);
-    CHECK(strstr(twin.error, want) != NULL, "its error: %s (want \"%s\")", twin.error, want);
-    CHECK(!twin.image && !twin.memory && !twin.host && twin.fd == -1, "and it holds nothing");
+    CHECK(!twin.id && !twin.image && !twin.host,
+          "a twin of an unknown image fails, holding nothing");
+    CHECK(missing ? !strcmp(want, "is not loaded") : strstr(twin.error.text, want) != NULL,
+          "its error: %s (want \"%s\")", missing ? "the layer is not loaded" : twin.error.text,
+          want);
+}
+
+/* Sharing starts on the device of a texture: the layer's id of its Vulkan device. */
+static uint64_t start_sharing(dxvk_vk_image image)
+{
+    struct dxcl_layer_share share = {.image = image};
+
+    REQUIRE(call(DXCL_LAYER_SHARE, &share, NULL) == 0 && share.device,
+            "sharing on the texture's device: %s", share.error.text);
+    return share.device;
 }
 
 /* A direct twin (core/twin.h): the layer made DXVK's image of a large texture exportable, with
  * dedicated memory, so the twin is that image itself; the texture keeps its pixels after the
- * twin goes. A texture below the layer's least size has none. */
-static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
+ * twin goes. A texture below the layer's least size has none, nor a render target. */
+static void check_direct_twin(ID3D11Device *device, uint64_t shared, ID3D11Texture2D *small)
 {
     enum { BIG_WIDTH = 512, BIG_HEIGHT = 256 };
     static uint32_t pixels[BIG_WIDTH * BIG_HEIGHT], got[BIG_WIDTH * BIG_HEIGHT];
@@ -233,17 +269,16 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
         pixels[i] = pixel(0xd17ec7u, i % BIG_WIDTH, i / BIG_WIDTH);
     texture = program_texture(device, BIG_WIDTH, BIG_HEIGHT, D3D11_BIND_SHADER_RESOURCE, pixels);
     dxvk_vk_image image = vulkan_image(texture);
-    struct dxcl_twin_request request = {
-        image, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, BIG_WIDTH, BIG_HEIGHT, 1, 0, 1};
-
-    REQUIRE(twin_create(&request, &twin) == 0, "a direct twin of DXVK's %ux%u image: %d (%s)",
-            BIG_WIDTH, BIG_HEIGHT, twin.result, twin.error);
-    CHECK(twin.direct && twin.image == image && twin.memory && twin.fd >= 0,
-          "the twin is DXVK's image itself (0x%llx, memory 0x%llx, fd %d)",
-          (unsigned long long)twin.image, (unsigned long long)twin.memory, twin.fd);
+    twin = make_twin(shared, image, BIG_WIDTH, BIG_HEIGHT, false, true, NULL);
+    REQUIRE(twin.id, "a direct twin of DXVK's %ux%u image: %d (%s)", BIG_WIDTH, BIG_HEIGHT,
+            twin.error.result, twin.error.text);
+    CHECK(twin.direct && twin.image == image && twin.fd >= 0,
+          "the twin is DXVK's image itself (0x%llx, fd %d)", (unsigned long long)twin.image,
+          twin.fd);
     CHECK(twin.size >= BIG_WIDTH * BIG_HEIGHT * 4ull, "its memory's size %llu",
           (unsigned long long)twin.size);
-    twin_destroy(&twin);
+    close_fd(twin.fd);
+    give_up(twin.id);
     test_d3d11_read(device, (ID3D11Resource *)texture, got, BIG_WIDTH * 4, BIG_HEIGHT);
     CHECK(!memcmp(got, pixels, sizeof(got)), "the texture keeps its pixels after the twin goes");
     ID3D11Texture2D_Release(texture);
@@ -251,16 +286,13 @@ static void check_direct_twin(ID3D11Device *device, ID3D11Texture2D *small)
     /* A render target may be kept compressed (core/twin.h): it keeps its copying twin. */
     texture = program_texture(device, BIG_WIDTH, BIG_HEIGHT,
                               D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET, pixels);
-    request.like_image = vulkan_image(texture);
-    CHECK(twin_create(&request, &twin) != 0 && strstr(twin.error, "a render target"),
-          "a render target has no direct twin: %s", twin.error);
+    twin = make_twin(shared, vulkan_image(texture), BIG_WIDTH, BIG_HEIGHT, false, true, NULL);
+    CHECK(!twin.id && strstr(twin.error.text, "a render target"),
+          "a render target has no direct twin: %s", twin.error.text);
     ID3D11Texture2D_Release(texture);
-
-    request.like_image = vulkan_image(small);
-    request.width = WIDTH;
-    request.height = HEIGHT;
-    CHECK(twin_create(&request, &twin) != 0 && strstr(twin.error, "not made exportable"),
-          "a %ux%u texture has no direct twin: %s", WIDTH, HEIGHT, twin.error);
+    twin = make_twin(shared, vulkan_image(small), WIDTH, HEIGHT, false, true, NULL);
+    CHECK(!twin.id && strstr(twin.error.text, "not made exportable"),
+          "a %ux%u texture has no direct twin: %s", WIDTH, HEIGHT, twin.error.text);
 }
 
 int main(void)
@@ -269,6 +301,7 @@ int main(void)
     ID3D11DeviceContext *immediate;
     ID3D11Device *device = test_d3d11_device(&immediate);
     IDXGIVkInteropDevice1 *interop = NULL;
+    uint64_t shared;
 
     if (!find_pair()) {
         /* CI runs this only with the pair (test_vk_twin.unix*), so there this is a failure. */
@@ -287,7 +320,7 @@ int main(void)
         CHECK(hr == E_NOINTERFACE, "QueryInterface failed with 0x%08lx, want E_NOINTERFACE",
               (unsigned long)hr);
         /* Nothing made a Vulkan instance, so the layer never loaded: the pair says so. */
-        check_unknown_image("is not loaded");
+        check_unknown_image(1, "is not loaded");
         ID3D11DeviceContext_Release(immediate);
         ID3D11Device_Release(device);
         return test_finish("vk_twin");
@@ -295,10 +328,12 @@ int main(void)
     fill(pixels, 0x1234abcdu);
     ID3D11Texture2D *texture =
         program_texture(device, WIDTH, HEIGHT, D3D11_BIND_SHADER_RESOURCE, pixels);
+    dxvk_vk_image image = vulkan_image(texture);
 
-    check_round_trip(device, immediate, interop, texture, vulkan_image(texture));
-    check_unknown_image("no device made image 0x7e57");
-    check_direct_twin(device, texture);
+    shared = start_sharing(image);
+    check_round_trip(device, immediate, interop, shared, texture, image);
+    check_unknown_image(shared, "made no image 0x7e57");
+    check_direct_twin(device, shared, texture);
 
     ID3D11Texture2D_Release(texture);
     interop->lpVtbl->Release(interop);

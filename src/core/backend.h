@@ -41,10 +41,12 @@ struct dxcl_device_storage {
     int fd;
     uint64_t size;
     struct dxcl_mapping host;
-    /* Answered where sync_import was asked and the twin has them: its semaphores (core/twin.h:
-     * `ready`, `done`) imported into the context's driver, kept with the twin (a pooled twin
-     * brings them to its next object); else NULL. */
-    cl_semaphore_khr ready, done;
+    /* Answered where sync_import was asked and the twin has one: its `ready` (core/twin.h)
+     * imported into the context's driver, kept with the twin (a pooled twin brings it to its next
+     * object); else NULL: the host waits for the hand-ins (struct dxcl_surface). */
+    cl_semaphore_khr ready;
+    /* Answered: the Vulkan layer's id of the device the twin is on (the hosts' waits name it). */
+    uint64_t layer_device;
     /* Answered: the twin is the texture itself (a direct twin, core/twin.h): OpenCL imports the
      * texture's own memory, and no copy is made at a hand-over. */
     bool direct;
@@ -95,6 +97,9 @@ struct dxcl_backend {
      * teardowns). Absent or false: dxcl uses the device only inside the program's OpenCL
      * calls (docs/design.md, "Threads"). */
     bool (*prepare_device)(struct dxcl_context *ctx);
+    /* Optional: the driver's context exists (ctx->handle): the GPU path starts sharing on the
+     * device where it may serve (ctx->gpu_device). */
+    void (*context_ready)(struct dxcl_context *ctx);
     /* Optional: enters the device's multithread protection (D3D10, D3D11), returning what
      * leave_device needs (NULL: nothing entered). Every sequence of dxcl's Direct3D calls runs
      * inside it, so that it is atomic with respect to the program's calls. The core enters it
@@ -114,6 +119,11 @@ struct dxcl_backend {
      * `storage`. False (logged) when the surface keeps its staging copy. Called under
      * dxcl_device_enter. */
     bool (*device_storage)(struct dxcl_surface *surface, struct dxcl_device_storage *storage);
+    /* Optional, the GPU path: sends the hand-overs that copy_to_host, map_host and unmap_host
+     * asked for since the last call as one batch on Direct3D's queue (docs/design.md,
+     * "Hand-overs"). Called inside dxcl_device_enter before its leave, by every caller of those
+     * three (dxcl_device_hand_overs); CL_SUCCESS, or the error of a batch that failed. */
+    cl_int (*end_hand_overs)(struct dxcl_context *ctx);
     /* Optional: how many idle surfaces the context keeps for reuse (dxclGetPooledStagingCount). */
     unsigned (*pooled_surfaces)(struct dxcl_context *ctx);
     /* Optional: the view of plane mem->plane inside a locked multi-planar surface. */
@@ -143,6 +153,14 @@ static inline void *dxcl_device_enter(const struct dxcl_backend *backend, struct
 
     dxcl_lock_device();
     return protection;
+}
+
+/* The hand-overs the backend gathered inside dxcl_device_enter, sent (struct dxcl_backend's
+ * end_hand_overs); CL_SUCCESS where it has none. */
+static inline cl_int dxcl_device_hand_overs(const struct dxcl_backend *backend,
+                                            struct dxcl_context *ctx)
+{
+    return backend->end_hand_overs ? backend->end_hand_overs(ctx) : CL_SUCCESS;
 }
 
 static inline void dxcl_device_leave(const struct dxcl_backend *backend, void *protection)

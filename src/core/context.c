@@ -199,6 +199,8 @@ static cl_context finish_create(cl_context handle, struct dxcl_context *ctx, cl_
         if (err != CL_SUCCESS) {
             dxcl_driver()->clReleaseContext(handle);
             handle = NULL;
+        } else if (ctx->backend && ctx->backend->context_ready) {
+            ctx->backend->context_ready(ctx);
         }
     }
     if (!handle)

@@ -23,6 +23,9 @@ struct dxcl_context {
     /* dxcl may use the device from its own thread (backend->prepare_device). */
     bool any_thread;
     void *backend_data; /* backend per-context state */
+    /* The GPU path: the Vulkan layer's id of the Vulkan device of the context's Direct3D device
+     * once sharing started on it (the backend's context_ready), else 0. */
+    uint64_t gpu_device;
     /* The upper layers' state of the context (struct dxcl_context_part), newest first. */
     struct dxcl_context_part *volatile parts;
 };

@@ -193,6 +193,27 @@ static bool under_wine(void)
     return GetProcAddress(GetModuleHandleA("ntdll.dll"), "wine_get_version") != NULL;
 }
 
+typedef BOOL(WINAPI *pair_announce_fn)(void);
+
+void dxcl_driver_announce(void)
+{
+    char path[MAX_PATH], named[MAX_PATH];
+
+    if (dxcl_getenv("DRIVER", named, sizeof(named)) || unix_setting() == UNIX_NEVER ||
+        !under_wine())
+        return;
+    for (unsigned i = 0; wine_builtin_path(i, "dxclunix.dll", path, sizeof(path)); i++) {
+        HMODULE module = LoadLibraryA(path);
+        pair_announce_fn announce =
+            module ? (pair_announce_fn)(void *)GetProcAddress(module, "dxclunixAnnounce") : NULL;
+
+        if (announce && announce())
+            return; /* it stays loaded: the driver's load takes it again */
+        if (module)
+            FreeLibrary(module);
+    }
+}
+
 /* DXCL_DRIVER's DLL or the system OpenCL.dll (Wine's builtin when that is dxcl). */
 static void load_windows_driver(bool from_environment)
 {
@@ -269,11 +290,8 @@ void *dxcl_driver_export(const char *name)
     return driver_module ? (void *)GetProcAddress(driver_module, name) : NULL;
 }
 
-/* The pair's twin exports (src/unix/pe/dxclunix_pe.c): present only on the Unix side. */
-typedef int32_t(WINAPI *pair_twin_fn)(const struct dxcl_twin_request *request,
-                                      struct dxcl_twin *twin);
-typedef void(WINAPI *pair_twin_destroy_fn)(struct dxcl_twin *twin);
-typedef int32_t(WINAPI *pair_twin_export_fn)(struct dxcl_twin *twin);
+/* The pair's call of dxcl's Vulkan layer (src/unix/pe/dxclunix_pe.c): on the Unix side only. */
+typedef int32_t(WINAPI *pair_layer_call_fn)(uint32_t call, void *params, uint32_t *layer_missing);
 
 typedef DWORD(WINAPI *pair_signals_fn)(char *owner, DWORD size);
 
@@ -302,40 +320,26 @@ void dxcl_driver_close_fd(int fd)
         close_fd(fd);
 }
 
-static bool no_twins(struct dxcl_twin *twin)
+int32_t dxcl_driver_layer_call(enum dxcl_layer_call call, void *params, char *why, size_t size)
 {
-    twin->result = -1;
-    snprintf(twin->error, sizeof(twin->error), "the driver is %s, not the Unix side",
-             driver_route[0] ? driver_route : "absent");
-    return false;
-}
+    static pair_layer_call_fn layer_call; /* once: it runs every hand-over */
+    uint32_t missing = 0;
+    int32_t result;
 
-bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin)
-{
-    pair_twin_fn create = (pair_twin_fn)dxcl_driver_export("dxclunixTwinCreate");
-
-    memset(twin, 0, sizeof(*twin));
-    twin->fd = -1;
-    if (!create || !pair_lookup)
-        return no_twins(twin);
-    return create(request, twin) == 0;
-}
-
-void dxcl_driver_twin_destroy(struct dxcl_twin *twin)
-{
-    pair_twin_destroy_fn destroy = (pair_twin_destroy_fn)dxcl_driver_export("dxclunixTwinDestroy");
-
-    if (destroy)
-        destroy(twin);
-}
-
-bool dxcl_driver_twin_export(struct dxcl_twin *twin)
-{
-    pair_twin_export_fn export_fd = (pair_twin_export_fn)dxcl_driver_export("dxclunixTwinExport");
-
-    if (!export_fd)
-        return no_twins(twin);
-    return export_fd(twin) == 0;
+    if (!layer_call && pair_lookup)
+        layer_call = (pair_layer_call_fn)dxcl_driver_export("dxclunixLayerCall");
+    if (!layer_call || !pair_lookup) {
+        snprintf(why, size, "the driver is %s, not the Unix side",
+                 driver_route[0] ? driver_route : "absent");
+        return -1;
+    }
+    if ((result = layer_call(call, params, &missing)) && missing)
+        snprintf(why, size,
+                 "the Vulkan layer VK_LAYER_DXCL_interop is not loaded "
+                 "(VK_LAYER_PATH, VK_INSTANCE_LAYERS)");
+    else if (result)
+        snprintf(why, size, "the Vulkan layer refused call %d (%d)", (int)call, (int)result);
+    return result;
 }
 
 /* dxcl_driver_external's answers, for the one platform programs have. */
@@ -390,20 +394,6 @@ cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd)
         dxcl_driver_close_fd(fd);
     }
     return semaphore;
-}
-
-typedef int32_t(WINAPI *pair_twin_sync_fn)(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
-
-bool dxcl_driver_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
-{
-    static pair_twin_sync_fn sync_fn; /* once: it runs every hand-over */
-
-    if (!sync_fn)
-        sync_fn = (pair_twin_sync_fn)dxcl_driver_export("dxclunixTwinSync");
-    sync->fd = -1;
-    if (!sync_fn)
-        return no_twins(twin);
-    return sync_fn(twin, sync) == 0;
 }
 
 const char *dxcl_driver_path(void)

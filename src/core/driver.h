@@ -34,17 +34,21 @@ const char *dxcl_driver_route(void);
  * another dxcl), or NULL. */
 void *dxcl_driver_export(const char *name);
 
-/* The GPU path's twins (core/twin.h), made by dxcl's Vulkan layer through the Unix side:
- * false, with twin->error set, where the driver is not the Unix side or it has no layer. */
 /* Logs once that the Unix side put back Wine's signal handlers after the driver's LLVM took
  * them (docs/proxy.md, "Signal handlers"); nothing without the Unix side. */
 void dxcl_driver_note_signals(void);
 /* Closes a host fd that the driver's import refused (it stays the caller's): the Unix side's. */
 void dxcl_driver_close_fd(int fd);
-bool dxcl_driver_twin_create(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
-void dxcl_driver_twin_destroy(struct dxcl_twin *twin);
-/* A new fd of the twin's memory (each import takes one): false with twin->error set. */
-bool dxcl_driver_twin_export(struct dxcl_twin *twin);
+/* A call of dxcl's Vulkan layer for the GPU path (core/twin.h) through the Unix side: the
+ * layer's answer (its struct says more), or -1 with `why` set where the driver is not the Unix
+ * side or the layer is not loaded. */
+int32_t dxcl_driver_layer_call(enum dxcl_layer_call call, void *params, char *why, size_t size);
+/* Under Wine, at dxcl's load: the Unix side's PE half is loaded and finds its Unix half (the
+ * host library is not opened), so that dxcl's Vulkan layer knows dxcl may share in this process
+ * before the program makes its Direct3D devices; nothing where the driver will not be the Unix
+ * side (DXCL_DRIVER, DXCL_UNIX=0). Called from DllMain: it loads a DLL of dxcl's own, which
+ * imports nothing the process has not loaded. */
+void dxcl_driver_announce(void);
 /* The driver's cl_khr_external_memory and cl_khr_semaphore functions on the context's platform,
  * looked up once per platform (programs have one); NULL where the driver has none. */
 struct dxcl_external_functions {
@@ -59,8 +63,6 @@ struct dxcl_external_functions {
 struct dxcl_external_functions dxcl_driver_external(cl_context context);
 /* A binary semaphore imported from an opaque fd (the import owns the fd), or NULL (logged). */
 cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd);
-/* A twin's semaphores (enum dxcl_twin_sync_op): false with twin->error set. */
-bool dxcl_driver_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
 
 /* The driver's answers, whole (lists and strings sized from the driver's own count; the
  * caller frees them). Platforms and devices: NULL with *count 0 when there are none.

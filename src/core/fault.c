@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[DXCL_FAULT_COUNT] = {"lock",  "upload",    "download", "staging",
-                                                    "alloc", "chain",     "move",     "convert",
-                                                    "twin",  "twin_make", "import"};
+static const char *const names[DXCL_FAULT_COUNT] = {
+    "lock", "upload",  "download", "staging",   "alloc",  "chain",
+    "move", "convert", "twin",     "twin_make", "import", "release_watch"};
 
 volatile LONG dxcl_fault_armed;
 /* Passes left before the fault fires, per point; 0: disarmed. */

@@ -16,12 +16,17 @@ struct dxcl_surface {
     LONG refs;       /* memobjs using the surface; guarded by dxcl_lock */
     LONG host_users; /* acquired memobjs; the surface is mapped while > 0 */
     bool written;    /* a release copied data into the mapping */
-    /* The GPU path with semaphores (engine/gpu_path.h): Direct3D and OpenCL order each other
-     * on the GPU, and the backend's hand-overs wait on no CPU. ready_signalled: the backend
-     * signalled the twin's `ready` after its copy in, and OpenCL has not queued its wait yet;
-     * done_signalled: OpenCL queued its signal of `done`, and Direct3D's queue has not waited
-     * for it yet. One signal, one wait, so both semaphores rest unsignalled. */
-    bool gpu_synced, ready_signalled, done_signalled;
+    /* The GPU path's hand-overs (engine/gpu_path.h). gpu_synced: OpenCL waits for Direct3D's
+     * hand-ins on the GPU (the twin's `ready`, imported); ready_signalled: the backend's last
+     * hand-in signalled it and OpenCL has not queued its wait yet (one signal, one wait: it
+     * rests unsignalled). hand_in_value: else, the host waits until the Vulkan layer's timeline
+     * of device hand_in_device reaches it before OpenCL uses the twin (0: nothing to wait for).
+     * release_event: the driver's event after which OpenCL no longer uses the twin (its
+     * release), which Direct3D's queue waits for at the next hand-out (dxcl's reference), or
+     * NULL. */
+    bool gpu_synced, ready_signalled;
+    uint64_t hand_in_device, hand_in_value;
+    cl_event release_event;
     /* The GPU path: the driver's import of the twin, which its object's teardown gives back
      * (the program's handle, now dxcl's alone) with the flags it was made with; the backend
      * keeps it with the pooled twin for the twin's next object (backend.h), else releases it. */

@@ -1,131 +1,233 @@
 /* The GPU path's twins (docs/design.md, "The GPU path"): what dxcl's PE code (mingw), its Unix
- * half (dxclunix.so) and its host Vulkan layer (libdxcl_vk_layer.so) agree on. Plain C types
- * only: both compilers read this file. In core/, the bottom layer, so that the native parts
- * (src/unix/) use it as they use core/cl_api.h, and nothing of dxcl's depends on them.
+ * half (dxclunix.so) and its host Vulkan layer (libdxcl_vk_layer.so) agree on. Plain C types of
+ * fixed width only: both compilers read this file. In core/, the bottom layer, so that the native
+ * parts (src/unix/) use it as they use core/cl_api.h, and nothing of dxcl's depends on them.
  *
- * A twin is a Vulkan image made by the layer on the VkDevice of a program's DXVK texture, with
- * dedicated memory the layer exports as an opaque file descriptor. DXVK wraps it as a D3D11
- * texture (IDXGIVkInteropDevice1::CreateTexture2DFromVkImage) so that dxcl copies between the
- * program's texture and the twin on the GPU; where DXVK cannot (3D images, a plane of an NV12
- * image) the layer copies (DXCL_TWIN_SYNC_COPY_IN/OUT). OpenCL imports the fd: the OpenCL
- * object's storage is the twin's memory.
+ * The layer owns every Vulkan object of the path; PE code holds only the ids the layer issued
+ * (a device's, a twin's) and facts it copied out. Every id is checked: an unknown or stale one is
+ * an error, never a crash.
  *
- * A direct twin (request->direct) is the program's image itself: the layer made it exportable
- * when DXVK created it (2D, optimal, one mip and one layer, at least DXCL_TWIN_DIRECT_MIN_PIXELS,
- * a shader resource only; DXCL_GPU_DIRECT=0 turns that off), gave it dedicated memory, and OpenCL
- * imports that memory.
- * No copy: a hand-over moves the image between DXVK's layout and OpenCL's
- * (DXCL_TWIN_SYNC_HAND_IN/OUT). Its image and memory stay DXVK's.
+ * Sharing starts on a device when dxcl makes an OpenCL context on a Direct3D device of it
+ * (dxcl_layer_share, named by a VkImage of that device): from then on the layer makes DXVK's
+ * larger shader-resource images exportable (direct candidates). Before, and on every device of a
+ * process without dxcl, the layer changes nothing (docs/proxy.md, "The Vulkan layer").
+ *
+ * A twin is a Vulkan image made by the layer on the device, with dedicated memory exported as an
+ * opaque file descriptor. DXVK wraps it as a D3D11 texture (IDXGIVkInteropDevice1::
+ * CreateTexture2DFromVkImage) so that dxcl copies between the program's texture and the twin on
+ * the GPU; where DXVK cannot (3D images, a plane of an NV12 image) the layer copies. OpenCL
+ * imports the fd: the OpenCL object's storage is the twin's memory. A direct twin is the
+ * program's image itself (made exportable at creation: 2D, optimal, one mip and one layer, at
+ * least DXCL_TWIN_DIRECT_MIN_PIXELS, a shader resource only), and OpenCL imports its memory.
+ *
+ * Hand-overs (struct dxcl_hand_over) move a batch of twins between Direct3D's queue and OpenCL
+ * with one submission on that queue, made while DXVK holds its submissions back:
+ *   - to OpenCL (DXCL_HAND_IN): the layer's copy in where it copies, then the images' ownership
+ *     released to VK_QUEUE_FAMILY_EXTERNAL in GENERAL; then the signal of each twin's binary
+ *     `ready`, which OpenCL waits for, where asked; the batch also signals the layer's timeline
+ *     (done_value), which the host waits for where OpenCL cannot wait on the GPU;
+ *   - back (DXCL_HAND_OUT): a wait for the twin's release timeline (a timeline semaphore of the
+ *     layer's, so that the wait may come first), then ownership acquired from the external queue
+ *     family into DXVK's layout, then the layer's copy out where it copies. The release value is
+ *     signalled from the host once OpenCL's release is done (dxcl_layer_released), or once its
+ *     bound passed (dxcl_layer_release_bound): Direct3D never waits for OpenCL without a bound.
  *
  * The test-only import (host_visible): the twin is linear and host-visible, and the layer maps
- * it; an OpenCL driver without import (PoCL) then uses the mapping as host memory. It exercises
- * everything but the import itself, on lavapipe in CI, and is never used in production. */
+ * it; an OpenCL driver without import (PoCL) then uses the mapping as host memory. Everything
+ * but the import itself runs, on lavapipe in CI; it is never used in production. */
 #ifndef DXCL_TWIN_H
 #define DXCL_TWIN_H
 
 #include <stdint.h>
 
-/* What the twin must be: one subresource of the program's texture. */
-struct dxcl_twin_request {
-    /* The host VkImage of the program's texture (IDXGIVkInteropSurface::GetVulkanImageInfo):
-     * the twin is made on the device that made it. */
-    uint64_t like_image;
-    uint32_t format;     /* VkFormat */
-    uint32_t image_type; /* VkImageType: 2D or 3D */
-    uint32_t width, height, depth;
-    uint32_t host_visible; /* the test-only import: linear, host-visible, mapped */
-    uint32_t direct;       /* a direct twin: like_image itself (above) */
-};
-
 /* The smallest image the layer makes exportable for direct twins (width x height): every such
  * image gets an allocation of its own, and a program may make thousands of small ones. */
 #define DXCL_TWIN_DIRECT_MIN_PIXELS (256u * 256u)
 
-struct dxcl_twin {
-    int32_t result;          /* 0, or the VkResult (or -1) of the step that failed */
-    char error[192];         /* that step, in words, for dxcl's log */
-    uint64_t image;          /* VkImage: for CreateTexture2DFromVkImage */
-    uint64_t memory;         /* VkDeviceMemory (the layer's, for destroy) */
-    uint64_t device;         /* the host VkDevice (the layer's, for destroy) */
-    uint64_t size;           /* bytes of the dedicated allocation (what OpenCL imports) */
-    int32_t fd;              /* the opaque fd of the memory; -1 when host_visible */
-    uint8_t device_uuid[16]; /* VkPhysicalDeviceIDProperties::deviceUUID of the device */
-    /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
-    void *host;
-    uint64_t row_pitch, slice_pitch;
-    /* Binary VkSemaphores exportable as opaque fds, 0 where the device cannot export them (and
-     * with host_visible): `ready` is signalled on Direct3D's queue after its copy into the twin
-     * and waited on by OpenCL; `done` is signalled by OpenCL after its last use of the twin and
-     * waited on by Direct3D's queue. Each signal has exactly one wait, so both rest unsignalled
-     * between hand-overs (and in the pool). */
-    uint64_t ready, done;
-    /* The twin's extent (its one subresource), for the layer's copies. */
-    uint32_t width, height, depth;
-    /* The layer's own state for its copies (command buffers, fences), 0 until the first. */
-    uint64_t copier;
-    /* A direct twin: image and memory are DXVK's, and serial names that image's life (a VkImage
-     * handle may come back for a new image once DXVK destroyed the old one). */
-    uint32_t direct;
-    uint64_t serial;
+/* The bound of Direct3D's wait for OpenCL's release, unless DXCL_GPU_WAIT_BOUND_MS says
+ * otherwise: as Windows' timeout for a GPU that stopped responding (TDR). */
+#define DXCL_TWIN_WAIT_BOUND_MS 2000u
+
+/* What failed, for dxcl's log: every call fills one of these where it fails. */
+struct dxcl_layer_error {
+    int32_t result; /* 0, or the VkResult (or -1) of the step that failed */
+    char text[196]; /* that step, in words */
 };
 
-/* What dxcl_layer_twin_sync does with a twin's semaphores. */
-enum dxcl_twin_sync_op {
-    DXCL_TWIN_SYNC_EXPORT_READY, /* a new opaque fd of `ready` into sync->fd (an import owns it) */
-    DXCL_TWIN_SYNC_EXPORT_DONE,  /* a new opaque fd of `done` into sync->fd */
-    /* A submission to the queue (family, index) of the twin's device, which the caller holds
-     * (DXVK's LockSubmissionQueue): signals `ready` after all work before it, or waits for
-     * `done` before all work after it. */
-    DXCL_TWIN_SYNC_SIGNAL_READY,
-    DXCL_TWIN_SYNC_WAIT_DONE,
-    /* The layer's own copies, for twins DXVK cannot wrap as a texture (3D textures): on the same
-     * queue, with DXVK's work flushed before and its submissions held back, a copy of the
-     * program's image (`image`, in DXVK's `layout`) into the whole twin, then the signal of
-     * `ready` where `with_semaphore`; or the wait for `done` where `with_semaphore`, then a copy
-     * of the twin back into the program's image. */
-    DXCL_TWIN_SYNC_COPY_IN,
-    DXCL_TWIN_SYNC_COPY_OUT,
-    /* A direct twin's hand-overs, as the copies but with no copy: the image moves from DXVK's
-     * `layout` to GENERAL and to the external queue family (OpenCL's), then `ready` is
-     * signalled where `with_semaphore`; or, after the wait for `done` where `with_semaphore`,
-     * back to DXVK's queue family and layout. */
-    DXCL_TWIN_SYNC_HAND_IN,
-    DXCL_TWIN_SYNC_HAND_OUT,
-    /* 0 while the direct twin's image is alive (not destroyed since: its serial), else -1. */
-    DXCL_TWIN_SYNC_CHECK_DIRECT,
+/* DXCL_LAYER_SHARE: sharing starts on the device that made `image`. */
+struct dxcl_layer_share {
+    uint64_t image;            /* in: a VkImage of the device (the host's handle) */
+    uint64_t device;           /* out: the layer's id of the device */
+    uint8_t uuid[16];          /* out: VkPhysicalDeviceIDProperties::deviceUUID */
+    uint32_t semaphore_export; /* out: the device exports semaphores as opaque fds */
+    struct dxcl_layer_error error;
 };
-struct dxcl_twin_sync {
-    int32_t op; /* enum dxcl_twin_sync_op */
-    uint32_t queue_family, queue_index;
-    int32_t fd;
-    /* The copies only: the program's VkImage, the VkImageLayout DXVK keeps it in outside its
-     * command buffers (IDXGIVkInteropSurface::GetVulkanImageInfo), the VkImageAspectFlags of the
-     * copy and the subresource (its extent is the twin's). */
+
+/* What a twin must be: one subresource of the program's texture, on the shared device. */
+struct dxcl_twin_request {
+    uint64_t device;     /* the layer's device id (dxcl_layer_share) */
+    uint64_t like_image; /* the program's VkImage: a direct twin is it */
+    uint32_t format;     /* VkFormat */
+    uint32_t image_type; /* VkImageType: 2D or 3D */
+    uint32_t width, height, depth;
+    uint32_t host_visible; /* the test-only import: linear, host-visible, mapped */
+    uint32_t direct;       /* a direct twin: like_image itself */
+};
+
+/* What PE code knows of a twin: its id and facts copied out. */
+struct dxcl_twin {
+    uint64_t id;    /* the layer's; 0: none */
+    uint64_t image; /* VkImage: for CreateTexture2DFromVkImage (a direct twin's is DXVK's) */
+    uint64_t size;  /* bytes of the dedicated allocation (what OpenCL imports) */
+    int32_t fd;     /* an opaque fd of the memory (an import takes it); -1 when host_visible */
+    uint32_t direct;
+    uint32_t semaphores; /* it has `ready` (the device exports semaphores) */
+    uint32_t width, height, depth;
+    uint8_t device_uuid[16];
+    /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
+    uint64_t host; /* a host address */
+    uint64_t row_pitch, slice_pitch;
+    struct dxcl_layer_error error;
+};
+
+/* One twin's part of a hand-over. */
+enum dxcl_hand_over_op {
+    DXCL_HAND_IN = 1, /* to OpenCL */
+    DXCL_HAND_OUT,    /* back to Direct3D */
+    DXCL_HAND_RETIRE, /* given up: freed once the GPU ran everything submitted before it */
+};
+struct dxcl_hand_over_item {
+    uint64_t twin;
+    int32_t op; /* enum dxcl_hand_over_op */
+    /* DXCL_HAND_IN: the twin holds Direct3D's contents (DXVK copied them into it, or the layer
+     * copies them here); else OpenCL overwrites it and they are not kept. signal_ready: the
+     * twin's `ready` is signalled for OpenCL to wait on. */
+    uint32_t contents, signal_ready;
+    /* DXCL_HAND_OUT: OpenCL used the twin, so Direct3D's queue waits for its release
+     * (release_value, out); copy_back: the layer copies the twin into the program's image. */
+    uint32_t opencl_used, copy_back;
+    /* copies: the layer copies between the program's subresource and the twin (3D textures,
+     * planes); `image` is then the program's VkImage. Otherwise `image` is the twin's own
+     * (DXVK's image for a direct twin, the wrapped twin's for the others). `layout` is the
+     * VkImageLayout DXVK keeps `image` in outside its command buffers
+     * (IDXGIVkInteropSurface::GetVulkanImageInfo); aspect (the copy's VkImageAspectFlags),
+     * mip_level and array_layer name the program's subresource. */
+    uint32_t copies;
     uint64_t image;
     uint32_t layout, aspect, mip_level, array_layer;
-    uint32_t with_semaphore;
-    /* DXCL_TWIN_SYNC_SIGNAL_READY only: unless_idle asks for no signal where everything
-     * submitted to the device is done (the layer knows it without waiting: its progress.h);
-     * skipped then says none was submitted, and OpenCL must not wait for one. */
-    uint32_t unless_idle, skipped;
+    uint64_t release_value;
 };
 
-/* The layer's exports, looked up by name by dxclunix.so (dlopen of DXCL_TWIN_LAYER_SONAME with
- * RTLD_NOLOAD: the Vulkan loader has loaded it when the layer is enabled).
- * dxcl_layer_twin_create: 0 and *twin filled, or twin->result/error set (nothing to destroy).
- * dxcl_layer_twin_destroy: frees the image and memory (and closes the fd if still >= 0). */
+/* A batch on the device's queue (family, index) that the caller holds (DXVK's
+ * LockSubmissionQueue). */
+#define DXCL_HAND_OVER_MAX 64
+struct dxcl_hand_over {
+    uint64_t device;
+    uint32_t queue_family, queue_index;
+    uint32_t count; /* at most DXCL_HAND_OVER_MAX */
+    /* DXCL_HAND_IN: no `ready` is signalled where everything submitted to the device is known
+     * done without waiting (progress.h); ready_skipped then says so. */
+    uint32_t unless_idle, ready_skipped;
+    uint64_t done_value; /* out: the layer's timeline value that says the batch ran */
+    struct dxcl_hand_over_item items[DXCL_HAND_OVER_MAX];
+    struct dxcl_layer_error error;
+};
+
+/* DXCL_LAYER_RELEASED: OpenCL's release of a hand-out is done (status: its event's, 0 or a
+ * negative error); the twin's release timeline reaches `value` once every earlier one is. */
+struct dxcl_layer_released {
+    uint64_t twin, value;
+    int32_t status;
+    uint32_t unused;
+};
+
+/* DXCL_LAYER_RELEASE_WHEN (dxclunix.so, not the layer): DXCL_LAYER_RELEASED is called once the
+ * host's cl_event `event` completes (the driver's event callback). result: 0, or the OpenCL
+ * error that stopped it (then the caller tells the layer itself). */
+struct dxcl_layer_release_when {
+    uint64_t event, twin, value;
+    int32_t result;
+    uint32_t unused;
+};
+
+/* DXCL_LAYER_RELEASE_STATE: how a twin's release `value` ended. */
+enum dxcl_release_state {
+    DXCL_RELEASE_PENDING, /* OpenCL's release is not done, the bound not passed */
+    DXCL_RELEASE_DONE,    /* done: Direct3D's queue went on after it */
+    DXCL_RELEASE_FAILED,  /* OpenCL's release failed (its status), or its bound passed first */
+};
+struct dxcl_layer_release_state {
+    uint64_t twin, value;
+    int32_t state;  /* out: enum dxcl_release_state */
+    int32_t status; /* out: the failed release's status; -1: the bound passed */
+};
+
+/* DXCL_LAYER_WAIT: the host waits until the device's timeline reaches `value` (a hand-over's
+ * done_value), at most timeout_ms; result 0, or VK_TIMEOUT (2), or another VkResult. */
+struct dxcl_layer_wait {
+    uint64_t device, value;
+    uint32_t timeout_ms;
+    int32_t result;
+};
+
+/* DXCL_LAYER_TWIN_CREATE. */
+struct dxcl_layer_twin_create {
+    struct dxcl_twin_request request;
+    struct dxcl_twin twin; /* out */
+};
+
+/* DXCL_LAYER_TWIN_EXPORT: a new fd of the twin's memory (each OpenCL import takes one: an
+ * import owns its fd, as Vulkan's does); DXCL_LAYER_TWIN_READY_FD: of its `ready`. */
+struct dxcl_layer_twin_fd {
+    uint64_t twin;
+    int32_t fd; /* out, or -1 */
+    uint32_t unused;
+    struct dxcl_layer_error error;
+};
+
+/* DXCL_LAYER_TWIN_CHECK: 0 while a direct twin's image is the one it was made of, alive;
+ * DXCL_LAYER_TWIN_DESTROY: the twin is given up; the layer frees what is its own once the GPU
+ * is done with it (once the device is known idle), never before. */
+struct dxcl_layer_twin {
+    uint64_t twin;
+    struct dxcl_layer_error error;
+};
+
+/* The calls PE code makes of the layer through dxcl's Unix side (dxclunixLayerCall), each with
+ * its struct. The Unix side calls the layer's export of the same name in lower case
+ * (dxcl_layer_share, ...): dlopen of DXCL_TWIN_LAYER_SONAME with RTLD_NOLOAD, since the Vulkan
+ * loader loaded it where the layer is enabled. Each returns 0, or the error its struct's `error`
+ * describes (-1 where the layer is not loaded). */
+enum dxcl_layer_call {
+    DXCL_LAYER_SHARE,         /* struct dxcl_layer_share */
+    DXCL_LAYER_TWIN_CREATE,   /* struct dxcl_layer_twin_create */
+    DXCL_LAYER_TWIN_EXPORT,   /* struct dxcl_layer_twin_fd */
+    DXCL_LAYER_TWIN_READY_FD, /* struct dxcl_layer_twin_fd */
+    DXCL_LAYER_TWIN_CHECK,    /* struct dxcl_layer_twin */
+    DXCL_LAYER_TWIN_DESTROY,  /* struct dxcl_layer_twin */
+    DXCL_LAYER_HAND_OVER,     /* struct dxcl_hand_over */
+    DXCL_LAYER_RELEASED,      /* struct dxcl_layer_released */
+    DXCL_LAYER_RELEASE_STATE, /* struct dxcl_layer_release_state */
+    DXCL_LAYER_WAIT,          /* struct dxcl_layer_wait */
+    DXCL_LAYER_RELEASE_WHEN,  /* struct dxcl_layer_release_when (dxclunix.so's own) */
+    DXCL_LAYER_CALL_COUNT
+};
+#define DXCL_LAYER_EXPORTS                                                                         \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_SHARE, dxcl_layer_share)                                          \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_TWIN_CREATE, dxcl_layer_twin_create)                              \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_TWIN_EXPORT, dxcl_layer_twin_export)                              \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_TWIN_READY_FD, dxcl_layer_twin_ready_fd)                          \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_TWIN_CHECK, dxcl_layer_twin_check)                                \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_TWIN_DESTROY, dxcl_layer_twin_destroy)                            \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_HAND_OVER, dxcl_layer_hand_over)                                  \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_RELEASED, dxcl_layer_released)                                    \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_RELEASE_STATE, dxcl_layer_release_state)                          \
+    DXCL_LAYER_EXPORT(DXCL_LAYER_WAIT, dxcl_layer_wait)
+typedef int32_t (*dxcl_layer_export_fn)(void *params);
+
 #define DXCL_TWIN_LAYER_SONAME "libdxcl_vk_layer.so"
-#define DXCL_TWIN_CREATE_NAME "dxcl_layer_twin_create"
-#define DXCL_TWIN_DESTROY_NAME "dxcl_layer_twin_destroy"
-/* dxcl_layer_twin_export: a new fd of the twin's memory into twin->fd (each OpenCL import takes
- * one: an import owns its fd, as Vulkan's does); 0, or result/error set. */
-#define DXCL_TWIN_EXPORT_NAME "dxcl_layer_twin_export"
-/* dxcl_layer_twin_sync: 0, or result/error set (enum dxcl_twin_sync_op). */
-#define DXCL_TWIN_SYNC_NAME "dxcl_layer_twin_sync"
-typedef int32_t (*dxcl_twin_create_fn)(const struct dxcl_twin_request *request,
-                                       struct dxcl_twin *twin);
-typedef void (*dxcl_twin_destroy_fn)(struct dxcl_twin *twin);
-typedef int32_t (*dxcl_twin_export_fn)(struct dxcl_twin *twin);
-typedef int32_t (*dxcl_twin_sync_fn)(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
+/* The soname of dxcl's Unix side: a process that has it loaded is one where dxcl may share
+ * (the layer is passive on every device of any other process). */
+#define DXCL_UNIX_SONAME "dxclunix.so"
 
 #endif

@@ -107,6 +107,8 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
 
 /* No GPU path for D3D10 yet: DXVK's twins are D3D11 textures. */
 #define d3d10_device_storage NULL
+#define d3d10_end_hand_overs NULL
+#define d3d10_context_ready NULL
 
 DXCL_DXGI_FAMILY(D3D10, d3d10)
 

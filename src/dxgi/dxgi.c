@@ -1,6 +1,7 @@
 /* What D3D10 and D3D11 share (dxgi.h): adapters and device queries, the D3D1x resource rules,
  * the staging pool of a context and its mappings, the DXGI format family. */
 #include "dxgi/dxgi.h"
+#include "dxgi/twins.h"
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/driver.h"
@@ -145,7 +146,7 @@ bool dxcl_dxgi_pool_take_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface
 static void free_staging(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     if (s->twin)
-        s->twin->release(ctx, s);
+        dxcl_dxgi_twin_release(ctx, s);
     else
         IUnknown_Release(s->staging);
     free(s);
@@ -342,6 +343,13 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
     if (!s)
         return;
     surface->backend_data = NULL;
+    /* A twin still OpenCL's (a hand-out that failed, or never went) is given up, not pooled. */
+    if (s->twin && s->twin->handed_in) {
+        DXCL_LOG("%s resource %p: its twin is given up, not pooled (still OpenCL's)",
+                 surface->backend->name, (void *)surface->resource);
+        free_staging(surface->context, s);
+        return;
+    }
     for (s = pool_put_evicting(surface->context, s); s; s = next) {
         next = s->next_pooled;
         free_staging(surface->context, s);

@@ -113,34 +113,29 @@ typedef HRESULT (*dxcl_dxgi_staging_fn)(void *device, const struct dxcl_dxgi_res
                                         const struct dxcl_dxgi_surface *surface,
                                         IUnknown **staging);
 
-/* The GPU path's twin of a surface (the backend's device_storage): the layer's image, which
- * the surface's `staging` then wraps as a texture on the GPU; or, where DXVK cannot wrap it
- * (3D textures), `staging` is NULL and the layer copies (layer_copies). `release` (the
- * backend's) waits until the GPU is done with the twin and frees it, the wrapping texture
- * included. */
+/* The GPU path's twin of a surface (dxgi/twins.h; the backend's device_storage): what the layer
+ * said of it (core/twin.h), and the texture DXVK wraps it in (the surface's `staging`), or NULL
+ * where DXVK cannot wrap it (3D textures, planes): the layer copies then (layer_copies). */
 struct dxcl_dxgi_twin {
     struct dxcl_twin vk;
     bool layer_copies;
-    /* Its semaphores imported into the context's driver (once: they stay with the twin in the
+    /* The VkImageLayout DXVK keeps the twin's image in: the wrapping texture's, or a direct
+     * twin's texture's. */
+    uint32_t layout;
+    /* A hand-in went and no hand-out since (or the hand-out failed): the twin is OpenCL's, as
+     * the layer knows it; it is never pooled so, and its next hand-in takes it back first. */
+    bool handed_in;
+    /* DXVK was made to submit its texture's initial data (the layer reads the image). */
+    bool initial_flushed;
+    /* Its `ready` imported into the context's driver (once: it stays with the twin in the
      * pool), or NULL. */
-    cl_semaphore_khr cl_ready, cl_done;
+    cl_semaphore_khr cl_ready;
     /* The driver's import of its memory that its last object left (core/memobj.h, the
      * surface's kept_import), made with cl_import_flags, for its next object; or NULL. */
     cl_mem cl_import;
     cl_mem_flags cl_import_flags;
-    /* An event query (ID3D11Query) behind dxcl's last copy out of it; idle_known: no copy in
-     * since (d3d11.c, twin_idle). */
-    IUnknown *idle;
-    bool idle_known;
-    /* A direct twin is its texture: once DXVK was made to submit the texture's initial data
-     * (d3d11.c, before_layer_copy), no later object of it needs that again. */
-    bool initial_flushed;
-    /* The time of the hand-overs' steps on Direct3D's queue (QueryPerformanceCounter ticks), for
-     * dxcl's log when the twin is freed (docs/perf.md): [0] DXVK's flush through its threads,
-     * [1] holding its submissions back, [2] the submission of the signal or the wait. */
-    LONG64 signal_ticks[3], wait_ticks[3];
-    LONG signals, waits, idle_skips, idle_hand_ins;
-    void (*release)(struct dxcl_context *ctx, struct dxcl_dxgi_surface *surface);
+    /* For dxcl's log when it is given up. */
+    LONG hand_ins, ready_signals, hand_outs;
 };
 
 /* A D3D1x surface: the staging copy of one subresource, or its twin on the GPU. */
@@ -158,8 +153,6 @@ struct dxcl_dxgi_surface {
     unsigned plane;
     /* The program's texture is a staging one: no GPU path (DXVK has no image behind it). */
     bool of_staging;
-    /* The layer's copies: DXVK has been made to submit the texture's initial data. */
-    bool initial_flushed;
     /* A direct twin's (core/twin.h): the VkImage of the program's texture, which the twin is;
      * part of the pool's key (a direct twin serves only its own texture). 0 for the others. */
     uint64_t direct_image;
@@ -282,8 +275,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
 
 /* A whole D3D1x family (API is D3D10 or D3D11): the backend, named dxcl_<prefix>_backend,
  * over <prefix>_check_resource, <prefix>_create_staging, <prefix>_copy_to_host,
- * <prefix>_map_host, <prefix>_unmap_host, <prefix>_device_storage (NULL: no GPU path) and
- * DXCL_DXGI_PROTECTION's functions, and its entry
+ * <prefix>_map_host, <prefix>_unmap_host, <prefix>_device_storage, <prefix>_end_hand_overs and
+ * <prefix>_context_ready (NULL: no GPU path) and DXCL_DXGI_PROTECTION's functions, and its entry
  * points. All tokens come from the Khronos header of that API. */
 #define DXCL_DXGI_FAMILY(API, prefix)                                                              \
     static cl_int prefix##_prepare(struct dxcl_context *ctx, const void *args,                     \
@@ -312,6 +305,8 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
         .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \
         .device_storage = prefix##_device_storage,                                                 \
+        .end_hand_overs = prefix##_end_hand_overs,                                                 \
+        .context_ready = prefix##_context_ready,                                                   \
         .plane_mapping = dxcl_dxgi_plane_mapping,                                                  \
         .resource_query = CL_MEM_##API##_RESOURCE_KHR,                                             \
         .subresource_query = CL_IMAGE_##API##_SUBRESOURCE_KHR,                                     \

@@ -217,10 +217,15 @@ static cl_int surfaces_in(struct transfer *t)
     for (i = 0; i < t->count && err == CL_SUCCESS; i++)
         if (!deferred(t, i))
             err = dxcl_surface_in(t->mems[i], true);
+    /* The GPU path's hand-overs go in one batch (struct dxcl_backend's end_hand_overs). */
+    if (err == CL_SUCCESS && (err = dxcl_device_hand_overs(t->backend, t->ctx)) != CL_SUCCESS)
+        i++; /* every surface brought in is given back */
     /* On failure, give back what this call brought in: nothing was written. */
     for (cl_uint j = 0; err != CL_SUCCESS && j + 1 < i; j++)
         if (!deferred(t, j))
             dxcl_surface_out(t->mems[j], false);
+    if (err != CL_SUCCESS)
+        dxcl_device_hand_overs(t->backend, t->ctx);
     dxcl_device_leave(t->backend, protection);
     if (err != CL_SUCCESS)
         DXCL_LOG("%s: the %s resource could not be read", t->name, t->backend->name);
@@ -239,7 +244,8 @@ static cl_int surfaces_out_entered(struct transfer *t, bool write_back)
         out = dxcl_surface_out(t->mems[i], write_back && dxcl_object_of(t->mems[i])->written);
         err = err == CL_SUCCESS ? out : err;
     }
-    return err;
+    out = dxcl_device_hand_overs(t->backend, t->ctx);
+    return err == CL_SUCCESS ? out : err;
 }
 
 static cl_int surfaces_out(struct transfer *t, bool write_back)
@@ -435,14 +441,13 @@ static bool brought_back(const struct transfer *t, cl_uint index)
 {
     const struct dxcl_object *obj = dxcl_object_of(t->mems[index]);
 
-    /* On the GPU path with semaphores, every object the driver holds comes back: its release
-     * is OpenCL's signal that Direct3D's queue waits for. */
-    return !deferred(t, index) &&
-           (obj->written || (obj->device_held && t->mems[index]->surface->gpu_synced));
+    /* On the GPU path every object comes back: its release is what Direct3D's queue waits
+     * for before its next use of the twin. */
+    return !deferred(t, index) && (obj->written || obj->on_gpu);
 }
 
-/* Every object the release brings back has OpenCL's signal queued for Direct3D's queue
- * (engine/gpu_path.h): the call need not wait for OpenCL's commands. */
+/* Every object the release brings back has OpenCL's release queued for Direct3D's queue to
+ * wait for (engine/gpu_path.h): the call need not wait for OpenCL's commands. */
 static bool ordered_on_gpu(const struct transfer *t)
 {
     cl_uint signalled = 0;
@@ -450,7 +455,7 @@ static bool ordered_on_gpu(const struct transfer *t)
     for (cl_uint i = 0; i < t->count; i++) {
         if (deferred(t, i))
             continue;
-        if (!t->mems[i]->surface->done_signalled)
+        if (!t->mems[i]->surface->release_event)
             return false;
         signalled++;
     }
@@ -489,7 +494,7 @@ static cl_int release_end(struct transfer *t, cl_event final)
                             NULL) != CL_SUCCESS)
         status = CL_OUT_OF_RESOURCES;
     if (status > CL_COMPLETE && ordered_on_gpu(t))
-        status = CL_COMPLETE; /* still running: Direct3D's queue waits for its signal */
+        status = CL_COMPLETE; /* still running: Direct3D's queue waits for it, bounded */
     release_events(t->events, t->count + 1);
     for (cl_uint i = 0; i < t->count && status == CL_COMPLETE; i++)
         if (brought_back(t, i))

@@ -273,7 +273,8 @@ cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, 
     struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
     cl_int err;
 
-    if ((err = dxcl_gpu_path_wait_ready(own, mem, NULL)) != CL_SUCCESS)
+    if ((err = dxcl_gpu_path_wait_hand_in(mem)) != CL_SUCCESS ||
+        (err = dxcl_gpu_path_wait_ready(own, mem, NULL)) != CL_SUCCESS)
         return err;
     if (!fn.acquire)
         return dxcl_driver()->clEnqueueMarkerWithWaitList(own, 0, NULL, done);
@@ -290,24 +291,48 @@ cl_int dxcl_gpu_path_release_now(cl_command_queue own, struct dxcl_memobj *mem, 
     return fn.release(own, 1, &mem->handle, num_events, wait_list, done);
 }
 
-cl_int dxcl_gpu_path_release_signalled(cl_command_queue queue, struct dxcl_memobj *mem,
-                                       cl_event after, cl_event *event)
+void dxcl_gpu_path_released_at(struct dxcl_memobj *mem, cl_event event)
+{
+    struct dxcl_surface *surface = mem->surface;
+
+    if (!event || dxcl_driver()->clRetainEvent(event) != CL_SUCCESS)
+        return;
+    if (surface->release_event)
+        dxcl_driver()->clReleaseEvent(surface->release_event);
+    surface->release_event = event;
+}
+
+cl_int dxcl_gpu_path_release_for_direct3d(cl_command_queue queue, struct dxcl_memobj *mem,
+                                          cl_event after, cl_event *event)
 {
     struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);
-    const struct dxcl_driver *drv = dxcl_driver();
     cl_event released = NULL;
-    cl_int err = fn.release ? fn.release(queue, 1, &mem->handle, 1, &after, &released)
-                            : drv->clEnqueueMarkerWithWaitList(queue, 1, &after, &released);
+    cl_int err = fn.release
+                     ? fn.release(queue, 1, &mem->handle, 1, &after, &released)
+                     : dxcl_driver()->clEnqueueMarkerWithWaitList(queue, 1, &after, &released);
 
     if (err != CL_SUCCESS)
-        return err;
-    err = fn.signal_semaphore(queue, 1, &dxcl_object_of(mem)->done, NULL, 1, &released, event);
-    drv->clReleaseEvent(released);
-    if (err != CL_SUCCESS)
-        return DXCL_FAIL(err, "%p: OpenCL's signal for Direct3D could not be queued",
+        return DXCL_FAIL(err, "%p: OpenCL's release for Direct3D could not be queued",
                          (void *)mem->handle);
-    mem->surface->done_signalled = true;
+    dxcl_gpu_path_released_at(mem, released);
+    *event = released;
     return CL_SUCCESS;
+}
+
+cl_int dxcl_gpu_path_wait_hand_in(struct dxcl_memobj *mem)
+{
+    struct dxcl_surface *surface = mem->surface;
+    struct dxcl_layer_wait wait = {surface->hand_in_device, surface->hand_in_value, 10000, -1};
+    char why[256];
+
+    if (!surface->hand_in_value)
+        return CL_SUCCESS;
+    surface->hand_in_value = 0;
+    if (dxcl_driver_layer_call(DXCL_LAYER_WAIT, &wait, why, sizeof(why)) == 0 && !wait.result)
+        return CL_SUCCESS;
+    return DXCL_FAIL(CL_OUT_OF_RESOURCES,
+                     "%p: Direct3D's hand-in to OpenCL was not done within %u ms (%d)",
+                     (void *)mem->handle, wait.timeout_ms, (int)wait.result);
 }
 
 /* The device imports binary semaphores as opaque fds. */

@@ -29,10 +29,15 @@ bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
  * object's lazy lock. */
 static cl_int surface_in(struct dxcl_memobj *mem, bool contents)
 {
+    const struct dxcl_backend *backend = mem->surface->backend;
     cl_int err;
 
     dxcl_lock_device();
     err = dxcl_surface_in(mem, contents);
+    if (err == CL_SUCCESS && (err = dxcl_device_hand_overs(backend, mem->context)) != CL_SUCCESS) {
+        dxcl_surface_out(mem, false);
+        dxcl_device_hand_overs(backend, mem->context);
+    }
     dxcl_unlock_device();
     return err;
 }
@@ -41,6 +46,7 @@ static void surface_out(struct dxcl_memobj *mem)
 {
     dxcl_lock_device();
     dxcl_surface_out(mem, false);
+    dxcl_device_hand_overs(mem->surface->backend, mem->context);
     dxcl_unlock_device();
 }
 

@@ -160,8 +160,8 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         obj->imported = !twin.host_import;
         obj->direct = twin.direct;
         obj->host_copy = twin.host;
-        obj->ready = twin.ready; /* the twin's: they go with it */
-        obj->done = twin.done;
+        obj->ready = twin.ready; /* the twin's: it goes with it */
+        obj->layer_device = twin.layer_device;
         if (twin.import) { /* the pooled twin's, its last object's handle, dxcl's alone now */
             *err = CL_SUCCESS;
             return twin.import;
@@ -242,6 +242,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
         return fail_memobj(ctx, desc, mem, err, errcode_ret);
     }
     mem->surface->gpu_synced = object->ready != NULL;
+    mem->surface->hand_in_device = object->layer_device;
     if (!surface_taken && desc->surface_data) {
         struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
@@ -327,17 +328,17 @@ static void fence(struct dxcl_memobj *mem)
 
 /* Whether the teardown waits for the driver's commands (the fences). dxcl's memory under the
  * driver object (a host copy) must outlive them. An imported object's memory is the driver's
- * import, which keeps it alive (Vulkan's external-memory payloads are counted), and with the
- * semaphores the next user of the texture waits for this object's release on the GPU: only an
- * import the driver still holds (released while acquired) or with `ready` signalled for it is
- * handed back first, and that waits (dxcl_zero_copy_hand_back). */
+ * import, which keeps it alive (Vulkan's external-memory payloads are counted), and the next
+ * user of the texture waits for this object's release on the GPU (its hand-out): only an import
+ * the driver still holds (released while acquired) or with `ready` signalled for it is handed
+ * back first, and that waits (dxcl_zero_copy_hand_back). */
 static bool needs_fences(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
 
     if (obj->host_copy.data)
         return true;
-    return obj->imported && (!obj->ready || obj->device_held || mem->surface->ready_signalled);
+    return obj->imported && (obj->device_held || mem->surface->ready_signalled);
 }
 
 /* The driver still uses dxcl's memory for the object. Never blocks on the program's work. */
@@ -373,10 +374,10 @@ static bool driver_busy_for_long(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
 
-    /* The GPU path with semaphores: the release did not wait for the commands, which complete
-     * by themselves while the context has no user event unset; waiting for them here costs
-     * less than polls that sleep (objects made and destroyed every frame). */
-    if (obj->ready && needs_fences(mem) && dxcl_unset_user_events(mem->context->handle) == 0) {
+    /* The GPU path: the release did not wait for the commands, which complete by themselves
+     * while the context has no user event unset; waiting for them here costs less than polls
+     * that sleep (objects made and destroyed every frame). */
+    if (obj->imported && needs_fences(mem) && dxcl_unset_user_events(mem->context->handle) == 0) {
         if (!obj->fenced)
             fence(mem);
         DXCL_LOG("memobj %p: its teardown waits for %zu fences", (void *)mem->handle,
@@ -411,6 +412,7 @@ static void give_surface_back(struct dxcl_memobj *mem)
              (void *)mem->handle);
     protection = dxcl_device_enter(surface->backend, mem->context);
     dxcl_surface_out(mem, false);
+    dxcl_device_hand_overs(surface->backend, mem->context);
     dxcl_device_leave(surface->backend, protection);
 }
 

@@ -60,9 +60,11 @@ struct dxcl_object {
      * ordered otherwise), and that queue must be flushed first. */
     cl_event held_since;
     cl_command_queue held_on;
-    /* The twin's semaphores as the driver imported them (engine/gpu_path.h; the twin owns them),
-     * or NULL: with them, the surface is gpu_synced. */
-    cl_semaphore_khr ready, done;
+    /* The twin's `ready` as the driver imported it (engine/gpu_path.h; the twin owns it), or
+     * NULL: with it, the surface is gpu_synced. layer_device: the Vulkan layer's id of the
+     * twin's device. */
+    cl_semaphore_khr ready;
+    uint64_t layer_device;
     void *host_mapped;
     cl_command_queue queue;
     volatile LONG moved;

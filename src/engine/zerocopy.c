@@ -195,6 +195,8 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
 
     if (obj->imported)
         return import_to_device(queue, mem, num_events, wait_list, event);
+    if (obj->on_gpu && (err = dxcl_gpu_path_wait_hand_in(mem)) != CL_SUCCESS)
+        return err;
     /* Not mapped (new, or not written at the last release): Direct3D has just written the
      * memory, so a map that keeps nothing and an unmap make the driver take it. */
     if (!mapped) {
@@ -221,12 +223,13 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     cl_int err = CL_SUCCESS;
     void *mapped;
 
-    /* The driver lets go now and signals Direct3D, unless the context has user events the
-     * program has not set: NVIDIA's release then waits in the call for a wait list that may
-     * hold one (dxcl_zero_copy_hand_back lets go once the release's commands are done). */
-    if (dxcl_object_of(mem)->imported && mem->surface->gpu_synced &&
-        dxcl_object_of(mem)->device_held && dxcl_unset_user_events(mem->context->handle) == 0) {
-        if ((err = dxcl_gpu_path_release_signalled(queue, mem, after, event)) == CL_SUCCESS) {
+    /* The driver lets go now, and Direct3D's queue waits for that, unless the context has user
+     * events the program has not set: NVIDIA's release then waits in the call for a wait list
+     * that may hold one (dxcl_zero_copy_hand_back lets go once the release's commands are
+     * done). */
+    if (dxcl_object_of(mem)->imported && dxcl_object_of(mem)->device_held &&
+        dxcl_unset_user_events(mem->context->handle) == 0) {
+        if ((err = dxcl_gpu_path_release_for_direct3d(queue, mem, after, event)) == CL_SUCCESS) {
             dxcl_object_of(mem)->device_held = false;
             drop_held_since(dxcl_object_of(mem));
             remember_queue(mem, queue);
@@ -242,6 +245,8 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     if (!mapped)
         return err;
     dxcl_object_of(mem)->host_mapped = mapped;
+    if (dxcl_object_of(mem)->on_gpu) /* the test-only import: Direct3D waits for the map */
+        dxcl_gpu_path_released_at(mem, *event);
     remember_queue(mem, queue);
     return CL_SUCCESS;
 }

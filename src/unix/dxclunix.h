@@ -19,15 +19,12 @@
  * receives the host function's result; for an entry point of kind INT the result, a cl_int,
  * is the call's status instead (as Wine's opencl.dll returns it). */
 enum dxclunix_code {
-    DXCLUNIX_OPEN,         /* struct dxclunix_open */
-    DXCLUNIX_LOOKUP,       /* struct dxclunix_lookup */
-    DXCLUNIX_CALL,         /* struct dxclunix_call */
-    DXCLUNIX_TWIN_CREATE,  /* struct dxclunix_twin: the Vulkan layer's dxcl_layer_twin_create */
-    DXCLUNIX_TWIN_DESTROY, /* struct dxclunix_twin (request unused): dxcl_layer_twin_destroy */
-    DXCLUNIX_TWIN_EXPORT,  /* struct dxclunix_twin (request unused): dxcl_layer_twin_export */
-    DXCLUNIX_TWIN_SYNC,    /* struct dxclunix_twin (and its sync): dxcl_layer_twin_sync */
-    DXCLUNIX_SIGNALS,      /* struct dxclunix_signals */
-    DXCLUNIX_CLOSE_FD,     /* int32_t: a host fd that a failed import left with dxcl */
+    DXCLUNIX_OPEN,     /* struct dxclunix_open */
+    DXCLUNIX_LOOKUP,   /* struct dxclunix_lookup */
+    DXCLUNIX_CALL,     /* struct dxclunix_call */
+    DXCLUNIX_LAYER,    /* struct dxclunix_layer: the GPU path's calls of the Vulkan layer */
+    DXCLUNIX_SIGNALS,  /* struct dxclunix_signals */
+    DXCLUNIX_CLOSE_FD, /* int32_t: a host fd that a failed import left with dxcl */
     DXCLUNIX_CODE_COUNT
 };
 
@@ -81,12 +78,15 @@ struct dxclunix_call {
     uint64_t ret;
 };
 
-/* A twin of the GPU path (core/twin.h), made or freed by the host Vulkan layer through the
- * Unix half. The call's status is 0; the answer is twin->result and twin->error. */
-struct dxclunix_twin {
-    const struct dxcl_twin_request *request;
-    struct dxcl_twin *twin;
-    struct dxcl_twin_sync *sync; /* DXCLUNIX_TWIN_SYNC only */
+/* One of the GPU path's calls of dxcl's Vulkan layer (core/twin.h, enum dxcl_layer_call) with
+ * its struct. The call's status is 0; result is the layer's answer (its struct says more), or -1
+ * with layer_missing where the layer is not loaded, or -1 for a call that does not exist. */
+struct dxclunix_layer {
+    uint32_t call;   /* enum dxcl_layer_call */
+    int32_t result;  /* out */
+    uint64_t params; /* the address of the call's struct */
+    uint32_t layer_missing;
+    uint32_t unused;
 };
 
 /* Wine's signal handlers that the Unix half put back after a driver's LLVM took them

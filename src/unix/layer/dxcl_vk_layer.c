@@ -1,39 +1,85 @@
 /* libdxcl_vk_layer.so, dxcl's host Vulkan layer VK_LAYER_DXCL_interop (docs/proxy.md, "The
- * Vulkan layer"). An explicit layer between winevulkan's host side and the driver, so it sees
- * DXVK's calls as the host loader gets them. It:
+ * Vulkan layer"). A layer between winevulkan's host side and the driver, so it sees DXVK's calls
+ * as the host loader gets them. In a process without dxcl's Unix side it is passive: it adds
+ * nothing to a device and hands out the next layer's functions, so that no call of the device
+ * goes through it. Where dxcl may share, it:
  * - adds VK_KHR_external_memory_fd and VK_KHR_external_semaphore_fd to each device whose driver
- *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them);
- * - remembers which device made each image, so that a twin is made on the device of a texture;
- * - makes DXVK's larger 2D shader-resource images exportable, with dedicated memory, so that
- *   OpenCL can import a texture's own memory (a direct twin, core/twin.h);
- * - makes and frees twins for dxclunix.so (src/core/twin.h), exported by name, with the
- *   semaphores that order Direct3D's queue and OpenCL around them, and submits their signals and
- *   waits to the queue DXVK submits to (while DXVK holds its submissions back);
- * - copies between a program's image and its twin on that queue, for twins DXVK cannot wrap as
- *   a texture (3D textures, NV12 planes), and moves a direct twin's image between DXVK's layout
- *   and OpenCL's where they differ;
+ *   offers them (winevulkan hides them from PE code, so DXVK cannot ask for them), and records
+ *   the device's images (records.c, images.c);
+ * - once dxcl shares on the device (dxcl_layer_share), makes DXVK's larger 2D shader-resource
+ *   images exportable, with dedicated memory, so that OpenCL can import a texture's own memory
+ *   (a direct twin, core/twin.h);
+ * - makes and gives up twins for dxclunix.so, by id (twins.c), and hands batches of them between
+ *   Direct3D's queue and OpenCL with the ownership transfers Vulkan requires (handover.c);
+ * - ends Direct3D's waits for OpenCL's releases from the host, within a bound (releases.c), and
+ *   frees its Vulkan objects only once the GPU is done with them (graves.c);
  * - follows what is submitted to each device's queues, so that a hand-in to OpenCL needs no
- *   signal once everything of Direct3D's is done (progress.h).
- * Thread-safe: DXVK and dxcl call it from several threads. Built with the host compiler; it links
- * no Vulkan library (the loader hands it every function). */
+ *   signal once everything of Direct3D's is done (submits.c, progress.h).
+ * Thread-safe: DXVK and dxcl call it from several threads; no lock of the layer's is taken on a
+ * program's call of a passive device, and none is held across a driver call the program made.
+ * Built with the host compiler; it links no Vulkan library (the loader hands it every
+ * function). */
 #define _GNU_SOURCE
 #include "layer.h"
 
-/* The layer's entry points (the manifest names these two). */
+#include <time.h>
 
-static PFN_vkVoidFunction device_function(const char *name);
-
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
+                                                                               const char *name);
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
-                                                                             const char *name)
-{
-    PFN_vkVoidFunction own = device_function(name);
-    struct device_rec *rec = device ? find_device_by(key_of(device), VK_NULL_HANDLE) : NULL;
-    PFN_vkVoidFunction next = rec ? rec->gdpa(device, name) : NULL;
+                                                                             const char *name);
 
-    /* A hook of a function the device lacks (vkQueueSubmit2 on a device without it) is none. */
-    if (own && (next || !rec || !strncmp(name, "vkGetDeviceProcAddr", 19)))
-        return own;
-    return next;
+void layer_note(const char *format, ...)
+{
+    va_list args;
+
+    if (!getenv("DXCL_LOG"))
+        return;
+    va_start(args, format);
+    fputs("dxcl vk layer: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *format, ...)
+{
+    char text[sizeof(error->text)];
+    va_list args;
+
+    va_start(args, format);
+    vsnprintf(text, sizeof(text), format, args);
+    va_end(args);
+    if (error) {
+        error->result = result;
+        memcpy(error->text, text, sizeof(text));
+    }
+    layer_note("%s", text);
+    return result;
+}
+
+const void *layer_chained(const void *next, VkStructureType type)
+{
+    const VkBaseInStructure *link = next;
+
+    while (link && link->sType != type)
+        link = link->pNext;
+    return link;
+}
+
+bool layer_fault(const char *point)
+{
+    const char *setting = getenv("DXCL_LAYER_FAULT");
+
+    return setting && !strcmp(setting, point);
+}
+
+uint64_t layer_now_ns(void)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
 /* The device functions the layer wraps, by name. */
@@ -64,11 +110,31 @@ static PFN_vkVoidFunction device_function(const char *name)
     return NULL;
 }
 
+/* The layer's entry points (the manifest names these two). A passive device gets the next
+ * layer's functions, but for the two that keep the layer's record of it. */
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice handle,
+                                                                             const char *name)
+{
+    PFN_vkVoidFunction own = device_function(name), next;
+    struct device *device = handle ? device_of(key_of(handle)) : NULL;
+
+    if (!strcmp(name, "vkGetDeviceProcAddr"))
+        return own;
+    if (!device)
+        return NULL;
+    next = device->gdpa(handle, name);
+    if (!strcmp(name, "vkDestroyDevice"))
+        return own;
+    if (!device->may_share)
+        return next;
+    /* A hook of a function the device lacks (vkQueueSubmit2 on a device without it) is none. */
+    return own && next ? own : next;
+}
+
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
                                                                                const char *name)
 {
     PFN_vkVoidFunction own = device_function(name);
-    struct instance_rec *rec;
 
     if (!strcmp(name, "vkGetInstanceProcAddr"))
         return (PFN_vkVoidFunction)dxcl_layer_GetInstanceProcAddr;
@@ -80,6 +146,5 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(V
         return (PFN_vkVoidFunction)create_device;
     if (own)
         return own;
-    rec = instance ? find_instance(key_of(instance), false) : NULL;
-    return rec ? rec->gipa(instance, name) : NULL;
+    return instance_next_function(instance, name);
 }

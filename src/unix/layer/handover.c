@@ -1,30 +1,126 @@
-/* A twin's hand-overs on Direct3D's queue (core/twin.h, dxcl_layer_twin_sync): the signal and
- * the wait of its semaphores, the layer's copies, a direct twin's barriers. */
+/* Hand-overs (core/twin.h, dxcl_layer_hand_over): a batch of twins moved between Direct3D's queue
+ * and OpenCL with one submission of the layer's on that queue, made while DXVK holds its own
+ * submissions back. To OpenCL, each image's ownership is released to the external queue family
+ * in GENERAL, after the layer's copy in where it copies, and the twins' `ready` are signalled;
+ * back, Direct3D's queue first waits for each twin's release value (a timeline the host signals:
+ * releases.c), then the ownership is acquired into DXVK's layout, and the layer copies out where
+ * it copies. Every batch signals the layer's timeline (progress.h), which says when the GPU ran
+ * it: the host waits for that where OpenCL cannot wait on the GPU, and the ring's command buffers
+ * and the graves are freed by it. */
 #define _GNU_SOURCE
-#include "layer.h"
+#include "twins.h"
 
-/* A barrier on one subresource: everything before it against the copy, or the copy against
- * everything after it. */
-static void image_barrier(const struct device_rec *rec, VkCommandBuffer buffer, VkImage image,
-                          VkImageSubresourceRange range, VkImageLayout from, VkImageLayout to,
-                          bool before_copy)
+/* ---- The ring of command buffers, per queue family (the caller holds submit_lock) ---- */
+
+static struct ring *ring_of(struct device *device, uint32_t family, struct dxcl_layer_error *error)
+{
+    VkCommandPoolCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                    .queueFamilyIndex = family};
+    struct ring *ring = NULL;
+    VkResult result;
+
+    for (int i = 0; i < 2 && !ring; i++)
+        if (device->rings[i].pool && device->rings[i].family == family)
+            ring = &device->rings[i];
+    for (int i = 0; i < 2 && !ring; i++)
+        if (!device->rings[i].pool)
+            ring = &device->rings[i];
+    if (!ring) {
+        layer_fail(error, -1, "hand-overs on a third queue family (%u)", family);
+        return NULL;
+    }
+    if (!ring->pool) {
+        if ((result = device->vk.create_pool(device->handle, &info, NULL, &ring->pool))) {
+            layer_fail(error, result, "vkCreateCommandPool: %d", result);
+            return NULL;
+        }
+        ring->family = family;
+    }
+    return ring;
+}
+
+static int add_buffer(struct device *device, struct ring *ring, struct dxcl_layer_error *error)
+{
+    VkCommandBufferAllocateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .commandPool = ring->pool,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                        .commandBufferCount = 1};
+    VkResult result;
+
+    if ((result = device->vk.allocate_buffers(device->handle, &info, &ring->buffers[ring->count])))
+        return layer_fail(error, result, "vkAllocateCommandBuffers: %d", result), -1;
+    /* Command buffers are dispatchable: the loader's callback gives them the device's dispatch. */
+    if (device->set_loader_data &&
+        (result = device->set_loader_data(device->handle, ring->buffers[ring->count])))
+        return layer_fail(error, result, "the loader's vkSetDeviceLoaderData: %d", result), -1;
+    ring->values[ring->count] = 0;
+    return (int)ring->count++;
+}
+
+/* A command buffer the GPU is done with: the next in turn once its value is reached, else a new
+ * one; with all RING_SLOTS on the GPU, the next in turn after a bounded wait. -1: none. */
+static int ring_take(struct device *device, struct ring *ring, struct dxcl_layer_error *error)
+{
+    unsigned i = ring->next;
+    VkResult result;
+
+    for (unsigned n = 0; n < ring->count; n++, i = (i + 1) % ring->count)
+        if (!ring->values[i] || dxcl_progress_reached(device->progress, ring->values[i]))
+            goto found;
+    if (ring->count < RING_SLOTS)
+        return add_buffer(device, ring, error);
+    i = ring->next;
+    if ((result = dxcl_progress_wait(device->progress, ring->values[i], 1000000000u))) {
+        layer_fail(error, result, "every command buffer of the layer's is still on the GPU: %d",
+                   result);
+        return -1;
+    }
+found:
+    ring->next = (i + 1) % ring->count;
+    if (ring->values[i] && (result = device->vk.reset_buffer(ring->buffers[i], 0))) {
+        layer_fail(error, result, "vkResetCommandBuffer: %d", result);
+        return -1;
+    }
+    return (int)i;
+}
+
+void rings_free(struct device *device)
+{
+    for (int i = 0; i < 2; i++)
+        if (device->rings[i].pool) /* frees its command buffers */
+            device->vk.destroy_pool(device->handle, device->rings[i].pool, NULL);
+    memset(device->rings, 0, sizeof(device->rings));
+}
+
+/* ---- What a batch records ---- */
+
+struct barrier {
+    VkImage image;
+    VkImageAspectFlags aspect;
+    uint32_t mip_level, array_layer;
+    VkImageLayout from, to;
+    uint32_t src_family, dst_family;
+};
+
+static void record_barrier(struct device *device, VkCommandBuffer buffer, const struct barrier *b)
 {
     const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    const VkAccessFlags copy = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    VkImageMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                    .srcAccessMask = before_copy ? any : copy,
-                                    .dstAccessMask = before_copy ? copy : any,
-                                    .oldLayout = from,
-                                    .newLayout = to,
-                                    .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                    .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                    .image = image,
-                                    .subresourceRange = range};
+    VkImageMemoryBarrier barrier = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        /* A release to the external queue family makes writes available; its second scope is
+         * the external user's. An acquire's first scope is the external user's. */
+        .srcAccessMask = b->src_family == VK_QUEUE_FAMILY_EXTERNAL ? 0 : any,
+        .dstAccessMask = b->dst_family == VK_QUEUE_FAMILY_EXTERNAL ? 0 : any,
+        .oldLayout = b->from,
+        .newLayout = b->to,
+        .srcQueueFamilyIndex = b->src_family,
+        .dstQueueFamilyIndex = b->dst_family,
+        .image = b->image,
+        .subresourceRange = {b->aspect, b->mip_level, 1, b->array_layer, 1}};
 
-    rec->barrier(buffer,
-                 before_copy ? VK_PIPELINE_STAGE_ALL_COMMANDS_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 before_copy ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                 0, 0, NULL, 0, NULL, 1, &barrier);
+    device->vk.barrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &barrier);
 }
 
 /* The aspect of barriers on the program's image: a plane's copy names the plane, but a barrier
@@ -37,207 +133,335 @@ static VkImageAspectFlags barrier_aspect(uint32_t copy_aspect)
     return copy_aspect & planes ? VK_IMAGE_ASPECT_COLOR_BIT : copy_aspect;
 }
 
-/* Records the copy between the program's subresource and the whole twin. The program's image
- * goes back to DXVK's layout after it (DXVK assumes it there between its command buffers); the
- * twin stays GENERAL, where OpenCL's import reads and writes it. */
-static void record_copy(const struct device_rec *rec, VkCommandBuffer buffer,
-                        const struct dxcl_twin *twin, const struct dxcl_twin_sync *sync)
+/* The queue families of a transfer of ownership between the batch's queue and OpenCL: a
+ * CONCURRENT image names no family of its own (VUID-VkImageMemoryBarrier-image-04071). */
+static uint32_t own_family(const struct twin *twin, uint32_t family)
 {
-    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN;
-    VkImage program = (VkImage)sync->image, own = (VkImage)twin->image;
-    VkImageLayout layout = (VkImageLayout)sync->layout;
+    return twin->concurrent ? VK_QUEUE_FAMILY_IGNORED : family;
+}
+
+/* The layer's copy between the program's subresource (in its layout, back in it after) and the
+ * twin (from `twin_from` to `twin_to`, TRANSFER_DST/SRC during). */
+static void record_copy(struct device *device, VkCommandBuffer buffer, const struct twin *twin,
+                        const struct dxcl_hand_over_item *item, bool in)
+{
+    VkImageLayout layout = (VkImageLayout)item->layout;
     VkImageLayout during = layout == VK_IMAGE_LAYOUT_GENERAL ? VK_IMAGE_LAYOUT_GENERAL
                            : in                              ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
                                                              : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    VkImageSubresourceRange program_range = {barrier_aspect(sync->aspect), sync->mip_level, 1,
-                                             sync->array_layer, 1};
-    VkImageSubresourceRange own_range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    VkImageSubresourceLayers program_layers = {sync->aspect, sync->mip_level, sync->array_layer, 1};
+    VkImageLayout own =
+        in ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkImageSubresourceLayers program_layers = {item->aspect, item->mip_level, item->array_layer, 1};
     VkImageSubresourceLayers own_layers = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     VkImageCopy region = {.srcSubresource = in ? program_layers : own_layers,
                           .dstSubresource = in ? own_layers : program_layers,
-                          .extent = {twin->width, twin->height, twin->depth ? twin->depth : 1}};
+                          .extent = {twin->width, twin->height, twin->depth}};
+    struct barrier program = {(VkImage)item->image,
+                              barrier_aspect(item->aspect),
+                              item->mip_level,
+                              item->array_layer,
+                              layout,
+                              during,
+                              VK_QUEUE_FAMILY_IGNORED,
+                              VK_QUEUE_FAMILY_IGNORED};
 
-    image_barrier(rec, buffer, program, program_range, layout, during, true);
-    /* A copy in replaces all of the twin: what it held need not be kept. */
-    image_barrier(rec, buffer, own, own_range,
-                  in ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
-                  true);
+    record_barrier(device, buffer, &program);
     if (in)
-        rec->copy_image(buffer, program, during, own, VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+        device->vk.copy_image(buffer, program.image, during, twin->image, own, 1, &region);
     else
-        rec->copy_image(buffer, own, VK_IMAGE_LAYOUT_GENERAL, program, during, 1, &region);
-    image_barrier(rec, buffer, program, program_range, during, layout, false);
-    image_barrier(rec, buffer, own, own_range, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
-                  false);
+        device->vk.copy_image(buffer, twin->image, own, program.image, during, 1, &region);
+    program.from = during;
+    program.to = layout;
+    record_barrier(device, buffer, &program);
 }
 
-/* Records a direct twin's hand-over: DXVK's image itself goes to OpenCL (GENERAL, the external
- * queue family, after all of Direct3D's work) or comes back to DXVK's layout and queue family
- * (before all of Direct3D's later work). The transfer of ownership lets a driver that
- * compresses render targets make the memory plain for OpenCL. */
-static void record_hand_over(const struct device_rec *rec, VkCommandBuffer buffer,
-                             const struct dxcl_twin_sync *sync, bool concurrent)
+/* To OpenCL: the twin holds what it must (a copy in, or DXVK's own copy before), then its
+ * ownership goes to the external queue family in GENERAL. */
+static void record_in(struct device *device, VkCommandBuffer buffer, const struct twin *twin,
+                      const struct dxcl_hand_over_item *item, uint32_t family)
 {
-    const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-    bool in = sync->op == DXCL_TWIN_SYNC_HAND_IN;
-    uint32_t own = concurrent ? VK_QUEUE_FAMILY_IGNORED : sync->queue_family;
-    VkImageLayout layout = (VkImageLayout)sync->layout;
-    VkImageMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                    .srcAccessMask = in ? any : 0,
-                                    .dstAccessMask = in ? 0 : any,
-                                    .oldLayout = in ? layout : VK_IMAGE_LAYOUT_GENERAL,
-                                    .newLayout = in ? VK_IMAGE_LAYOUT_GENERAL : layout,
-                                    .srcQueueFamilyIndex = in ? own : VK_QUEUE_FAMILY_EXTERNAL,
-                                    .dstQueueFamilyIndex = in ? VK_QUEUE_FAMILY_EXTERNAL : own,
-                                    .image = (VkImage)sync->image,
-                                    .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    struct barrier own = {twin->image,
+                          VK_IMAGE_ASPECT_COLOR_BIT,
+                          0,
+                          0,
+                          (VkImageLayout)item->layout,
+                          VK_IMAGE_LAYOUT_GENERAL,
+                          own_family(twin, family),
+                          VK_QUEUE_FAMILY_EXTERNAL};
 
-    rec->barrier(buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
-                 0, NULL, 0, NULL, 1, &barrier);
+    if (item->copies) {
+        /* The twin is the layer's: kept in GENERAL between hand-overs, UNDEFINED before its
+         * first; a copy in replaces all of it. */
+        struct barrier before = {twin->image,
+                                 VK_IMAGE_ASPECT_COLOR_BIT,
+                                 0,
+                                 0,
+                                 VK_IMAGE_LAYOUT_UNDEFINED,
+                                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                 VK_QUEUE_FAMILY_IGNORED,
+                                 VK_QUEUE_FAMILY_IGNORED};
+        own.from = VK_IMAGE_LAYOUT_UNDEFINED;
+        if (item->contents) {
+            record_barrier(device, buffer, &before);
+            record_copy(device, buffer, twin, item, true);
+            own.from = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        }
+    } else if (!item->contents) {
+        own.from = VK_IMAGE_LAYOUT_UNDEFINED; /* OpenCL overwrites it: nothing to keep */
+    }
+    record_barrier(device, buffer, &own);
 }
 
-/* Records the copy, or a direct twin's hand-over; false when the direct twin's image is gone
- * or is not the one named. */
-static bool record_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
-                          VkCommandBuffer buffer, const struct dxcl_twin_sync *sync)
+/* Back from OpenCL (after the wait for its release): the ownership comes back into DXVK's
+ * layout (the layer's twin: GENERAL), then the layer's copy out where it copies. */
+static void record_out(struct device *device, VkCommandBuffer buffer, const struct twin *twin,
+                       const struct dxcl_hand_over_item *item, uint32_t family)
 {
+    struct barrier own = {twin->image,
+                          VK_IMAGE_ASPECT_COLOR_BIT,
+                          0,
+                          0,
+                          VK_IMAGE_LAYOUT_GENERAL,
+                          item->copies ? VK_IMAGE_LAYOUT_GENERAL : (VkImageLayout)item->layout,
+                          VK_QUEUE_FAMILY_EXTERNAL,
+                          own_family(twin, family)};
+
+    if (item->copies && item->copy_back)
+        own.to = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    record_barrier(device, buffer, &own);
+    if (!item->copies || !item->copy_back)
+        return;
+    record_copy(device, buffer, twin, item, false);
+    own = (struct barrier){twin->image,
+                           VK_IMAGE_ASPECT_COLOR_BIT,
+                           0,
+                           0,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           VK_IMAGE_LAYOUT_GENERAL,
+                           VK_QUEUE_FAMILY_IGNORED,
+                           VK_QUEUE_FAMILY_IGNORED};
+    record_barrier(device, buffer, &own);
+}
+
+/* ---- A batch ---- */
+
+struct batch {
+    struct dxcl_hand_over *asked;
+    struct device *device;
+    VkQueue queue;
+    struct twin *twins[DXCL_HAND_OVER_MAX];
+    uint32_t held;
+};
+
+/* The item is one the layer can do on this device now. */
+static int32_t check_item(struct batch *b, uint32_t i)
+{
+    const struct dxcl_hand_over_item *item = &b->asked->items[i];
+    struct dxcl_layer_error *error = &b->asked->error;
+    struct twin *twin = b->twins[i];
     struct image_slot slot;
+    bool external;
 
-    if (sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_COPY_OUT) {
-        record_copy(rec, buffer, twin, sync);
-        return true;
-    }
-    if (sync->image != twin->image || !direct_alive(twin) || !images_lookup(twin->image, &slot)) {
-        fail(twin, -1, "direct twin 0x%" PRIx64 ": DXVK's image is now 0x%" PRIx64 " or gone",
-             twin->image, sync->image);
-        return false;
-    }
-    record_hand_over(rec, buffer, sync, slot.concurrent);
-    return true;
+    if (twin->device != b->device)
+        return layer_fail(error, -1, "twin %" PRIu64 " is of another device", twin->id);
+    pthread_mutex_lock(&twin->lock);
+    external = twin->external;
+    pthread_mutex_unlock(&twin->lock);
+    if (item->op == DXCL_HAND_RETIRE)
+        return 0;
+    if (item->op != DXCL_HAND_IN && item->op != DXCL_HAND_OUT)
+        return layer_fail(error, -1, "no such hand-over %d", item->op);
+    if ((item->op == DXCL_HAND_IN) == external)
+        return layer_fail(error, -1, "twin %" PRIu64 " is %s OpenCL's", twin->id,
+                          external ? "already" : "not");
+    if (item->copies && (twin->direct || !images_lookup(b->device, item->image, &slot)))
+        return layer_fail(error, -1, "twin %" PRIu64 ": no image 0x%" PRIx64 " to copy", twin->id,
+                          item->image);
+    if (!item->copies && item->image != (uint64_t)twin->image)
+        return layer_fail(error, -1, "twin %" PRIu64 ": its image is 0x%" PRIx64 ", not 0x%" PRIx64,
+                          twin->id, (uint64_t)twin->image, item->image);
+    if (!twin_image_alive(twin))
+        return layer_fail(error, -1, "direct twin %" PRIu64 ": DXVK destroyed the image", twin->id);
+    if (item->layout > VK_IMAGE_LAYOUT_PREINITIALIZED && item->layout != 1000001002 &&
+        item->layout != 1000314000) /* PRESENT_SRC_KHR, ATTACHMENT_OPTIMAL */
+        return layer_fail(error, -1, "twin %" PRIu64 ": layout %u", twin->id, item->layout);
+    return 0;
 }
 
-/* One submission: [the wait for done,] the copy or hand-over[, the signal of ready]. */
-static int32_t copy_in_out(struct dxcl_twin *twin, const struct device_rec *rec,
-                           const struct dxcl_twin_sync *sync, VkQueue queue)
+static int32_t hold_items(struct batch *b)
 {
-    const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    struct dxcl_hand_over *asked = b->asked;
+
+    for (b->held = 0; b->held < asked->count; b->held++) {
+        if (!(b->twins[b->held] = twin_hold(asked->items[b->held].twin, &asked->error)))
+            return asked->error.result;
+        if (check_item(b, b->held)) {
+            b->held++;
+            return asked->error.result;
+        }
+    }
+    return 0;
+}
+
+/* Direct3D's waits for OpenCL's releases, alone first: NVIDIA's submission of commands behind a
+ * wait that nothing has signalled yet takes 0.2 ms in the call, the wait alone none. It holds
+ * every later command of the queue back just the same. */
+static int32_t submit_waits(struct batch *b, uint64_t *values)
+{
+    VkSemaphore waits[DXCL_HAND_OVER_MAX];
+    uint64_t wait_values[DXCL_HAND_OVER_MAX], done;
+    struct dxcl_own_submit own = {.waits = waits, .wait_values = wait_values};
+    VkResult result;
+
+    for (uint32_t i = 0; i < b->held; i++) {
+        struct dxcl_hand_over_item *item = &b->asked->items[i];
+        struct twin *twin = b->twins[i];
+        if (item->op != DXCL_HAND_OUT || !item->opencl_used)
+            continue;
+        pthread_mutex_lock(&twin->lock);
+        values[i] = twin_issue_release(twin);
+        pthread_mutex_unlock(&twin->lock);
+        waits[own.wait_count] = twin->release;
+        wait_values[own.wait_count++] = values[i];
+    }
+    if (!own.wait_count)
+        return 0;
+    result =
+        dxcl_progress_submit_own(b->device->progress, b->device->vk.submit, b->queue, &own, &done);
+    if (result == VK_SUCCESS)
+        return 0;
+    for (uint32_t i = 0; i < b->held; i++) /* nothing waits for them: they end now */
+        if (values[i])
+            twin_resolve(b->twins[i], values[i], DXCL_RELEASE_FAILED, result);
+    return layer_fail(&b->asked->error, result, "vkQueueSubmit (the waits for OpenCL): %d", result);
+}
+
+/* The batch's command buffer and its signals: each asked `ready` unless the device is idle. */
+static int32_t submit_commands(struct batch *b, bool skip_ready, uint64_t *done)
+{
+    struct dxcl_hand_over *asked = b->asked;
+    struct ring *ring = ring_of(b->device, asked->queue_family, &asked->error);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    bool in = sync->op == DXCL_TWIN_SYNC_COPY_IN || sync->op == DXCL_TWIN_SYNC_HAND_IN;
-    VkSemaphore semaphore = (VkSemaphore)(in ? twin->ready : twin->done);
-    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
-    struct copier *c;
+    VkSemaphore signals[DXCL_HAND_OVER_MAX];
+    uint64_t signal_values[DXCL_HAND_OVER_MAX] = {0};
+    struct dxcl_own_submit own = {.signals = signals, .signal_values = signal_values};
     VkResult result;
     int slot;
 
-    if (sync->with_semaphore && !semaphore)
-        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
-    if (!sync->image)
-        return fail(twin, -1, "no image to copy %s", in ? "from" : "into");
-    if (!(c = copier_of(twin, rec, sync->queue_family)) || (slot = next_slot(twin, rec, c)) < 0)
-        return -1;
-    if ((result = rec->begin(c->buffers[slot], &begin)))
-        return fail(twin, result, "vkBeginCommandBuffer: %d", result);
-    if (!record_in_out(twin, rec, c->buffers[slot], sync)) {
-        rec->end(c->buffers[slot]);
-        return -1;
+    if (!ring || (slot = ring_take(b->device, ring, &asked->error)) < 0)
+        return asked->error.result ? asked->error.result : -1;
+    if ((result = b->device->vk.begin(ring->buffers[slot], &begin)))
+        return layer_fail(&asked->error, result, "vkBeginCommandBuffer: %d", result);
+    for (uint32_t i = 0; i < b->held; i++) {
+        const struct dxcl_hand_over_item *item = &asked->items[i];
+        if (item->op == DXCL_HAND_IN)
+            record_in(b->device, ring->buffers[slot], b->twins[i], item, asked->queue_family);
+        else if (item->op == DXCL_HAND_OUT)
+            record_out(b->device, ring->buffers[slot], b->twins[i], item, asked->queue_family);
+        if (item->op == DXCL_HAND_IN && item->signal_ready && !skip_ready && b->twins[i]->ready)
+            signals[own.signal_count++] = b->twins[i]->ready;
     }
-    if ((result = rec->end(c->buffers[slot])))
-        return fail(twin, result, "vkEndCommandBuffer: %d", result);
-    if (sync->with_semaphore && in) {
-        info.signalSemaphoreCount = 1;
-        info.pSignalSemaphores = &semaphore;
-    } else if (sync->with_semaphore) {
-        /* The wait goes alone first: it holds every later command on the queue back just the
-         * same, and NVIDIA's submission of commands that wait for a signal OpenCL has yet to
-         * submit took 0.2 ms in the call, where the wait alone returns at once. */
-        info.commandBufferCount = 0;
-        info.waitSemaphoreCount = 1;
-        info.pWaitSemaphores = &semaphore;
-        info.pWaitDstStageMask = &all;
-        if ((result = dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info,
-                                               VK_NULL_HANDLE)))
-            return fail(twin, result, "vkQueueSubmit (the wait for done): %d", result);
-        info = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1};
-    }
-    info.pCommandBuffers = &c->buffers[slot];
-    if ((result =
-             dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, c->fences[slot])))
-        return fail(twin, result, "vkQueueSubmit (the copy %s): %d", in ? "in" : "out", result);
-    c->submitted[slot] = true;
-    return 0;
-}
-
-/* One submission: a signal after everything submitted before it, a wait that everything
- * submitted after it waits for, or a copy of the layer's (the caller holds the queue). */
-static int32_t submit_sync(struct dxcl_twin *twin, const struct device_rec *rec,
-                           struct dxcl_twin_sync *sync)
-{
-    const VkPipelineStageFlags all = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    bool signal = sync->op == DXCL_TWIN_SYNC_SIGNAL_READY;
-    VkSemaphore semaphore = (VkSemaphore)(signal ? twin->ready : twin->done);
-    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    VkQueue queue = VK_NULL_HANDLE;
-    VkResult result;
-
-    rec->get_queue(rec->device, sync->queue_family, sync->queue_index, &queue);
-    if (!queue)
-        return fail(twin, -1, "the device has no queue %u of family %u", sync->queue_index,
-                    sync->queue_family);
-    if (sync->op != DXCL_TWIN_SYNC_SIGNAL_READY && sync->op != DXCL_TWIN_SYNC_WAIT_DONE)
-        return copy_in_out(twin, rec, sync, queue);
-    if (signal && sync->unless_idle && dxcl_progress_idle(rec->progress)) {
-        sync->skipped = 1; /* everything submitted is done: OpenCL has nothing to wait for */
-        return 0;
-    }
-    if (!semaphore)
-        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
-    if (signal) {
-        info.signalSemaphoreCount = 1;
-        info.pSignalSemaphores = &semaphore;
-    } else {
-        info.waitSemaphoreCount = 1;
-        info.pWaitSemaphores = &semaphore;
-        info.pWaitDstStageMask = &all;
-    }
-    /* A signal alone touches no image: the queue's progress need not know of it (progress.h).
-     * The wait must be known done before OpenCL may skip its next one. */
+    if ((result = b->device->vk.end(ring->buffers[slot])))
+        return layer_fail(&asked->error, result, "vkEndCommandBuffer: %d", result);
+    own.buffer_count = 1;
+    own.buffers = &ring->buffers[slot];
     result =
-        signal ? rec->submit(queue, 1, &info, VK_NULL_HANDLE)
-               : dxcl_progress_submit_own(rec->progress, rec->submit, queue, &info, VK_NULL_HANDLE);
+        dxcl_progress_submit_own(b->device->progress, b->device->vk.submit, b->queue, &own, done);
     if (result)
-        return fail(twin, result, "vkQueueSubmit (%s): %d", signal ? "signal" : "wait", result);
+        return layer_fail(&asked->error, result, "vkQueueSubmit (the hand-overs): %d", result);
+    ring->values[slot] = *done;
     return 0;
 }
 
-EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
+/* After the submission: the twins' state, the bounds of the releases waited for, the retired. */
+static void settle(struct batch *b, const uint64_t *values, uint64_t done)
 {
-    struct device_rec *rec;
+    uint64_t deadline = layer_now_ns() + releases_bound_ns();
 
-    if (!twin || !sync || !twin->device)
-        return -1;
-    sync->fd = -1;
-    sync->skipped = 0;
-    if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
-        return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
-    switch (sync->op) {
-    case DXCL_TWIN_SYNC_EXPORT_READY:
-        return export_semaphore(twin, rec, twin->ready, sync);
-    case DXCL_TWIN_SYNC_EXPORT_DONE:
-        return export_semaphore(twin, rec, twin->done, sync);
-    case DXCL_TWIN_SYNC_SIGNAL_READY:
-    case DXCL_TWIN_SYNC_WAIT_DONE:
-    case DXCL_TWIN_SYNC_COPY_IN:
-    case DXCL_TWIN_SYNC_COPY_OUT:
-    case DXCL_TWIN_SYNC_HAND_IN:
-    case DXCL_TWIN_SYNC_HAND_OUT:
-        return submit_sync(twin, rec, sync);
-    case DXCL_TWIN_SYNC_CHECK_DIRECT: /* an error is what tells dxclunix.dll it failed */
-        if (twin->direct && direct_alive(twin))
-            return 0;
-        return fail(twin, -1, "direct twin 0x%" PRIx64 ": its image was destroyed", twin->image);
-    default:
-        return fail(twin, -1, "no such sync operation %d", sync->op);
+    for (uint32_t i = 0; i < b->held; i++) {
+        struct dxcl_hand_over_item *item = &b->asked->items[i];
+        struct twin *twin = b->twins[i];
+        if (item->op == DXCL_HAND_RETIRE) {
+            twin_give_up(twin, done);
+            continue;
+        }
+        pthread_mutex_lock(&twin->lock);
+        twin->external = item->op == DXCL_HAND_IN;
+        twin->fresh = false;
+        pthread_mutex_unlock(&twin->lock);
+        item->release_value = values[i];
+        if (values[i])
+            releases_watch(&(struct release_watch){twin->id, values[i], deadline});
     }
+}
+
+static int32_t run_batch(struct batch *b)
+{
+    struct dxcl_hand_over *asked = b->asked;
+    uint64_t values[DXCL_HAND_OVER_MAX] = {0}, done = 0;
+    bool skip_ready = false;
+    int32_t result;
+
+    if ((result = hold_items(b)))
+        return result;
+    /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon). */
+    for (uint32_t i = 0; i < b->held && asked->unless_idle && !skip_ready; i++)
+        skip_ready = asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
+                     dxcl_progress_idle(b->device->progress);
+    pthread_mutex_lock(&b->device->submit_lock);
+    if (!(result = submit_waits(b, values)) && (result = submit_commands(b, skip_ready, &done)))
+        for (uint32_t i = 0; i < b->held; i++) /* the ownership never came back: they end now */
+            if (values[i])
+                twin_resolve(b->twins[i], values[i], DXCL_RELEASE_FAILED, result);
+    if (!result)
+        settle(b, values, done);
+    pthread_mutex_unlock(&b->device->submit_lock);
+    asked->done_value = done;
+    asked->ready_skipped = skip_ready;
+    return result;
+}
+
+EXPORT int32_t dxcl_layer_hand_over(void *params)
+{
+    struct dxcl_hand_over *asked = params;
+    struct batch b = {.asked = asked};
+    int32_t result;
+
+    memset(&asked->error, 0, sizeof(asked->error));
+    asked->done_value = 0;
+    asked->ready_skipped = 0;
+    if (asked->count > DXCL_HAND_OVER_MAX)
+        return layer_fail(&asked->error, -1, "%u hand-overs in one batch (at most %d)",
+                          asked->count, DXCL_HAND_OVER_MAX);
+    if (!(b.device = device_hold(asked->device, &asked->error)))
+        return asked->error.result;
+    if (!b.device->progress)
+        result = layer_fail(&asked->error, -1, "the device has no timeline semaphores");
+    else if (!(b.queue = device_queue(b.device, asked->queue_family, asked->queue_index)))
+        result = layer_fail(&asked->error, -1, "the device has no queue %u of family %u",
+                            asked->queue_index, asked->queue_family);
+    else
+        result = run_batch(&b);
+    for (uint32_t i = 0; i < b.held; i++)
+        if (b.twins[i])
+            twin_put(b.twins[i]);
+    graves_visit(b.device, false);
+    device_put(b.device);
+    return result;
+}
+
+EXPORT int32_t dxcl_layer_wait(void *params)
+{
+    struct dxcl_layer_wait *wait = params;
+    struct device *device = device_hold(wait->device, NULL);
+
+    wait->result = -1;
+    if (!device)
+        return -1;
+    wait->result = device->progress ? dxcl_progress_wait(device->progress, wait->value,
+                                                         (uint64_t)wait->timeout_ms * 1000000u)
+                                    : -1;
+    device_put(device);
+    return wait->result;
 }

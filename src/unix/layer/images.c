@@ -1,18 +1,16 @@
-/* The images each device made (layer.h), and the hooks that make DXVK's larger shader-resource
- * images exportable with dedicated memory for direct twins (core/twin.h). */
+/* The images each device where dxcl may share made (layer.h: a table per device), and the hooks
+ * that make DXVK's larger shader-resource images exportable with dedicated memory for direct
+ * twins (core/twin.h) once sharing started on the device. Before, an image and its memory are
+ * exactly what the program asked for. */
 #define _GNU_SOURCE
 #include "layer.h"
-
-static pthread_mutex_t images_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct image_slot *image_slots;
-static size_t image_capacity, image_count; /* capacity: 0 or a power of two */
 
 static size_t image_home(uint64_t image, size_t capacity)
 {
     return (size_t)((image * 0x9E3779B97F4A7C15ull) >> 17) & (capacity - 1);
 }
 
-static void images_put(struct image_slot *slots, size_t capacity, const struct image_slot *slot)
+static void slots_put(struct image_slot *slots, size_t capacity, const struct image_slot *slot)
 {
     size_t i = image_home(slot->image, capacity);
 
@@ -21,128 +19,122 @@ static void images_put(struct image_slot *slots, size_t capacity, const struct i
     slots[i] = *slot;
 }
 
-static bool images_grow(void)
+static bool table_grow(struct image_table *table)
 {
-    size_t capacity = image_capacity ? image_capacity * 2 : 256;
+    size_t capacity = table->capacity ? table->capacity * 2 : 256;
     struct image_slot *slots = calloc(capacity, sizeof(*slots));
 
     if (!slots)
         return false;
-    for (size_t i = 0; i < image_capacity; i++)
-        if (image_slots[i].image)
-            images_put(slots, capacity, &image_slots[i]);
-    free(image_slots);
-    image_slots = slots;
-    image_capacity = capacity;
+    for (size_t i = 0; i < table->capacity; i++)
+        if (table->slots[i].image)
+            slots_put(slots, capacity, &table->slots[i]);
+    free(table->slots);
+    table->slots = slots;
+    table->capacity = capacity;
     return true;
 }
 
-/* The slot of `image`, or of the empty place for it; the caller holds images_lock and the table
+/* The slot of `image`, or of the empty place for it; the caller holds the lock and the table
  * has room. */
-static struct image_slot *images_slot(uint64_t image)
+static struct image_slot *table_slot(struct image_table *table, uint64_t image)
 {
-    size_t i = image_home(image, image_capacity);
+    size_t i = image_home(image, table->capacity);
 
-    while (image_slots[i].image && image_slots[i].image != image)
-        i = (i + 1) & (image_capacity - 1);
-    return &image_slots[i];
+    while (table->slots[i].image && table->slots[i].image != image)
+        i = (i + 1) & (table->capacity - 1);
+    return &table->slots[i];
 }
 
-static void images_add(const struct image_slot *slot)
+void images_init(struct image_table *table)
 {
-    pthread_mutex_lock(&images_lock);
-    if ((image_count + 1) * 4 <= image_capacity * 3 || images_grow()) {
-        struct image_slot *place = images_slot(slot->image);
+    pthread_mutex_init(&table->lock, NULL);
+}
 
-        image_count += !place->image; /* a reused handle replaces its stale entry */
+void images_free(struct image_table *table)
+{
+    pthread_mutex_lock(&table->lock);
+    free(table->slots);
+    table->slots = NULL;
+    table->capacity = table->count = 0;
+    pthread_mutex_unlock(&table->lock);
+}
+
+static void images_add(struct image_table *table, const struct image_slot *slot)
+{
+    pthread_mutex_lock(&table->lock);
+    if ((table->count + 1) * 4 <= table->capacity * 3 || table_grow(table)) {
+        struct image_slot *place = table_slot(table, slot->image);
+
+        table->count += !place->image; /* a reused handle replaces its stale entry */
         *place = *slot;
     }
-    pthread_mutex_unlock(&images_lock);
+    pthread_mutex_unlock(&table->lock);
 }
 
-/* A copy of the image's slot; false when no device made it. */
-bool images_lookup(uint64_t image, struct image_slot *out)
+bool images_lookup(struct device *device, uint64_t image, struct image_slot *out)
 {
+    struct image_table *table = &device->images;
     bool found = false;
 
-    pthread_mutex_lock(&images_lock);
-    if (image_capacity && image) {
-        struct image_slot *slot = images_slot(image);
+    pthread_mutex_lock(&table->lock);
+    if (table->capacity && image) {
+        struct image_slot *slot = table_slot(table, image);
 
         if ((found = slot->image != 0))
             *out = *slot;
     }
-    pthread_mutex_unlock(&images_lock);
+    pthread_mutex_unlock(&table->lock);
     return found;
 }
 
-/* The dedicated exportable memory DXVK allocated for an exportable image. */
-static void images_set_memory(uint64_t image, uint64_t memory, uint64_t size)
+/* An exportable image's dedicated memory (0: its export was refused: no direct twin of it). */
+static void images_set_memory(struct image_table *table, uint64_t image, uint64_t memory,
+                              uint64_t size)
 {
-    pthread_mutex_lock(&images_lock);
-    if (image_capacity) {
-        struct image_slot *slot = images_slot(image);
+    pthread_mutex_lock(&table->lock);
+    if (table->capacity) {
+        struct image_slot *slot = table_slot(table, image);
 
         if (slot->image && slot->exportable) {
             slot->memory = memory;
             slot->size = size;
         }
     }
-    pthread_mutex_unlock(&images_lock);
+    pthread_mutex_unlock(&table->lock);
 }
 
 /* Empties slot i and moves later entries of its run back where their probe can find them. */
-static void images_clear_slot(size_t i)
+static void table_clear_slot(struct image_table *table, size_t i)
 {
-    size_t mask = image_capacity - 1;
+    size_t mask = table->capacity - 1;
 
-    image_slots[i].image = 0;
-    image_count--;
-    for (size_t j = (i + 1) & mask; image_slots[j].image; j = (j + 1) & mask) {
-        size_t home = image_home(image_slots[j].image, image_capacity);
+    table->slots[i].image = 0;
+    table->count--;
+    for (size_t j = (i + 1) & mask; table->slots[j].image; j = (j + 1) & mask) {
+        size_t home = image_home(table->slots[j].image, table->capacity);
 
         /* j's entry may move to i when its home is not within (i, j] cyclically. */
         if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-            image_slots[i] = image_slots[j];
-            image_slots[j].image = 0;
+            table->slots[i] = table->slots[j];
+            table->slots[j].image = 0;
             i = j;
         }
     }
 }
 
-static void images_remove(uint64_t image)
+static void images_remove(struct image_table *table, uint64_t image)
 {
-    pthread_mutex_lock(&images_lock);
-    if (image_capacity) {
-        size_t i = image_home(image, image_capacity);
+    pthread_mutex_lock(&table->lock);
+    if (table->capacity) {
+        size_t i = image_home(image, table->capacity);
 
-        while (image_slots[i].image && image_slots[i].image != image)
-            i = (i + 1) & (image_capacity - 1);
-        if (image_slots[i].image)
-            images_clear_slot(i);
+        while (table->slots[i].image && table->slots[i].image != image)
+            i = (i + 1) & (table->capacity - 1);
+        if (table->slots[i].image)
+            table_clear_slot(table, i);
     }
-    pthread_mutex_unlock(&images_lock);
-}
-
-/* A destroyed device's images (the program should have destroyed them first). */
-void images_forget_device(struct device_rec *device)
-{
-    pthread_mutex_lock(&images_lock);
-    for (size_t i = 0; i < image_capacity;)
-        if (image_slots[i].image && image_slots[i].device == device)
-            images_clear_slot(i); /* a later entry may have moved into i: look again */
-        else
-            i++;
-    pthread_mutex_unlock(&images_lock);
-}
-/* A structure of `type` in a pNext chain, or NULL. */
-static const void *chained(const void *next, VkStructureType type)
-{
-    const VkBaseInStructure *link = next;
-
-    while (link && link->sType != type)
-        link = link->pNext;
-    return link;
+    pthread_mutex_unlock(&table->lock);
 }
 
 /* The least width x height of the images made exportable for direct twins; 0: none
@@ -157,7 +149,7 @@ static uint64_t direct_min_pixels(void)
 }
 
 /* Whether the driver can export the image's memory as an opaque fd. */
-static bool exportable(const struct device_rec *rec, const VkImageCreateInfo *info)
+static bool exportable(const struct device *device, const VkImageCreateInfo *info)
 {
     VkPhysicalDeviceExternalImageFormatInfo external = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
@@ -175,8 +167,8 @@ static bool exportable(const struct device_rec *rec, const VkImageCreateInfo *in
     VkImageFormatProperties2 properties = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
                                            .pNext = &answer};
 
-    return rec->image_format_properties2 &&
-           rec->image_format_properties2(rec->physical, &format, &properties) == VK_SUCCESS &&
+    return device->image_format_properties2 &&
+           device->image_format_properties2(device->physical, &format, &properties) == VK_SUCCESS &&
            (answer.externalMemoryProperties.externalMemoryFeatures &
             VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT);
 }
@@ -187,7 +179,7 @@ static bool exportable(const struct device_rec *rec, const VkImageCreateInfo *in
  * (test_gpu_path on the H100: after a clear, every pixel differed both ways, with storage usage
  * too and with the ownership moved to the external queue family), and storage images were
  * never shown exact on the H100, where shader resources were (every D3D11 suite). */
-static bool direct_candidate(const struct device_rec *rec, const VkImageCreateInfo *info)
+static bool direct_candidate(const struct device *device, const VkImageCreateInfo *info)
 {
     const VkImageCreateFlags unsuitable = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
                                           VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
@@ -198,7 +190,7 @@ static bool direct_candidate(const struct device_rec *rec, const VkImageCreateIn
         VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
     uint64_t least = direct_min_pixels();
 
-    if (!least || !rec->memory_fd || !rec->get_fd)
+    if (!least || !device->memory_fd || !device->vk.get_memory_fd)
         return false;
     if (info->imageType != VK_IMAGE_TYPE_2D || info->tiling != VK_IMAGE_TILING_OPTIMAL ||
         info->mipLevels != 1 || info->arrayLayers != 1 || info->samples != VK_SAMPLE_COUNT_1_BIT ||
@@ -211,72 +203,87 @@ static bool direct_candidate(const struct device_rec *rec, const VkImageCreateIn
     if (info->usage & unproven)
         return false;
     if ((uint64_t)info->extent.width * info->extent.height < least ||
-        chained(info->pNext, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO))
+        layer_chained(info->pNext, VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO))
         return false;
-    return exportable(rec, info);
+    return exportable(device, info);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
+/* The hooks below are handed out only for devices where dxcl may share (dxcl_vk_layer.c), whose
+ * records outlive them: device_of finds the record for any call the program may make. */
+static struct device *hooked(VkDevice handle)
+{
+    struct device *device = device_of(key_of(handle));
+
+    if (!device)
+        layer_note("a call on device %p, which the layer does not know (destroyed?)",
+                   (void *)handle);
+    return device;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreateInfo *info,
                                             const VkAllocationCallbacks *alloc, VkImage *out)
 {
-    static uint64_t serials;
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    static atomic_uint_fast64_t serials;
+    struct device *device = hooked(handle);
     VkExternalMemoryImageCreateInfo external = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
         .pNext = info->pNext,
         .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
     VkImageCreateInfo changed = *info;
-    struct image_slot slot = {.device = rec};
+    struct image_slot slot = {0};
     VkResult result;
 
-    if (!rec)
-        return VK_ERROR_INITIALIZATION_FAILED;
-    if ((slot.exportable = direct_candidate(rec, info))) {
+    if (!device)
+        return VK_ERROR_DEVICE_LOST;
+    if (atomic_load_explicit(&device->sharing, memory_order_relaxed) &&
+        (slot.exportable = direct_candidate(device, info))) {
         changed.pNext = &external;
         slot.concurrent = info->sharingMode == VK_SHARING_MODE_CONCURRENT;
-        slot.serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+        slot.serial = atomic_fetch_add(&serials, 1) + 1;
     }
-    result = rec->create_image(device, &changed, alloc, out);
-    if (result != VK_SUCCESS && slot.exportable) { /* as DXVK asked, then */
+    result = device->vk.create_image(handle, &changed, alloc, out);
+    if (result != VK_SUCCESS && slot.exportable) { /* as the program asked, then */
         slot.exportable = false;
-        result = rec->create_image(device, info, alloc, out);
+        result = device->vk.create_image(handle, info, alloc, out);
     }
     slot.image = result == VK_SUCCESS ? (uint64_t)*out : 0;
-    if (slot.image)
-        images_add(&slot);
+    if (slot.image && device->may_share)
+        images_add(&device->images, &slot);
     return result;
 }
 
 /* An exportable image asks for memory of its own: DXVK then allocates it dedicated (it honours
  * requiresDedicatedAllocation), where nothing else shares the memory OpenCL imports, and its
  * defragmentation never moves it (it moves only suballocations). */
-VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice device,
+VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice handle,
                                                const VkImageMemoryRequirementsInfo2 *info,
                                                VkMemoryRequirements2 *out)
 {
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    struct device *device = hooked(handle);
     VkMemoryDedicatedRequirements *dedicated;
     struct image_slot slot;
 
-    if (!rec || !rec->requirements2)
+    if (!device || !device->vk.requirements2)
         return;
-    rec->requirements2(device, info, out);
-    if (!images_lookup((uint64_t)info->image, &slot) || !slot.exportable)
+    device->vk.requirements2(handle, info, out);
+    if (!atomic_load_explicit(&device->sharing, memory_order_relaxed) ||
+        !images_lookup(device, (uint64_t)info->image, &slot) || !slot.exportable)
         return;
-    dedicated = (VkMemoryDedicatedRequirements *)chained(
+    dedicated = (VkMemoryDedicatedRequirements *)layer_chained(
         out->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS);
     if (dedicated)
         dedicated->requiresDedicatedAllocation = dedicated->prefersDedicatedAllocation = VK_TRUE;
 }
 
-/* The dedicated memory of an exportable image is made exportable, and remembered. */
-VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice device, const VkMemoryAllocateInfo *info,
+/* The dedicated memory of an exportable image is made exportable, and remembered; where the
+ * driver refuses that, the memory is what the program asked for, and the image no candidate. */
+VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice handle, const VkMemoryAllocateInfo *info,
                                                const VkAllocationCallbacks *alloc,
                                                VkDeviceMemory *out)
 {
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    struct device *device = hooked(handle);
     const VkMemoryDedicatedAllocateInfo *dedicated =
-        chained(info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
+        layer_chained(info->pNext, VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO);
     VkExportMemoryAllocateInfo export_info = {
         .sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
         .pNext = info->pNext,
@@ -284,26 +291,38 @@ VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice device, const VkMemoryAl
     VkMemoryAllocateInfo changed = *info;
     struct image_slot slot;
     VkResult result;
+    bool exported;
 
-    if (!rec)
-        return VK_ERROR_INITIALIZATION_FAILED;
-    if (!dedicated || !dedicated->image || !images_lookup((uint64_t)dedicated->image, &slot) ||
-        !slot.exportable || chained(info->pNext, VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO))
-        return rec->allocate(device, info, alloc, out);
+    if (!device)
+        return VK_ERROR_DEVICE_LOST;
+    if (!dedicated || !dedicated->image ||
+        !atomic_load_explicit(&device->sharing, memory_order_relaxed) ||
+        !images_lookup(device, (uint64_t)dedicated->image, &slot) || !slot.exportable ||
+        layer_chained(info->pNext, VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO))
+        return device->vk.allocate(handle, info, alloc, out);
     changed.pNext = &export_info;
-    result = rec->allocate(device, &changed, alloc, out);
-    if (result == VK_SUCCESS)
-        images_set_memory((uint64_t)dedicated->image, (uint64_t)*out, info->allocationSize);
+    /* DXCL_LAYER_FAULT=export_memory: the export refused, as a driver may (for the tests). */
+    result = layer_fault("export_memory") ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                          : device->vk.allocate(handle, &changed, alloc, out);
+    exported = result == VK_SUCCESS;
+    if (!exported) {
+        layer_note("image 0x%" PRIx64 ": exportable memory refused (%d): allocated as asked",
+                   (uint64_t)dedicated->image, result);
+        result = device->vk.allocate(handle, info, alloc, out);
+    }
+    images_set_memory(&device->images, (uint64_t)dedicated->image, exported ? (uint64_t)*out : 0,
+                      info->allocationSize);
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice device, VkImage image,
+VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice handle, VkImage image,
                                          const VkAllocationCallbacks *alloc)
 {
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    struct device *device = hooked(handle);
 
-    if (image)
-        images_remove((uint64_t)image);
-    if (rec)
-        rec->destroy_image(device, image, alloc);
+    if (!device)
+        return;
+    if (image && device->may_share)
+        images_remove(&device->images, (uint64_t)image);
+    device->vk.destroy_image(handle, image, alloc);
 }

@@ -1,6 +1,6 @@
 /* What the files of dxcl's Vulkan layer share (dxcl_vk_layer.c's header says what the layer
- * does): the records of instances and devices, the image table, the twins' copier, and the
- * functions one file offers the others. Internal to libdxcl_vk_layer.so. */
+ * does): the records of devices and twins, the functions of the next layer, and what one file
+ * offers the others. Internal to libdxcl_vk_layer.so. */
 #ifndef DXCL_LAYER_H
 #define DXCL_LAYER_H
 
@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +22,11 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* The exports: the twins (core/twin.h) and the two the manifest names. */
-EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
-                                      struct dxcl_twin *twin);
-EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin);
-EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin);
-EXPORT int32_t dxcl_layer_twin_sync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
-EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
-                                                                               const char *name);
-EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetDeviceProcAddr(VkDevice device,
-                                                                             const char *name);
+/* The exports dxclunix.so looks up by name (core/twin.h, DXCL_LAYER_EXPORTS): each takes its
+ * call's struct. */
+#define DXCL_LAYER_EXPORT(call, name) EXPORT int32_t name(void *params);
+DXCL_LAYER_EXPORTS
+#undef DXCL_LAYER_EXPORT
 
 /* The loader's dispatch table of a dispatchable handle is its first pointer: a physical device
  * shares its instance's, a queue or command buffer its device's. */
@@ -39,32 +35,22 @@ static inline void *key_of(const void *handle)
     return *(void *const *)handle;
 }
 
-void note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* A line on stderr where DXCL_LOG is set. */
+void layer_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Fills `error` (where given) and says it; returns `result`. */
+int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A structure of `type` in a pNext chain, or NULL. */
+const void *layer_chained(const void *next, VkStructureType type);
+/* DXCL_LAYER_FAULT names `point`: the layer fails there as a driver may (for the tests). */
+bool layer_fault(const char *point);
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t layer_now_ns(void);
 
-struct instance_rec {
-    struct instance_rec *next;
-    void *key;
-    VkInstance instance;
-    PFN_vkGetInstanceProcAddr gipa;
-    uint32_t api_version; /* the program's: external memory is core from 1.1 */
-    /* Resolved when made: the loader's terminator no longer knows the instance at destroy. */
-    PFN_vkDestroyInstance destroy_instance;
-};
-
-/* What a twin needs of a device: the next layer's functions and the physical device's facts. */
-struct device_rec {
-    struct device_rec *next;
-    void *key;
-    VkDevice device;
-    VkPhysicalDevice physical;
-    PFN_vkGetDeviceProcAddr gdpa;
-    bool memory_fd;    /* VK_KHR_external_memory_fd is enabled */
-    bool semaphore_fd; /* VK_KHR_external_semaphore_fd is enabled */
-    uint8_t uuid[VK_UUID_SIZE];
-    VkPhysicalDeviceMemoryProperties memory;
-    PFN_vkGetPhysicalDeviceFormatProperties format_properties;
-    PFN_vkGetPhysicalDeviceImageFormatProperties2 image_format_properties2;
+/* The functions of the next layer a sharing device's record needs. */
+struct device_functions {
     PFN_vkDestroyDevice destroy_device;
+    PFN_vkGetDeviceQueue get_queue;
     PFN_vkCreateImage create_image;
     PFN_vkDestroyImage destroy_image;
     PFN_vkGetImageMemoryRequirements requirements;
@@ -74,64 +60,97 @@ struct device_rec {
     PFN_vkBindImageMemory bind;
     PFN_vkMapMemory map;
     PFN_vkGetImageSubresourceLayout subresource_layout;
-    PFN_vkGetMemoryFdKHR get_fd;
+    PFN_vkGetMemoryFdKHR get_memory_fd;
     PFN_vkCreateSemaphore create_semaphore;
     PFN_vkDestroySemaphore destroy_semaphore;
     PFN_vkGetSemaphoreFdKHR get_semaphore_fd;
-    PFN_vkGetDeviceQueue get_queue;
+    PFN_vkSignalSemaphore signal_semaphore;
+    PFN_vkWaitSemaphores wait_semaphores;
     PFN_vkQueueSubmit submit;
     PFN_vkQueueSubmit2 submit2, submit2_khr;
     PFN_vkQueueBindSparse bind_sparse;
-    /* What is submitted to its queues (progress.h), or NULL where it cannot be known. */
-    struct dxcl_progress *progress;
-    /* The layer's own copies (copy_in_out): command buffers are dispatchable, so the loader's
-     * callback gives each the device's dispatch as the loader's trampoline would. */
-    PFN_vkSetDeviceLoaderData set_loader_data;
     PFN_vkCreateCommandPool create_pool;
     PFN_vkDestroyCommandPool destroy_pool;
     PFN_vkAllocateCommandBuffers allocate_buffers;
+    PFN_vkResetCommandBuffer reset_buffer;
     PFN_vkBeginCommandBuffer begin;
     PFN_vkEndCommandBuffer end;
     PFN_vkCmdPipelineBarrier barrier;
     PFN_vkCmdCopyImage copy_image;
-    PFN_vkCreateFence create_fence;
-    PFN_vkDestroyFence destroy_fence;
-    PFN_vkWaitForFences wait_fences;
-    PFN_vkResetFences reset_fences;
-    PFN_vkGetFenceStatus fence_status;
 };
 
-/* The images made on each device, VkImage -> device record: open addressing with linear
- * probing, grown at 3/4 full, deletion by backward shift (no tombstones). DXVK makes many. */
+/* The images a sharing device made: VkImage -> what the layer knows of it. Open addressing with
+ * linear probing, grown at 3/4 full, deletion by backward shift. Under the table's lock. */
 struct image_slot {
     uint64_t image; /* 0: empty */
-    struct device_rec *device;
-    /* Made exportable for a direct twin (core/twin.h): its dedicated memory once allocated and
-     * its size, and the serial of this image's life. concurrent: DXVK made it with
-     * VK_SHARING_MODE_CONCURRENT (a hand-over then names no queue family of its own). */
+    /* Made exportable for a direct twin: its dedicated memory once allocated and its size, and
+     * the serial of this image's life (a VkImage handle may come back for a new image).
+     * concurrent: made with VK_SHARING_MODE_CONCURRENT (a hand-over then names no queue family
+     * of its own). */
     bool exportable, concurrent;
     uint64_t memory, size, serial;
 };
+struct image_table {
+    pthread_mutex_t lock;
+    struct image_slot *slots;
+    size_t capacity, count; /* capacity: 0 or a power of two */
+};
 
-/* The layer's copies between the program's image and a twin (DXCL_TWIN_SYNC_COPY_IN/OUT), for
- * twins DXVK cannot wrap, and a direct twin's hand-overs. A twin's submissions come from one
- * thread at a time (the caller holds DXVK's submission queue), so its ring needs no lock. A slot
- * is reused once its fence says the GPU is done with it; while every slot is still on the GPU
- * the ring grows (a release never waits for the GPU), and only a CPU COPIER_SLOTS submissions
- * ahead of the GPU waits. */
-#define COPIER_SLOTS 32
-struct copier {
+/* The command buffers of the layer's submissions on a device (handover.c): each is reused
+ * once the device's timeline says the GPU ran it. */
+#define RING_SLOTS 64
+struct ring {
     VkCommandPool pool;
     uint32_t family;
-    unsigned count, next; /* slots made so far; the next in turn */
-    VkCommandBuffer buffers[COPIER_SLOTS];
-    VkFence fences[COPIER_SLOTS];
-    bool submitted[COPIER_SLOTS];
+    unsigned count, next;
+    VkCommandBuffer buffers[RING_SLOTS];
+    uint64_t values[RING_SLOTS]; /* the timeline value of its last submission; 0: never */
+};
+
+/* A device. Found from any of its dispatchable handles by dispatch key without a lock
+ * (records.c); its record outlives it (a call racing with another device's destroy may still
+ * read it). dxcl's calls hold `alive` shared; vkDestroyDevice takes it exclusive. */
+struct device {
+    uint64_t id; /* the layer's, never reused */
+    void *key;
+    VkDevice handle;
+    VkPhysicalDevice physical;
+    PFN_vkGetDeviceProcAddr gdpa;
+    /* Made in a process where dxcl may share (its Unix side is loaded): the fd export
+     * extensions were added, its images are recorded and its queues followed. Otherwise the
+     * layer is passive on it: every call goes straight to the next layer. */
+    bool may_share;
+    bool memory_fd, semaphore_fd; /* the extensions are enabled */
+    atomic_bool sharing;          /* dxcl_layer_share named it: direct candidates from now */
+    pthread_rwlock_t alive;
+    bool destroyed; /* under `alive`, exclusive */
+    uint8_t uuid[VK_UUID_SIZE];
+    VkPhysicalDeviceMemoryProperties memory;
+    PFN_vkGetPhysicalDeviceFormatProperties format_properties;
+    PFN_vkGetPhysicalDeviceImageFormatProperties2 image_format_properties2;
+    /* The queues the device was made with, so that a hand-over names one of them. */
+    uint32_t queue_families[16], queue_counts[16], queue_family_count;
+    PFN_vkSetDeviceLoaderData set_loader_data;
+    struct device_functions vk;
+    struct dxcl_progress *progress; /* NULL: no timeline semaphores (no hand-overs) */
+    struct image_table images;
+    /* The layer's own submissions, one at a time: their timeline values go up in order. */
+    pthread_mutex_t submit_lock;
+    struct ring rings[2]; /* one per queue family used */
 };
 
 /* records.c: instances and devices. */
+struct instance_rec;
 struct instance_rec *find_instance(void *key, bool or_newest);
-struct device_rec *find_device_by(void *key, VkDevice device);
+/* The next layer's function of the instance, or NULL. */
+PFN_vkVoidFunction instance_next_function(VkInstance instance, const char *name);
+/* The device of a dispatch key (no lock; NULL for a device the layer never saw). */
+struct device *device_of(void *key);
+/* The device of an id, alive and held for dxcl's call (`alive` shared), or NULL (error set). */
+struct device *device_hold(uint64_t id, struct dxcl_layer_error *error);
+void device_put(struct device *device);
+/* Each sharing-capable device, held in turn, until `visit` returns true: that device (held). */
+struct device *device_find(bool (*visit)(struct device *device, void *arg), void *arg);
 VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
                                                const VkAllocationCallbacks *alloc, VkInstance *out);
 VKAPI_ATTR void VKAPI_CALL destroy_instance(VkInstance instance,
@@ -140,10 +159,14 @@ VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
                                              const VkDeviceCreateInfo *info,
                                              const VkAllocationCallbacks *alloc, VkDevice *out);
 VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device, const VkAllocationCallbacks *alloc);
+/* The queue (family, index) the device was made with, or NULL. */
+VkQueue device_queue(struct device *device, uint32_t family, uint32_t index);
 
-/* images.c: the image table and the hooks that make direct candidates exportable. */
-bool images_lookup(uint64_t image, struct image_slot *out);
-void images_forget_device(struct device_rec *device);
+/* images.c: each sharing-capable device's images, and the hooks that make direct candidates
+ * exportable once sharing started. */
+void images_init(struct image_table *table);
+void images_free(struct image_table *table);
+bool images_lookup(struct device *device, uint64_t image, struct image_slot *out);
 VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
                                             const VkAllocationCallbacks *alloc, VkImage *out);
 VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice device,
@@ -170,16 +193,44 @@ VKAPI_ATTR VkResult VKAPI_CALL queue_submit2_khr(VkQueue queue, uint32_t count,
 VKAPI_ATTR VkResult VKAPI_CALL queue_bind_sparse(VkQueue queue, uint32_t count,
                                                  const VkBindSparseInfo *binds, VkFence fence);
 
-/* twins.c: twins made, exported and freed. */
-int32_t fail(struct dxcl_twin *twin, int32_t result, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-bool direct_alive(const struct dxcl_twin *twin);
-int32_t export_semaphore(struct dxcl_twin *twin, const struct device_rec *rec, uint64_t semaphore,
-                         struct dxcl_twin_sync *sync);
+/* twins.c: the twins, by id. */
+struct twin;
+/* The twin of an id, referenced, or NULL (error set); twin_put drops the reference. */
+struct twin *twin_hold(uint64_t id, struct dxcl_layer_error *error);
+void twin_put(struct twin *twin);
+/* The twin's device (the twin holds none of it: dxcl's call holds the device). */
+struct device *twin_device(const struct twin *twin);
+/* The twins of a device being destroyed: their Vulkan objects go now (the GPU is idle). */
+void twins_forget_device(struct device *device);
 
-/* copier.c: the ring of command buffers of a twin's copies and hand-overs. */
-void free_copier(const struct device_rec *rec, struct dxcl_twin *twin);
-struct copier *copier_of(struct dxcl_twin *twin, const struct device_rec *rec, uint32_t family);
-int next_slot(struct dxcl_twin *twin, const struct device_rec *rec, struct copier *c);
+/* graves.c: Vulkan objects freed once the GPU is done with them. */
+struct grave {
+    struct device *device;
+    uint64_t after; /* the device's timeline value that says the GPU is done with them */
+    VkImage image;
+    VkDeviceMemory memory;
+    VkSemaphore semaphores[2];
+};
+void graves_add(const struct grave *grave);
+/* Frees the graves whose value the device's timeline reached (all of them with `all`: the
+ * device is idle, being destroyed). */
+void graves_visit(struct device *device, bool all);
+/* Visits the graves of every device (the bound's thread); true while some remain. */
+bool graves_sweep(void);
+
+/* releases.c: Direct3D's waits for OpenCL's releases, bounded. */
+struct release_watch {
+    uint64_t twin, value;
+    uint64_t deadline_ns;
+};
+void releases_watch(const struct release_watch *watch);
+void releases_unwatch(uint64_t twin, uint64_t value);
+/* Wakes the bound's thread (it also sweeps the graves). */
+void releases_wake(void);
+/* DXCL_GPU_WAIT_BOUND_MS, or DXCL_TWIN_WAIT_BOUND_MS. */
+uint64_t releases_bound_ns(void);
+
+/* handover.c: the layer's submissions on a device (the caller holds its submit_lock). */
+void rings_free(struct device *device);
 
 #endif

@@ -19,6 +19,7 @@ struct dxcl_progress {
     VkDevice device;
     PFN_vkGetSemaphoreCounterValue counter_value;
     PFN_vkDestroySemaphore destroy_semaphore;
+    PFN_vkWaitSemaphores wait_semaphores;
     VkSemaphore own; /* the layer's timeline */
     uint64_t own_value;
     struct queue_latest queues[MAX_QUEUES];
@@ -66,8 +67,11 @@ struct dxcl_progress *dxcl_progress_new(VkDevice device, PFN_vkGetDeviceProcAddr
         p->counter_value =
             (PFN_vkGetSemaphoreCounterValue)gdpa(device, "vkGetSemaphoreCounterValueKHR");
     p->destroy_semaphore = (PFN_vkDestroySemaphore)gdpa(device, "vkDestroySemaphore");
+    p->wait_semaphores = (PFN_vkWaitSemaphores)gdpa(device, "vkWaitSemaphores");
+    if (!p->wait_semaphores)
+        p->wait_semaphores = (PFN_vkWaitSemaphores)gdpa(device, "vkWaitSemaphoresKHR");
     create_semaphore = (PFN_vkCreateSemaphore)gdpa(device, "vkCreateSemaphore");
-    if (!p->counter_value || !p->destroy_semaphore || !create_semaphore ||
+    if (!p->counter_value || !p->destroy_semaphore || !p->wait_semaphores || !create_semaphore ||
         create_semaphore(device, &create_info, NULL, &p->own) != VK_SUCCESS) {
         free(p);
         return NULL;
@@ -226,31 +230,61 @@ void dxcl_progress_sparse_bound(struct dxcl_progress *p)
 }
 
 VkResult dxcl_progress_submit_own(struct dxcl_progress *p, PFN_vkQueueSubmit submit, VkQueue queue,
-                                  const VkSubmitInfo *info, VkFence fence)
+                                  const struct dxcl_own_submit *own, uint64_t *value)
 {
-    enum { MAX_SIGNALS = 4 };
-    VkSemaphore signals[MAX_SIGNALS + 1];
-    uint64_t values[MAX_SIGNALS + 1] = {0};
-    VkTimelineSemaphoreSubmitInfo timeline = {
-        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-        .signalSemaphoreValueCount = info->signalSemaphoreCount + 1,
-        .pSignalSemaphoreValues = values};
-    VkSubmitInfo with_own = *info;
-    VkResult result;
+    enum { MAX_SEMAPHORES = 2 * DXCL_OWN_SUBMIT_MAX + 1 };
+    VkSemaphore signals[MAX_SEMAPHORES];
+    uint64_t signal_values[MAX_SEMAPHORES];
+    VkPipelineStageFlags stages[MAX_SEMAPHORES];
+    VkTimelineSemaphoreSubmitInfo timeline = {.sType =
+                                                  VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                              .waitSemaphoreValueCount = own->wait_count,
+                                              .pWaitSemaphoreValues = own->wait_values,
+                                              .signalSemaphoreValueCount = own->signal_count + 1,
+                                              .pSignalSemaphoreValues = signal_values};
+    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                         .pNext = &timeline,
+                         .waitSemaphoreCount = own->wait_count,
+                         .pWaitSemaphores = own->waits,
+                         .pWaitDstStageMask = stages,
+                         .commandBufferCount = own->buffer_count,
+                         .pCommandBuffers = own->buffers,
+                         .signalSemaphoreCount = own->signal_count + 1,
+                         .pSignalSemaphores = signals};
 
-    if (!p || info->pNext || info->signalSemaphoreCount > MAX_SIGNALS)
-        return submit(queue, 1, info, fence);
-    memcpy(signals, info->pSignalSemaphores, info->signalSemaphoreCount * sizeof(*signals));
-    with_own.pNext = &timeline;
-    with_own.pSignalSemaphores = signals;
-    with_own.signalSemaphoreCount = info->signalSemaphoreCount + 1;
+    if (!p || own->signal_count > 2 * DXCL_OWN_SUBMIT_MAX || own->wait_count > MAX_SEMAPHORES)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    for (uint32_t i = 0; i < own->wait_count; i++)
+        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    memcpy(signals, own->signals, own->signal_count * sizeof(*signals));
+    memcpy(signal_values, own->signal_values, own->signal_count * sizeof(*signal_values));
+    /* The value and the queue's latest batch are set before the driver's call, which runs
+     * without the lock: the caller submits one of its own at a time (in value order). A value
+     * whose submission fails is never reached; a later one covers it. */
     pthread_mutex_lock(&p->lock);
-    signals[info->signalSemaphoreCount] = p->own;
-    values[info->signalSemaphoreCount] = p->own_value + 1;
-    if ((result = submit(queue, 1, &with_own, fence)) == VK_SUCCESS)
-        batch_submitted(p, queue, p->own, ++p->own_value, true);
+    *value = ++p->own_value;
+    batch_submitted(p, queue, p->own, *value, true);
     pthread_mutex_unlock(&p->lock);
-    return result;
+    signals[own->signal_count] = p->own;
+    signal_values[own->signal_count] = *value;
+    return submit(queue, 1, &info, VK_NULL_HANDLE);
+}
+
+bool dxcl_progress_reached(struct dxcl_progress *p, uint64_t value)
+{
+    uint64_t reached = 0;
+
+    return p && p->counter_value(p->device, p->own, &reached) == VK_SUCCESS && reached >= value;
+}
+
+VkResult dxcl_progress_wait(struct dxcl_progress *p, uint64_t value, uint64_t timeout_ns)
+{
+    VkSemaphoreWaitInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                .semaphoreCount = 1,
+                                .pSemaphores = &p->own,
+                                .pValues = &value};
+
+    return p->wait_semaphores(p->device, &info, timeout_ns);
 }
 
 bool dxcl_progress_idle(struct dxcl_progress *p)

@@ -38,10 +38,26 @@ void dxcl_progress_submitted2(struct dxcl_progress *progress, VkQueue queue, uin
                               const VkSubmitInfo2 *batches);
 void dxcl_progress_sparse_bound(struct dxcl_progress *progress);
 
-/* The layer's own submission of one batch (its pNext must be NULL): it also signals the
- * layer's timeline. */
+/* The layer's own submission of one batch: waits (timeline values, 0 for a binary semaphore, at
+ * every stage), command buffers, signals (likewise); the batch also signals the layer's timeline,
+ * whose new value goes into *value. The caller submits one at a time. */
+#define DXCL_OWN_SUBMIT_MAX 64
+struct dxcl_own_submit {
+    uint32_t wait_count;
+    const VkSemaphore *waits;
+    const uint64_t *wait_values;
+    uint32_t buffer_count;
+    const VkCommandBuffer *buffers;
+    uint32_t signal_count; /* at most 2 x DXCL_OWN_SUBMIT_MAX */
+    const VkSemaphore *signals;
+    const uint64_t *signal_values;
+};
 VkResult dxcl_progress_submit_own(struct dxcl_progress *progress, PFN_vkQueueSubmit submit,
-                                  VkQueue queue, const VkSubmitInfo *info, VkFence fence);
+                                  VkQueue queue, const struct dxcl_own_submit *own,
+                                  uint64_t *value);
+/* The layer's timeline reached `value` (false where unknown); the host waits for it. */
+bool dxcl_progress_reached(struct dxcl_progress *progress, uint64_t value);
+VkResult dxcl_progress_wait(struct dxcl_progress *progress, uint64_t value, uint64_t timeout_ns);
 
 /* Everything submitted to the device so far is done. */
 bool dxcl_progress_idle(struct dxcl_progress *progress);

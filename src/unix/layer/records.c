@@ -1,25 +1,26 @@
-/* The layer's records of instances and devices (layer.h): made at vkCreateInstance and
- * vkCreateDevice, where the layer also adds the fd export extensions, and found by dispatch key. */
+/* The layer's records of instances and devices (layer.h). Instances are few and looked up only
+ * while devices are made: a list under a lock. Devices are looked up by every call the layer
+ * wraps: a copy-on-write array, read without a lock, whose records are never freed (a call on one
+ * device may read another's record while that device is destroyed). In a process without dxcl's
+ * Unix side a device is passive: the layer adds nothing to it and hands out the next layer's
+ * functions, so that no call of it goes through the layer. */
 #define _GNU_SOURCE
 #include "layer.h"
 
-void note(const char *format, ...)
-{
-    va_list args;
+#include <dlfcn.h>
 
-    if (!getenv("DXCL_LOG"))
-        return;
-    va_start(args, format);
-    fputs("dxcl vk layer: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-}
+struct instance_rec {
+    struct instance_rec *next;
+    void *key;
+    VkInstance instance;
+    PFN_vkGetInstanceProcAddr gipa;
+    uint32_t api_version; /* the program's: external memory is core from 1.1 */
+    /* Resolved when made: the loader's terminator no longer knows the instance at destroy. */
+    PFN_vkDestroyInstance destroy_instance;
+};
 
-/* Instances and devices are few: lists under one lock. */
-static pthread_mutex_t records_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t instances_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct instance_rec *instances;
-static struct device_rec *devices;
 
 /* The instance of `key`; for a physical device whose key is not its instance's (the loader
  * gives them the same one), the newest instance rather than failing the program's call. */
@@ -27,25 +28,22 @@ struct instance_rec *find_instance(void *key, bool or_newest)
 {
     struct instance_rec *rec;
 
-    pthread_mutex_lock(&records_lock);
+    pthread_mutex_lock(&instances_lock);
     for (rec = instances; rec && rec->key != key; rec = rec->next)
         ;
     if (!rec && or_newest)
         rec = instances;
-    pthread_mutex_unlock(&records_lock);
+    pthread_mutex_unlock(&instances_lock);
     return rec;
 }
 
-struct device_rec *find_device_by(void *key, VkDevice device)
+PFN_vkVoidFunction instance_next_function(VkInstance instance, const char *name)
 {
-    struct device_rec *rec;
+    struct instance_rec *rec = instance ? find_instance(key_of(instance), false) : NULL;
 
-    pthread_mutex_lock(&records_lock);
-    for (rec = devices; rec && (key ? rec->key != key : rec->device != device); rec = rec->next)
-        ;
-    pthread_mutex_unlock(&records_lock);
-    return rec;
+    return rec ? rec->gipa(instance, name) : NULL;
 }
+
 /* The loader's link to the next layer in a create info's chain, or NULL. */
 static void *next_link_of(const void *next, VkStructureType type, VkLayerFunction function)
 {
@@ -88,10 +86,10 @@ VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
                                  info->pApplicationInfo ? info->pApplicationInfo->apiVersion
                                                         : VK_API_VERSION_1_0,
                                  (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance")};
-    pthread_mutex_lock(&records_lock);
+    pthread_mutex_lock(&instances_lock);
     rec->next = instances;
     instances = rec;
-    pthread_mutex_unlock(&records_lock);
+    pthread_mutex_unlock(&instances_lock);
     return result;
 }
 
@@ -101,18 +99,118 @@ VKAPI_ATTR void VKAPI_CALL destroy_instance(VkInstance instance, const VkAllocat
 
     if (!instance)
         return;
-    pthread_mutex_lock(&records_lock);
+    pthread_mutex_lock(&instances_lock);
     for (link = &instances; *link && (*link)->key != key_of(instance); link = &(*link)->next)
         ;
     if ((rec = *link))
         *link = rec->next;
-    pthread_mutex_unlock(&records_lock);
+    pthread_mutex_unlock(&instances_lock);
     if (!rec)
         return;
     if (rec->destroy_instance)
         rec->destroy_instance(instance, alloc);
     free(rec);
 }
+
+/* ---- The devices: a copy-on-write array ---- */
+
+struct registry {
+    struct registry *older; /* the arrays it replaced: never freed while a reader may hold one */
+    size_t count;
+    struct device *devices[];
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(struct registry *) registry;
+static uint64_t last_device_id;
+
+/* A new array: the current one with `add` added or `remove` left out. Under registry_lock. */
+static bool registry_publish(struct device *add, struct device *remove)
+{
+    struct registry *now = atomic_load_explicit(&registry, memory_order_relaxed);
+    size_t count = now ? now->count : 0;
+    struct registry *next = malloc(sizeof(*next) + (count + 1) * sizeof(next->devices[0]));
+
+    if (!next)
+        return false;
+    next->older = now;
+    next->count = 0;
+    for (size_t i = 0; i < count; i++)
+        if (now->devices[i] != remove)
+            next->devices[next->count++] = now->devices[i];
+    if (add)
+        next->devices[next->count++] = add;
+    atomic_store_explicit(&registry, next, memory_order_release);
+    return true;
+}
+
+struct device *device_of(void *key)
+{
+    struct registry *now = atomic_load_explicit(&registry, memory_order_acquire);
+
+    for (size_t i = 0; now && i < now->count; i++)
+        if (now->devices[i]->key == key)
+            return now->devices[i];
+    return NULL;
+}
+
+static bool hold_alive(struct device *device)
+{
+    pthread_rwlock_rdlock(&device->alive);
+    if (!device->destroyed)
+        return true;
+    pthread_rwlock_unlock(&device->alive);
+    return false;
+}
+
+struct device *device_hold(uint64_t id, struct dxcl_layer_error *error)
+{
+    struct registry *now = atomic_load_explicit(&registry, memory_order_acquire);
+
+    for (size_t i = 0; id && now && i < now->count; i++)
+        if (now->devices[i]->id == id && now->devices[i]->may_share) {
+            if (hold_alive(now->devices[i]))
+                return now->devices[i];
+            break;
+        }
+    layer_fail(error, -1, "no Vulkan device %" PRIu64 " (destroyed, or not one where dxcl shares)",
+               id);
+    return NULL;
+}
+
+void device_put(struct device *device)
+{
+    pthread_rwlock_unlock(&device->alive);
+}
+
+struct device *device_find(bool (*visit)(struct device *device, void *arg), void *arg)
+{
+    struct registry *now = atomic_load_explicit(&registry, memory_order_acquire);
+
+    for (size_t i = 0; now && i < now->count; i++) {
+        struct device *device = now->devices[i];
+        if (!device->may_share || !hold_alive(device))
+            continue;
+        if (visit(device, arg))
+            return device;
+        device_put(device);
+    }
+    return NULL;
+}
+
+VkQueue device_queue(struct device *device, uint32_t family, uint32_t index)
+{
+    VkQueue queue = VK_NULL_HANDLE;
+
+    for (uint32_t i = 0; i < device->queue_family_count; i++)
+        if (device->queue_families[i] == family && index < device->queue_counts[i]) {
+            device->vk.get_queue(device->handle, family, index, &queue);
+            break;
+        }
+    return queue;
+}
+
+/* ---- Making and destroying devices ---- */
 
 static bool offers_extension(VkPhysicalDevice physical, const struct instance_rec *instance,
                              const char *name)
@@ -155,8 +253,25 @@ static bool api_1_1(VkPhysicalDevice physical, const struct instance_rec *instan
     return properties.apiVersion >= VK_API_VERSION_1_1;
 }
 
+/* Whether dxcl may share in this process: its Unix side is loaded (DXCL_LAYER=share or passive
+ * decides instead). A device made before dxcl's OpenCL.dll loads its Unix side stays passive. */
+static bool process_may_share(void)
+{
+    const char *setting = getenv("DXCL_LAYER");
+    void *unix_side;
+
+    if (setting && !strcmp(setting, "share"))
+        return true;
+    if (setting && !strcmp(setting, "passive"))
+        return false;
+    if (!(unix_side = dlopen(DXCL_UNIX_SONAME, RTLD_NOW | RTLD_NOLOAD)))
+        return false;
+    dlclose(unix_side);
+    return true;
+}
+
 /* The physical device's facts a twin needs: memory types, format support, deviceUUID. */
-static void describe_physical(struct device_rec *rec, const struct instance_rec *instance)
+static void describe_physical(struct device *device, const struct instance_rec *instance)
 {
     PFN_vkGetInstanceProcAddr gipa = instance->gipa;
     PFN_vkGetPhysicalDeviceMemoryProperties memory = (PFN_vkGetPhysicalDeviceMemoryProperties)gipa(
@@ -167,67 +282,120 @@ static void describe_physical(struct device_rec *rec, const struct instance_rec 
     VkPhysicalDeviceProperties2 properties = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
 
-    rec->format_properties = (PFN_vkGetPhysicalDeviceFormatProperties)gipa(
+    device->format_properties = (PFN_vkGetPhysicalDeviceFormatProperties)gipa(
         instance->instance, "vkGetPhysicalDeviceFormatProperties");
-    if (api_1_1(rec->physical, instance))
-        rec->image_format_properties2 = (PFN_vkGetPhysicalDeviceImageFormatProperties2)gipa(
-            instance->instance, "vkGetPhysicalDeviceImageFormatProperties2");
+    device->image_format_properties2 = (PFN_vkGetPhysicalDeviceImageFormatProperties2)gipa(
+        instance->instance, "vkGetPhysicalDeviceImageFormatProperties2");
     if (memory)
-        memory(rec->physical, &rec->memory);
-    if (properties2 && api_1_1(rec->physical, instance)) {
-        properties2(rec->physical, &properties);
-        memcpy(rec->uuid, id.deviceUUID, sizeof(rec->uuid));
+        memory(device->physical, &device->memory);
+    if (properties2) {
+        properties2(device->physical, &properties);
+        memcpy(device->uuid, id.deviceUUID, sizeof(device->uuid));
     }
 }
 
-#define DEVICE_FN(rec, type, name) ((rec)->name = (PFN_##type)(rec)->gdpa((rec)->device, #type))
-
-static void resolve_device_functions(struct device_rec *rec)
+/* A device function, or its KHR form (a 1.0 device that has the extension). */
+static PFN_vkVoidFunction device_function_or_khr(struct device *device, const char *name)
 {
-    DEVICE_FN(rec, vkDestroyDevice, destroy_device);
-    DEVICE_FN(rec, vkCreateImage, create_image);
-    DEVICE_FN(rec, vkDestroyImage, destroy_image);
-    DEVICE_FN(rec, vkGetImageMemoryRequirements, requirements);
-    DEVICE_FN(rec, vkGetImageMemoryRequirements2, requirements2);
-    if (!rec->requirements2) /* a 1.0 device that has the extension */
-        rec->requirements2 = (PFN_vkGetImageMemoryRequirements2)rec->gdpa(
-            rec->device, "vkGetImageMemoryRequirements2KHR");
-    DEVICE_FN(rec, vkAllocateMemory, allocate);
-    DEVICE_FN(rec, vkFreeMemory, free_memory);
-    DEVICE_FN(rec, vkBindImageMemory, bind);
-    DEVICE_FN(rec, vkMapMemory, map);
-    DEVICE_FN(rec, vkGetImageSubresourceLayout, subresource_layout);
-    if (rec->memory_fd)
-        DEVICE_FN(rec, vkGetMemoryFdKHR, get_fd);
-    DEVICE_FN(rec, vkCreateSemaphore, create_semaphore);
-    DEVICE_FN(rec, vkDestroySemaphore, destroy_semaphore);
-    DEVICE_FN(rec, vkGetDeviceQueue, get_queue);
-    DEVICE_FN(rec, vkQueueSubmit, submit);
-    DEVICE_FN(rec, vkQueueSubmit2, submit2);
-    rec->submit2_khr = (PFN_vkQueueSubmit2)rec->gdpa(rec->device, "vkQueueSubmit2KHR");
-    DEVICE_FN(rec, vkQueueBindSparse, bind_sparse);
-    if (rec->semaphore_fd)
-        DEVICE_FN(rec, vkGetSemaphoreFdKHR, get_semaphore_fd);
-    DEVICE_FN(rec, vkCreateCommandPool, create_pool);
-    DEVICE_FN(rec, vkDestroyCommandPool, destroy_pool);
-    DEVICE_FN(rec, vkAllocateCommandBuffers, allocate_buffers);
-    DEVICE_FN(rec, vkBeginCommandBuffer, begin);
-    DEVICE_FN(rec, vkEndCommandBuffer, end);
-    DEVICE_FN(rec, vkCmdPipelineBarrier, barrier);
-    DEVICE_FN(rec, vkCmdCopyImage, copy_image);
-    DEVICE_FN(rec, vkCreateFence, create_fence);
-    DEVICE_FN(rec, vkDestroyFence, destroy_fence);
-    DEVICE_FN(rec, vkWaitForFences, wait_fences);
-    DEVICE_FN(rec, vkResetFences, reset_fences);
-    DEVICE_FN(rec, vkGetFenceStatus, fence_status);
+    char khr[64];
+    PFN_vkVoidFunction function = device->gdpa(device->handle, name);
+
+    if (function)
+        return function;
+    snprintf(khr, sizeof(khr), "%sKHR", name);
+    return device->gdpa(device->handle, khr);
+}
+
+#define DEVICE_FN(device, type, field)                                                             \
+    ((device)->vk.field = (PFN_##type)device_function_or_khr(device, #type))
+
+static void resolve_functions(struct device *device)
+{
+    DEVICE_FN(device, vkGetDeviceQueue, get_queue);
+    DEVICE_FN(device, vkCreateImage, create_image);
+    DEVICE_FN(device, vkDestroyImage, destroy_image);
+    DEVICE_FN(device, vkGetImageMemoryRequirements, requirements);
+    DEVICE_FN(device, vkGetImageMemoryRequirements2, requirements2);
+    DEVICE_FN(device, vkAllocateMemory, allocate);
+    DEVICE_FN(device, vkFreeMemory, free_memory);
+    DEVICE_FN(device, vkBindImageMemory, bind);
+    DEVICE_FN(device, vkMapMemory, map);
+    DEVICE_FN(device, vkGetImageSubresourceLayout, subresource_layout);
+    DEVICE_FN(device, vkCreateSemaphore, create_semaphore);
+    DEVICE_FN(device, vkDestroySemaphore, destroy_semaphore);
+    DEVICE_FN(device, vkSignalSemaphore, signal_semaphore);
+    DEVICE_FN(device, vkWaitSemaphores, wait_semaphores);
+    DEVICE_FN(device, vkQueueSubmit, submit);
+    device->vk.submit2 = (PFN_vkQueueSubmit2)device->gdpa(device->handle, "vkQueueSubmit2");
+    device->vk.submit2_khr = (PFN_vkQueueSubmit2)device->gdpa(device->handle, "vkQueueSubmit2KHR");
+    DEVICE_FN(device, vkQueueBindSparse, bind_sparse);
+    DEVICE_FN(device, vkCreateCommandPool, create_pool);
+    DEVICE_FN(device, vkDestroyCommandPool, destroy_pool);
+    DEVICE_FN(device, vkAllocateCommandBuffers, allocate_buffers);
+    DEVICE_FN(device, vkResetCommandBuffer, reset_buffer);
+    DEVICE_FN(device, vkBeginCommandBuffer, begin);
+    DEVICE_FN(device, vkEndCommandBuffer, end);
+    DEVICE_FN(device, vkCmdPipelineBarrier, barrier);
+    DEVICE_FN(device, vkCmdCopyImage, copy_image);
+}
+
+static void remember_queues(struct device *device, const VkDeviceCreateInfo *info)
+{
+    for (uint32_t i = 0; i < info->queueCreateInfoCount && device->queue_family_count < 16; i++) {
+        device->queue_families[device->queue_family_count] =
+            info->pQueueCreateInfos[i].queueFamilyIndex;
+        device->queue_counts[device->queue_family_count++] = info->pQueueCreateInfos[i].queueCount;
+    }
+}
+
+/* The program's create info with the fd export extensions the driver offers added (a 1.0
+ * device would need VK_KHR_external_memory and more: it gets none). `names` holds room for
+ * two more. */
+static VkDeviceCreateInfo with_fd_extensions(VkPhysicalDevice physical,
+                                             const struct instance_rec *instance,
+                                             const VkDeviceCreateInfo *info, const char **names)
+{
+    static const char *const wanted[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                                         VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+    VkDeviceCreateInfo changed = *info;
+
+    if (info->enabledExtensionCount)
+        memcpy(names, info->ppEnabledExtensionNames, info->enabledExtensionCount * sizeof(*names));
+    changed.ppEnabledExtensionNames = names;
+    for (size_t i = 0; i < 2 && api_1_1(physical, instance); i++)
+        if (!asks_extension(info, wanted[i]) && offers_extension(physical, instance, wanted[i]))
+            names[changed.enabledExtensionCount++] = wanted[i];
+    return changed;
+}
+
+/* The record of a device the program made: passive, or ready to share. */
+static void record_device(struct device *device, const struct instance_rec *instance,
+                          const VkDeviceCreateInfo *made_with)
+{
+    pthread_rwlock_init(&device->alive, NULL);
+    pthread_mutex_init(&device->submit_lock, NULL);
+    images_init(&device->images);
+    /* Resolved for a passive device too: a hook reached some other way still calls down. */
+    resolve_functions(device);
+    if (!device->may_share)
+        return;
+    device->memory_fd = asks_extension(made_with, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    device->semaphore_fd = asks_extension(made_with, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    if (device->memory_fd)
+        device->vk.get_memory_fd =
+            (PFN_vkGetMemoryFdKHR)device->gdpa(device->handle, "vkGetMemoryFdKHR");
+    if (device->semaphore_fd)
+        device->vk.get_semaphore_fd =
+            (PFN_vkGetSemaphoreFdKHR)device->gdpa(device->handle, "vkGetSemaphoreFdKHR");
+    describe_physical(device, instance);
+    remember_queues(device, made_with);
+    device->progress = dxcl_progress_new(device->handle, device->gdpa, made_with);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
                                              const VkDeviceCreateInfo *info,
                                              const VkAllocationCallbacks *alloc, VkDevice *out)
 {
-    static const char *const wanted[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                                         VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
     VkLayerDeviceCreateInfo *link =
         next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
     const VkLayerDeviceCreateInfo *loader_data = next_link_of(
@@ -239,65 +407,109 @@ VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     PFN_vkCreateDevice next = (PFN_vkCreateDevice)link->u.pLayerInfo->pfnNextGetInstanceProcAddr(
         instance->instance, "vkCreateDevice");
+    struct device *device = calloc(1, sizeof(*device));
     const char **names = calloc(info->enabledExtensionCount + 2, sizeof(*names));
-    struct device_rec *rec = calloc(1, sizeof(*rec));
     VkDeviceCreateInfo changed = *info;
+    VkResult result;
 
-    if (!names || !rec || !next) {
-        free(names), free(rec);
-        return next ? VK_ERROR_OUT_OF_HOST_MEMORY : VK_ERROR_INITIALIZATION_FAILED;
-    }
+    if (!next)
+        return VK_ERROR_INITIALIZATION_FAILED;
     link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-    if (info->enabledExtensionCount)
-        memcpy(names, info->ppEnabledExtensionNames, info->enabledExtensionCount * sizeof(*names));
-    changed.ppEnabledExtensionNames = names;
-    /* Before 1.1 they would need VK_KHR_external_memory and more: such a device gets no twins. */
-    for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]) && api_1_1(physical, instance); i++)
-        if (!asks_extension(info, wanted[i]) && offers_extension(physical, instance, wanted[i]))
-            names[changed.enabledExtensionCount++] = wanted[i];
-    VkResult result = next(physical, &changed, alloc, out);
-    rec->memory_fd = asks_extension(&changed, wanted[0]);
-    rec->semaphore_fd = asks_extension(&changed, wanted[1]);
-    free(names);
+    if (!device || !names) { /* the layer cannot follow it: the program's device as it asked */
+        free(device), free(names);
+        return next(physical, info, alloc, out);
+    }
+    device->may_share = process_may_share();
+    if (device->may_share)
+        changed = with_fd_extensions(physical, instance, info, names);
+    result = next(physical, &changed, alloc, out);
+    if (result != VK_SUCCESS && changed.enabledExtensionCount != info->enabledExtensionCount) {
+        layer_note("vkCreateDevice with the fd export extensions: %d; the program's as it asked",
+                   result);
+        changed = *info;
+        result = next(physical, &changed, alloc, out);
+    }
     if (result != VK_SUCCESS) {
-        free(rec);
+        free(device), free(names);
         return result;
     }
-    rec->key = key_of(*out);
-    rec->device = *out;
-    rec->physical = physical;
-    rec->gdpa = gdpa;
-    rec->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
-    describe_physical(rec, instance);
-    resolve_device_functions(rec);
-    rec->progress = dxcl_progress_new(*out, gdpa, &changed);
-    pthread_mutex_lock(&records_lock);
-    rec->next = devices;
-    devices = rec;
-    pthread_mutex_unlock(&records_lock);
-    note("device %p: %s, %s, %s", (void *)*out,
-         rec->memory_fd ? "external memory fd enabled" : "no external memory fd (no twins)",
-         rec->semaphore_fd ? "external semaphore fd enabled" : "no external semaphore fd",
-         rec->progress ? "its queues followed" : "its queues not followed (no timelines)");
+    device->key = key_of(*out);
+    device->handle = *out;
+    device->physical = physical;
+    device->gdpa = gdpa;
+    device->set_loader_data = loader_data ? loader_data->u.pfnSetDeviceLoaderData : NULL;
+    device->vk.destroy_device = (PFN_vkDestroyDevice)gdpa(*out, "vkDestroyDevice");
+    record_device(device, instance, &changed);
+    free(names);
+    pthread_mutex_lock(&registry_lock);
+    device->id = ++last_device_id;
+    if (!registry_publish(device, NULL))
+        device->may_share = false; /* unrecorded: its calls find no record and go straight on */
+    pthread_mutex_unlock(&registry_lock);
+    layer_note("device %p (id %" PRIu64 "): %s%s%s%s", (void *)*out, device->id,
+               device->may_share ? "dxcl may share" : "passive (no dxcl in the process)",
+               device->may_share && device->memory_fd ? ", external memory fd" : "",
+               device->may_share && device->semaphore_fd ? ", external semaphore fd" : "",
+               device->may_share && device->progress ? ", its queues followed" : "");
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device, const VkAllocationCallbacks *alloc)
+VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice handle, const VkAllocationCallbacks *alloc)
 {
-    struct device_rec **link, *rec;
+    struct device *device = handle ? device_of(key_of(handle)) : NULL;
+    PFN_vkDestroyDevice destroy;
 
     if (!device)
         return;
-    pthread_mutex_lock(&records_lock);
-    for (link = &devices; *link && (*link)->key != key_of(device); link = &(*link)->next)
-        ;
-    if ((rec = *link))
-        *link = rec->next;
-    pthread_mutex_unlock(&records_lock);
-    if (!rec)
-        return;
-    images_forget_device(rec);
-    dxcl_progress_free(rec->progress);
-    rec->destroy_device(device, alloc);
-    free(rec);
+    pthread_mutex_lock(&registry_lock);
+    registry_publish(NULL, device);
+    pthread_mutex_unlock(&registry_lock);
+    /* dxcl's calls on it end first; later ones find it destroyed. */
+    pthread_rwlock_wrlock(&device->alive);
+    device->destroyed = true;
+    pthread_rwlock_unlock(&device->alive);
+    if (device->may_share) { /* the program waited for the device to be idle (Vulkan's rule) */
+        twins_forget_device(device);
+        graves_visit(device, true);
+        rings_free(device);
+        dxcl_progress_free(device->progress);
+        device->progress = NULL;
+    }
+    images_free(&device->images);
+    destroy = device->vk.destroy_device;
+    layer_note("device %p (id %" PRIu64 ") destroyed", (void *)handle, device->id);
+    if (destroy)
+        destroy(handle, alloc);
+    /* The record stays: a call on another device may be reading it. */
+}
+
+/* ---- Sharing starts ---- */
+
+static bool made_image(struct device *device, void *image)
+{
+    struct image_slot slot;
+
+    return images_lookup(device, *(const uint64_t *)image, &slot);
+}
+
+EXPORT int32_t dxcl_layer_share(void *params)
+{
+    struct dxcl_layer_share *share = params;
+    struct device *device = device_find(made_image, &share->image);
+
+    memset(&share->error, 0, sizeof(share->error));
+    if (!device)
+        return layer_fail(&share->error, -1,
+                          "no device where dxcl may share made image 0x%" PRIx64
+                          " (made before dxcl's Unix side was loaded, or DXCL_LAYER=passive)",
+                          share->image);
+    if (!atomic_exchange(&device->sharing, true))
+        layer_note("device %p (id %" PRIu64 "): sharing starts: larger shader-resource images "
+                   "made from now on are exportable",
+                   (void *)device->handle, device->id);
+    share->device = device->id;
+    memcpy(share->uuid, device->uuid, sizeof(share->uuid));
+    share->semaphore_export = device->semaphore_fd && device->vk.get_semaphore_fd;
+    device_put(device);
+    return 0;
 }

@@ -1,56 +1,66 @@
-/* The program's semaphores and submissions, followed for idle hand-ins (progress.h). */
+/* The program's semaphores and submissions on a device where dxcl may share, followed for idle
+ * hand-ins (progress.h) before they go on to the driver: the device is found from the queue's
+ * dispatch key without a lock, and no lock is held across the driver's call. */
 #define _GNU_SOURCE
 #include "layer.h"
 
-/* The program's semaphores and submissions, followed (progress.h). A queue's dispatch key is its
- * device's. */
+static struct device *hooked(const void *handle)
+{
+    struct device *device = device_of(key_of(handle));
 
-VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice device, const VkSemaphoreCreateInfo *info,
+    if (!device)
+        layer_note("a call on %p of a device the layer does not know (destroyed?)", handle);
+    return device;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice handle, const VkSemaphoreCreateInfo *info,
                                                 const VkAllocationCallbacks *alloc,
                                                 VkSemaphore *out)
 {
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    struct device *device = hooked(handle);
     VkResult result;
 
-    if (!rec)
-        return VK_ERROR_INITIALIZATION_FAILED;
-    if ((result = rec->create_semaphore(device, info, alloc, out)) == VK_SUCCESS)
-        dxcl_progress_semaphore_made(rec->progress, info, *out);
+    if (!device)
+        return VK_ERROR_DEVICE_LOST;
+    if ((result = device->vk.create_semaphore(handle, info, alloc, out)) == VK_SUCCESS)
+        dxcl_progress_semaphore_made(device->progress, info, *out);
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice device, VkSemaphore semaphore,
+VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice handle, VkSemaphore semaphore,
                                              const VkAllocationCallbacks *alloc)
 {
-    struct device_rec *rec = find_device_by(key_of(device), VK_NULL_HANDLE);
+    struct device *device = hooked(handle);
 
-    if (!rec)
+    if (!device)
         return;
-    dxcl_progress_semaphore_gone(rec->progress, semaphore);
-    rec->destroy_semaphore(device, semaphore, alloc);
+    dxcl_progress_semaphore_gone(device->progress, semaphore);
+    device->vk.destroy_semaphore(handle, semaphore, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
                                             const VkSubmitInfo *batches, VkFence fence)
 {
-    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+    struct device *device = hooked(queue);
 
-    if (!rec)
+    if (!device)
         return VK_ERROR_DEVICE_LOST;
-    dxcl_progress_submitted(rec->progress, queue, count, batches);
-    return rec->submit(queue, count, batches, fence);
+    dxcl_progress_submitted(device->progress, queue, count, batches);
+    return device->vk.submit(queue, count, batches, fence);
 }
 
 /* vkQueueSubmit2, or its KHR form where the program called that one. */
 static VkResult submit2_through(bool khr, VkQueue queue, uint32_t count,
                                 const VkSubmitInfo2 *batches, VkFence fence)
 {
-    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+    struct device *device = hooked(queue);
+    PFN_vkQueueSubmit2 submit2;
 
-    if (!rec)
+    if (!device)
         return VK_ERROR_DEVICE_LOST;
-    dxcl_progress_submitted2(rec->progress, queue, count, batches);
-    return (khr ? rec->submit2_khr : rec->submit2)(queue, count, batches, fence);
+    submit2 = khr && device->vk.submit2_khr ? device->vk.submit2_khr : device->vk.submit2;
+    dxcl_progress_submitted2(device->progress, queue, count, batches);
+    return submit2(queue, count, batches, fence);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL queue_submit2(VkQueue queue, uint32_t count,
@@ -68,10 +78,10 @@ VKAPI_ATTR VkResult VKAPI_CALL queue_submit2_khr(VkQueue queue, uint32_t count,
 VKAPI_ATTR VkResult VKAPI_CALL queue_bind_sparse(VkQueue queue, uint32_t count,
                                                  const VkBindSparseInfo *binds, VkFence fence)
 {
-    struct device_rec *rec = find_device_by(key_of(queue), VK_NULL_HANDLE);
+    struct device *device = hooked(queue);
 
-    if (!rec)
+    if (!device)
         return VK_ERROR_DEVICE_LOST;
-    dxcl_progress_sparse_bound(rec->progress);
-    return rec->bind_sparse(queue, count, binds, fence);
+    dxcl_progress_sparse_bound(device->progress);
+    return device->vk.bind_sparse(queue, count, binds, fence);
 }

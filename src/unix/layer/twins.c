@@ -1,34 +1,92 @@
-/* Twins made, exported and freed for dxclunix.so (core/twin.h): ordinary twins on the device of
- * a program's image, and direct twins, the program's image itself. */
+/* The twins (core/twin.h), owned by the layer and named by id: ordinary twins (an image and
+ * dedicated memory of the layer's, on the device of the program's texture) and direct twins (the
+ * program's image itself). A twin is reference-counted: the table holds one reference until dxcl
+ * gives the twin up, each call one while it runs. Its Vulkan objects go to the graves when it is
+ * given up, freed once the GPU is done with them. Each twin has a timeline semaphore of the
+ * layer's for Direct3D's waits for OpenCL's releases, signalled from the host (releases.c). */
 #define _GNU_SOURCE
-#include "layer.h"
+#include "twins.h"
 
-/* The twins (core/twin.h). */
+/* ---- The table: id -> twin ---- */
 
-int32_t fail(struct dxcl_twin *twin, int32_t result, const char *format, ...)
+#define TWIN_BUCKETS 256
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct twin *buckets[TWIN_BUCKETS];
+static uint64_t last_twin_id;
+
+static struct twin **bucket_of(uint64_t id)
 {
-    va_list args;
-
-    va_start(args, format);
-    vsnprintf(twin->error, sizeof(twin->error), format, args);
-    va_end(args);
-    twin->result = result;
-    note("twin: %s", twin->error);
-    return result;
+    return &buckets[id % TWIN_BUCKETS];
 }
 
-/* A memory type of `bits` with all of `want`, or -1. */
-static int32_t memory_type(const struct device_rec *rec, uint32_t bits, VkMemoryPropertyFlags want)
+struct twin *twin_hold(uint64_t id, struct dxcl_layer_error *error)
 {
-    for (uint32_t i = 0; i < rec->memory.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (rec->memory.memoryTypes[i].propertyFlags & want) == want)
+    struct twin *twin;
+
+    pthread_mutex_lock(&table_lock);
+    for (twin = *bucket_of(id); twin && twin->id != id; twin = twin->next)
+        ;
+    if (twin)
+        atomic_fetch_add(&twin->refs, 1);
+    pthread_mutex_unlock(&table_lock);
+    if (!twin)
+        layer_fail(error, -1, "no twin %" PRIu64 " (given up, or never made)", id);
+    return twin;
+}
+
+void twin_put(struct twin *twin)
+{
+    if (atomic_fetch_sub(&twin->refs, 1) != 1)
+        return;
+    pthread_mutex_destroy(&twin->lock);
+    free(twin);
+}
+
+struct device *twin_device(const struct twin *twin)
+{
+    return twin->device;
+}
+
+static void table_add(struct twin *twin)
+{
+    pthread_mutex_lock(&table_lock);
+    twin->id = ++last_twin_id;
+    twin->next = *bucket_of(twin->id);
+    *bucket_of(twin->id) = twin;
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* Takes the twin out of the table (its reference passes to the caller); false if it was not. */
+static bool table_remove(struct twin *twin)
+{
+    struct twin **link;
+    bool found = false;
+
+    pthread_mutex_lock(&table_lock);
+    for (link = bucket_of(twin->id); *link && *link != twin; link = &(*link)->next)
+        ;
+    if (*link) {
+        *link = twin->next;
+        found = true;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+/* ---- Making a twin ---- */
+
+/* A memory type of `bits` with all of `want`, or -1. */
+static int32_t memory_type(const struct device *device, uint32_t bits, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < device->memory.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (device->memory.memoryTypes[i].propertyFlags & want) == want)
             return (int32_t)i;
     return -1;
 }
 
 /* The usage the format allows with `tiling`: transfers always, sampled and storage if offered;
  * 0 when it lacks the transfers. */
-static VkImageUsageFlags twin_usage(const struct device_rec *rec, VkFormat format,
+static VkImageUsageFlags twin_usage(const struct device *device, VkFormat format,
                                     VkImageTiling tiling)
 {
     const VkFormatFeatureFlags transfers =
@@ -37,9 +95,9 @@ static VkImageUsageFlags twin_usage(const struct device_rec *rec, VkFormat forma
     VkFormatFeatureFlags features;
     VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 
-    if (!rec->format_properties)
+    if (!device->format_properties)
         return 0;
-    rec->format_properties(rec->physical, format, &properties);
+    device->format_properties(device->physical, format, &properties);
     features = tiling == VK_IMAGE_TILING_LINEAR ? properties.linearTilingFeatures
                                                 : properties.optimalTilingFeatures;
     if ((features & transfers) != transfers)
@@ -51,67 +109,74 @@ static VkImageUsageFlags twin_usage(const struct device_rec *rec, VkFormat forma
     return usage;
 }
 
+/* What the layer accepts of a request: a colour format without planes or blocks, a 2D or 3D
+ * extent Vulkan allows everywhere. */
 static bool request_valid(const struct dxcl_twin_request *request)
 {
+    const uint32_t limit = 16384;
+
+    if (request->format < VK_FORMAT_R4G4_UNORM_PACK8 ||
+        request->format > VK_FORMAT_E5B9G9R9_UFLOAT_PACK32 || !request->width || !request->height ||
+        request->width > limit || request->height > limit)
+        return false;
     if (request->image_type == VK_IMAGE_TYPE_2D)
-        return request->width && request->height && request->depth <= 1;
-    return request->image_type == VK_IMAGE_TYPE_3D && request->width && request->height &&
-           request->depth;
+        return request->depth <= 1;
+    return request->image_type == VK_IMAGE_TYPE_3D && request->depth && request->depth <= 2048;
 }
 
-static int32_t make_image(struct dxcl_twin *twin, const struct device_rec *rec,
-                          const struct dxcl_twin_request *request, VkImageTiling tiling,
-                          VkImage *image)
+static int32_t make_image(struct twin *twin, const struct dxcl_twin_request *request,
+                          struct dxcl_layer_error *error)
 {
+    struct device *device = twin->device;
+    VkImageTiling tiling = twin->host_visible ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL;
     VkFormat format = (VkFormat)request->format;
-    VkImageUsageFlags usage = twin_usage(rec, format, tiling);
+    VkImageUsageFlags usage = twin_usage(device, format, tiling);
     VkExternalMemoryImageCreateInfo external = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
         .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
-    VkImageCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .pNext = &external,
-        .imageType = (VkImageType)request->image_type,
-        .format = format,
-        .extent = {request->width, request->height,
-                   request->image_type == VK_IMAGE_TYPE_3D ? request->depth : 1},
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = tiling,
-        .usage = usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                              .pNext = &external,
+                              .imageType = (VkImageType)request->image_type,
+                              .format = format,
+                              .extent = {twin->width, twin->height, twin->depth},
+                              .mipLevels = 1,
+                              .arrayLayers = 1,
+                              .samples = VK_SAMPLE_COUNT_1_BIT,
+                              .tiling = tiling,
+                              .usage = usage,
+                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+                              .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
     VkResult result;
 
     if (!usage)
-        return fail(twin, -1, "the format %u has no %s transfer support", request->format,
-                    tiling == VK_IMAGE_TILING_LINEAR ? "linear host-visible" : "optimal");
-    if ((result = rec->create_image(rec->device, &info, NULL, image)))
-        return fail(twin, result, "vkCreateImage: %d", result);
+        return layer_fail(error, -1, "the format %u has no %s transfer support", request->format,
+                          twin->host_visible ? "linear host-visible" : "optimal");
+    if ((result = device->vk.create_image(device->handle, &info, NULL, &twin->image)))
+        return layer_fail(error, result, "vkCreateImage: %d", result);
     return 0;
 }
 
-/* Dedicated exportable memory for the image, allocated and bound. */
-static int32_t make_memory(struct dxcl_twin *twin, const struct device_rec *rec, VkImage image,
-                           bool host_visible, VkDeviceMemory *memory, VkDeviceSize *size)
+/* Dedicated exportable memory for the twin's image, allocated and bound. */
+static int32_t make_memory(struct twin *twin, struct dxcl_layer_error *error)
 {
     const VkMemoryPropertyFlags host =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    struct device *device = twin->device;
     VkMemoryRequirements requirements;
     VkResult result;
     int32_t type;
 
-    rec->requirements(rec->device, image, &requirements);
-    type = memory_type(rec, requirements.memoryTypeBits,
-                       host_visible ? host : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0 && !host_visible)
-        type = memory_type(rec, requirements.memoryTypeBits, 0);
+    device->vk.requirements(device->handle, twin->image, &requirements);
+    type = memory_type(device, requirements.memoryTypeBits,
+                       twin->host_visible ? host : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0 && !twin->host_visible)
+        type = memory_type(device, requirements.memoryTypeBits, 0);
     if (type < 0)
-        return fail(twin, -1, "no %smemory type for the image (types 0x%x)",
-                    host_visible ? "host-visible coherent " : "", requirements.memoryTypeBits);
+        return layer_fail(error, -1, "no %smemory type for the image (types 0x%x)",
+                          twin->host_visible ? "host-visible coherent " : "",
+                          requirements.memoryTypeBits);
     VkMemoryDedicatedAllocateInfo dedicated = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .image = image};
+        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .image = twin->image};
     VkExportMemoryAllocateInfo export_info = {
         .sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
         .pNext = &dedicated,
@@ -120,237 +185,362 @@ static int32_t make_memory(struct dxcl_twin *twin, const struct device_rec *rec,
                                  .pNext = &export_info,
                                  .allocationSize = requirements.size,
                                  .memoryTypeIndex = (uint32_t)type};
-    if ((result = rec->allocate(rec->device, &info, NULL, memory)))
-        return fail(twin, result, "vkAllocateMemory: %d", result);
-    *size = requirements.size;
-    if ((result = rec->bind(rec->device, image, *memory, 0)))
-        return fail(twin, result, "vkBindImageMemory: %d", result);
+    if ((result = device->vk.allocate(device->handle, &info, NULL, &twin->memory)))
+        return layer_fail(error, result, "vkAllocateMemory: %d", result);
+    twin->size = requirements.size;
+    if ((result = device->vk.bind(device->handle, twin->image, twin->memory, 0)))
+        return layer_fail(error, result, "vkBindImageMemory: %d", result);
     return 0;
 }
 
-static int32_t export_fd(struct dxcl_twin *twin, const struct device_rec *rec)
+static int32_t export_memory(struct twin *twin, int32_t *fd, struct dxcl_layer_error *error)
 {
+    struct device *device = twin->device;
     VkMemoryGetFdInfoKHR info = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-                                 .memory = (VkDeviceMemory)twin->memory,
+                                 .memory = twin->memory,
                                  .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
-    int fd = -1;
-    VkResult result = rec->get_fd(rec->device, &info, &fd);
+    int exported = -1;
+    VkResult result = device->vk.get_memory_fd(device->handle, &info, &exported);
 
     if (result)
-        return fail(twin, result, "vkGetMemoryFdKHR: %d", result);
-    twin->fd = fd;
+        return layer_fail(error, result, "vkGetMemoryFdKHR: %d", result);
+    *fd = exported;
     return 0;
 }
 
 /* The test-only import: the mapping of the linear image and its layout. */
-static int32_t map_twin(struct dxcl_twin *twin, const struct device_rec *rec, uint32_t image_type)
+static int32_t map_twin(struct twin *twin, uint32_t image_type, struct dxcl_layer_error *error)
 {
+    struct device *device = twin->device;
     VkImageSubresource subresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0};
     VkSubresourceLayout layout;
     void *mapping;
     VkResult result;
 
-    rec->subresource_layout(rec->device, (VkImage)twin->image, &subresource, &layout);
-    result = rec->map(rec->device, (VkDeviceMemory)twin->memory, 0, VK_WHOLE_SIZE, 0, &mapping);
+    device->vk.subresource_layout(device->handle, twin->image, &subresource, &layout);
+    result = device->vk.map(device->handle, twin->memory, 0, VK_WHOLE_SIZE, 0, &mapping);
     if (result)
-        return fail(twin, result, "vkMapMemory: %d", result);
+        return layer_fail(error, result, "vkMapMemory: %d", result);
     twin->host = (char *)mapping + layout.offset;
     twin->row_pitch = layout.rowPitch;
     twin->slice_pitch = image_type == VK_IMAGE_TYPE_3D ? layout.depthPitch : layout.size;
     return 0;
 }
 
-/* A binary semaphore exportable as an opaque fd; 0 where the device cannot export one (the
- * twin is then handed over with the CPU waiting, as before semaphores). */
-static uint64_t make_semaphore(const struct device_rec *rec)
+/* The twin's semaphores: `ready`, binary and exportable as an opaque fd, where the device
+ * exports them (else OpenCL's wait for Direct3D is the host's); `release`, a timeline of the
+ * layer's, always. */
+static int32_t make_semaphores(struct twin *twin, struct dxcl_layer_error *error)
 {
+    struct device *device = twin->device;
     VkExportSemaphoreCreateInfo export_info = {
         .sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
         .handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
-    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
-                                  .pNext = &export_info};
-    VkSemaphore semaphore = VK_NULL_HANDLE;
+    VkSemaphoreTypeCreateInfo timeline = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                          .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo ready = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                   .pNext = &export_info};
+    VkSemaphoreCreateInfo release = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                     .pNext = &timeline};
     VkResult result;
 
-    if (!rec->semaphore_fd || !rec->get_semaphore_fd || !rec->create_semaphore)
+    if ((result = device->vk.create_semaphore(device->handle, &release, NULL, &twin->release)))
+        return layer_fail(error, result, "vkCreateSemaphore (timeline): %d", result);
+    if (!device->semaphore_fd || !device->vk.get_semaphore_fd)
         return 0;
-    if ((result = rec->create_semaphore(rec->device, &info, NULL, &semaphore))) {
-        note("vkCreateSemaphore (exportable): %d", result);
-        return 0;
+    if ((result = device->vk.create_semaphore(device->handle, &ready, NULL, &twin->ready))) {
+        layer_note("vkCreateSemaphore (exportable): %d: the twin has no `ready`", result);
+        twin->ready = VK_NULL_HANDLE;
     }
-    return (uint64_t)semaphore;
+    return 0;
 }
 
-static void make_semaphores(struct dxcl_twin *twin, const struct device_rec *rec)
+static int32_t build_ordinary(struct twin *twin, const struct dxcl_twin_request *request,
+                              int32_t *fd, struct dxcl_layer_error *error)
 {
-    twin->ready = make_semaphore(rec);
-    twin->done = twin->ready ? make_semaphore(rec) : 0;
-    if (twin->ready && !twin->done) {
-        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->ready, NULL);
-        twin->ready = 0;
-    }
-}
+    int32_t result = make_image(twin, request, error);
 
-static void free_twin(const struct device_rec *rec, struct dxcl_twin *twin)
-{
-    free_copier(rec, twin);
-    if (twin->fd >= 0)
-        close(twin->fd);
-    if (twin->ready)
-        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->ready, NULL);
-    if (twin->done)
-        rec->destroy_semaphore(rec->device, (VkSemaphore)twin->done, NULL);
-    twin->ready = twin->done = 0;
-    if (twin->image && !twin->direct) /* a direct twin's are DXVK's */
-        rec->destroy_image(rec->device, (VkImage)twin->image, NULL);
-    if (twin->memory && !twin->direct)
-        rec->free_memory(rec->device, (VkDeviceMemory)twin->memory, NULL); /* unmaps it too */
-    note("twin 0x%" PRIx64 " freed", twin->image);
-    twin->fd = -1;
-    twin->image = twin->memory = 0;
-    twin->host = NULL;
-}
-
-static int32_t build_twin(const struct dxcl_twin_request *request, struct dxcl_twin *twin,
-                          const struct device_rec *rec)
-{
-    bool host_visible = request->host_visible != 0;
-    VkImage image = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkDeviceSize size = 0;
-    int32_t result;
-
-    if (!rec->memory_fd || !rec->get_fd)
-        return fail(twin, -1, "the device %p has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                    (void *)rec->device);
-    if (!request_valid(request))
-        return fail(twin, -1, "no such twin: type %u, %ux%ux%u", request->image_type,
-                    request->width, request->height, request->depth);
-    result = make_image(twin, rec, request,
-                        host_visible ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL, &image);
-    twin->image = (uint64_t)image;
     if (!result)
-        result = make_memory(twin, rec, image, host_visible, &memory, &size);
-    twin->memory = (uint64_t)memory;
-    twin->size = size;
+        result = make_memory(twin, error);
     if (!result)
-        result = export_fd(twin, rec);
-    if (!result && host_visible) {
-        close(twin->fd); /* exported only to exercise the export */
-        twin->fd = -1;
-        result = map_twin(twin, rec, request->image_type);
+        result = export_memory(twin, fd, error);
+    if (!result && twin->host_visible) {
+        close(*fd); /* exported only to exercise the export */
+        *fd = -1;
+        result = map_twin(twin, request->image_type, error);
     }
-    if (!result && !host_visible)
-        make_semaphores(twin, rec);
+    twin->fresh = true;
     return result;
 }
 
 /* A direct twin: the program's image itself, made exportable when DXVK created it. */
-static int32_t build_direct(const struct dxcl_twin_request *request, struct dxcl_twin *twin,
-                            const struct device_rec *rec, const struct image_slot *slot)
+static int32_t build_direct(struct twin *twin, const struct image_slot *slot, int32_t *fd,
+                            struct dxcl_layer_error *error)
 {
+    if (!slot->exportable)
+        return layer_fail(error, -1,
+                          "image 0x%" PRIx64 " was not made exportable (not a 2D colour image of "
+                          "one subresource, smaller than %u pixels, a render target or storage "
+                          "image, made before sharing started, or the driver exports none such)",
+                          (uint64_t)twin->image, DXCL_TWIN_DIRECT_MIN_PIXELS);
+    if (!slot->memory)
+        return layer_fail(error, -1, "image 0x%" PRIx64 " has no dedicated exportable memory",
+                          (uint64_t)twin->image);
+    twin->memory = (VkDeviceMemory)slot->memory;
+    twin->size = slot->size;
+    twin->serial = slot->serial;
+    twin->concurrent = slot->concurrent;
+    return export_memory(twin, fd, error);
+}
+
+/* The Vulkan objects of the twin that are the layer's, to the graves: freed once the device's
+ * timeline reaches `after` (0: once the device is known idle). */
+static void bury(struct twin *twin, uint64_t after)
+{
+    struct grave grave = {
+        .device = twin->device, .after = after, .semaphores = {twin->ready, twin->release}};
+
+    if (!twin->direct) {
+        grave.image = twin->image;
+        grave.memory = twin->memory;
+    }
+    graves_add(&grave);
+    twin->ready = twin->release = VK_NULL_HANDLE;
+    twin->image = VK_NULL_HANDLE;
+    twin->memory = VK_NULL_HANDLE;
+    twin->host = NULL;
+}
+
+/* The facts PE code keeps. */
+static void describe(const struct twin *twin, int32_t fd, struct dxcl_twin *out)
+{
+    out->id = twin->id;
+    out->image = (uint64_t)twin->image;
+    out->size = twin->size;
+    out->fd = fd;
+    out->direct = twin->direct;
+    out->semaphores = twin->ready != VK_NULL_HANDLE;
+    out->width = twin->width;
+    out->height = twin->height;
+    out->depth = twin->depth;
+    memcpy(out->device_uuid, twin->device->uuid, sizeof(out->device_uuid));
+    out->host = (uint64_t)(uintptr_t)twin->host;
+    out->row_pitch = twin->row_pitch;
+    out->slice_pitch = twin->slice_pitch;
+}
+
+static int32_t twin_build(struct twin *twin, const struct dxcl_twin_request *request, int32_t *fd,
+                          struct dxcl_layer_error *error)
+{
+    struct device *device = twin->device;
+    struct image_slot slot;
     int32_t result;
 
-    if (!slot->exportable)
-        return fail(twin, -1,
-                    "image 0x%" PRIx64 " was not made exportable (not a 2D colour image of one "
-                    "subresource, smaller than %u pixels, a render target or storage image, "
-                    "or the driver exports none such)",
-                    request->like_image, DXCL_TWIN_DIRECT_MIN_PIXELS);
-    if (!slot->memory)
-        return fail(twin, -1, "image 0x%" PRIx64 " has no dedicated exportable memory",
-                    request->like_image);
-    twin->direct = 1;
-    twin->serial = slot->serial;
-    twin->image = request->like_image;
-    twin->memory = slot->memory;
-    twin->size = slot->size;
-    if (!(result = export_fd(twin, rec)))
-        make_semaphores(twin, rec);
+    if (!device->memory_fd || !device->vk.get_memory_fd)
+        return layer_fail(error, -1,
+                          "the device %p has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                          (void *)device->handle);
+    if (!device->progress)
+        return layer_fail(error, -1, "the device %p has no timeline semaphores",
+                          (void *)device->handle);
+    if (!request_valid(request))
+        return layer_fail(error, -1, "no such twin: format %u, type %u, %ux%ux%u", request->format,
+                          request->image_type, request->width, request->height, request->depth);
+    if (!images_lookup(device, request->like_image, &slot))
+        return layer_fail(error, -1, "the device made no image 0x%" PRIx64, request->like_image);
+    if (request->direct)
+        twin->image = (VkImage)request->like_image;
+    result = request->direct ? build_direct(twin, &slot, fd, error)
+                             : build_ordinary(twin, request, fd, error);
+    if (!result)
+        result = make_semaphores(twin, error);
     return result;
 }
 
-/* Whether a direct twin's image is the one it was made of, still alive. */
-bool direct_alive(const struct dxcl_twin *twin)
+EXPORT int32_t dxcl_layer_twin_create(void *params)
 {
-    struct image_slot slot;
+    struct dxcl_layer_twin_create *create = params;
+    const struct dxcl_twin_request *request = &create->request;
+    struct dxcl_twin *out = &create->twin;
+    struct dxcl_layer_error *error = &out->error;
+    struct device *device;
+    struct twin *twin;
+    int32_t fd = -1, result;
 
-    return images_lookup(twin->image, &slot) && slot.serial == twin->serial &&
-           slot.memory == twin->memory;
-}
-
-EXPORT int32_t dxcl_layer_twin_create(const struct dxcl_twin_request *request,
-                                      struct dxcl_twin *twin)
-{
-    struct image_slot slot;
-    struct device_rec *rec;
-    int32_t result;
-
-    memset(twin, 0, sizeof(*twin));
-    twin->fd = -1;
-    if (!images_lookup(request->like_image, &slot))
-        return fail(twin, -1, "no device made image 0x%" PRIx64, request->like_image);
-    rec = slot.device;
-    result =
-        request->direct ? build_direct(request, twin, rec, &slot) : build_twin(request, twin, rec);
-    if (result) {
-        free_twin(rec, twin);
-        twin->size = 0;
-        return result;
+    memset(out, 0, sizeof(*out));
+    out->fd = -1;
+    if (!(device = device_hold(request->device, error)))
+        return error->result;
+    if (!(twin = calloc(1, sizeof(*twin)))) {
+        device_put(device);
+        return layer_fail(error, -1, "out of memory for a twin");
     }
-    twin->device = (uint64_t)rec->device;
+    pthread_mutex_init(&twin->lock, NULL);
+    atomic_init(&twin->refs, 1);
+    twin->device = device;
+    twin->direct = request->direct != 0;
+    twin->host_visible = request->host_visible != 0 && !twin->direct;
     twin->width = request->width;
     twin->height = request->height;
     twin->depth = request->image_type == VK_IMAGE_TYPE_3D ? request->depth : 1;
-    memcpy(twin->device_uuid, rec->uuid, sizeof(twin->device_uuid));
-    note("twin 0x%" PRIx64 " of image 0x%" PRIx64 ": %" PRIu64 " bytes%s%s%s", twin->image,
-         request->like_image, twin->size, request->host_visible ? ", mapped" : "",
-         twin->direct ? ", direct (the image itself)" : "", twin->ready ? ", with semaphores" : "");
+    if ((result = twin_build(twin, request, &fd, error))) {
+        if (fd >= 0)
+            close(fd);
+        bury(twin, 0); /* never used by the GPU */
+        graves_visit(device, false);
+        twin_put(twin);
+        device_put(device);
+        return result;
+    }
+    table_add(twin);
+    describe(twin, fd, out);
+    layer_note("twin %" PRIu64 ": image 0x%" PRIx64 ", %" PRIu64 " bytes%s%s%s", twin->id,
+               (uint64_t)twin->image, twin->size, twin->host_visible ? ", mapped" : "",
+               twin->direct ? ", direct (the program's image)" : "",
+               twin->ready ? ", with `ready`" : "");
+    device_put(device);
     return 0;
 }
 
-EXPORT void dxcl_layer_twin_destroy(struct dxcl_twin *twin)
+/* A direct twin's image is the one it was made of, alive (the caller holds the device). */
+bool twin_image_alive(struct twin *twin)
 {
-    struct device_rec *rec;
+    struct image_slot slot;
 
-    if (!twin || !twin->device)
-        return;
-    if ((rec = find_device_by(NULL, (VkDevice)twin->device)))
-        free_twin(rec, twin);
+    return !twin->direct || (images_lookup(twin->device, (uint64_t)twin->image, &slot) &&
+                             slot.serial == twin->serial && slot.memory == (uint64_t)twin->memory);
+}
+
+/* The twin and its device, held for one of dxcl's calls; false with `error` set. */
+bool twin_and_device(uint64_t id, struct twin **twin, struct device **device,
+                     struct dxcl_layer_error *error)
+{
+    if (!(*twin = twin_hold(id, error)))
+        return false;
+    if ((*device = device_hold((*twin)->device->id, error)))
+        return true;
+    twin_put(*twin);
+    return false;
+}
+
+EXPORT int32_t dxcl_layer_twin_export(void *params)
+{
+    struct dxcl_layer_twin_fd *asked = params;
+    uint64_t id = asked->twin;
+    int32_t *fd = &asked->fd;
+    struct dxcl_layer_error *error = &asked->error;
+    struct twin *twin;
+    struct device *device;
+    int32_t result = -1;
+
+    *fd = -1;
+    memset(error, 0, sizeof(*error));
+    if (!twin_and_device(id, &twin, &device, error))
+        return error->result;
+    if (twin->host_visible)
+        layer_fail(error, -1, "twin %" PRIu64 " is host-visible: OpenCL maps it", id);
+    else if (!twin_image_alive(twin)) /* its memory may be freed */
+        layer_fail(error, -1, "direct twin %" PRIu64 ": DXVK destroyed the image", id);
     else
-        note("twin 0x%" PRIx64 ": its device 0x%" PRIx64 " is gone", twin->image, twin->device);
-    twin->device = 0;
+        result = export_memory(twin, fd, error);
+    device_put(device);
+    twin_put(twin);
+    return result;
 }
 
-EXPORT int32_t dxcl_layer_twin_export(struct dxcl_twin *twin)
+EXPORT int32_t dxcl_layer_twin_ready_fd(void *params)
 {
-    struct device_rec *rec;
-
-    if (!twin || !twin->device || !twin->memory)
-        return -1;
-    if (!(rec = find_device_by(NULL, (VkDevice)twin->device)))
-        return fail(twin, -1, "twin 0x%" PRIx64 ": its device is gone", twin->image);
-    if (twin->direct && !direct_alive(twin)) /* its memory may be freed */
-        return fail(twin, -1, "direct twin 0x%" PRIx64 ": DXVK destroyed the image", twin->image);
-    if (twin->fd >= 0)
-        close(twin->fd); /* not imported: the new one replaces it */
-    twin->fd = -1;
-    return export_fd(twin, rec);
-}
-
-int32_t export_semaphore(struct dxcl_twin *twin, const struct device_rec *rec, uint64_t semaphore,
-                         struct dxcl_twin_sync *sync)
-{
+    struct dxcl_layer_twin_fd *asked = params;
+    uint64_t id = asked->twin;
+    int32_t *fd = &asked->fd;
+    struct dxcl_layer_error *error = &asked->error;
     VkSemaphoreGetFdInfoKHR info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
-                                    .semaphore = (VkSemaphore)semaphore,
                                     .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
-    int fd = -1;
-    VkResult result;
+    struct twin *twin;
+    struct device *device;
+    int exported = -1;
+    int32_t result = -1;
+    VkResult vk;
 
-    if (!semaphore)
-        return fail(twin, -1, "twin 0x%" PRIx64 " has no semaphores", twin->image);
-    if ((result = rec->get_semaphore_fd(rec->device, &info, &fd)))
-        return fail(twin, result, "vkGetSemaphoreFdKHR: %d", result);
-    sync->fd = fd;
+    *fd = -1;
+    memset(error, 0, sizeof(*error));
+    if (!twin_and_device(id, &twin, &device, error))
+        return error->result;
+    if (!(info.semaphore = twin->ready))
+        layer_fail(error, -1, "twin %" PRIu64 " has no `ready` (the device exports none)", id);
+    else if ((vk = device->vk.get_semaphore_fd(device->handle, &info, &exported)))
+        result = layer_fail(error, vk, "vkGetSemaphoreFdKHR: %d", vk);
+    else
+        *fd = exported, result = 0;
+    device_put(device);
+    twin_put(twin);
+    return result;
+}
+
+EXPORT int32_t dxcl_layer_twin_check(void *params)
+{
+    struct dxcl_layer_twin *asked = params;
+    uint64_t id = asked->twin;
+    struct dxcl_layer_error *error = &asked->error;
+    struct twin *twin;
+    struct device *device;
+    int32_t result = 0;
+
+    if (!twin_and_device(id, &twin, &device, error))
+        return error->result;
+    if (!twin_image_alive(twin))
+        result = layer_fail(error, -1, "direct twin %" PRIu64 ": its image was destroyed", id);
+    device_put(device);
+    twin_put(twin);
+    return result;
+}
+
+/* Gives the twin up: its pending releases end (Direct3D's queue must not wait for what OpenCL
+ * will no longer signal), and its objects go to the graves after `after` (0: once the device is
+ * idle). */
+void twin_give_up(struct twin *twin, uint64_t after)
+{
+    if (!table_remove(twin))
+        return; /* another call gave it up first */
+    twin_end_releases(twin, "the twin was given up");
+    pthread_mutex_lock(&twin->lock);
+    bury(twin, after);
+    pthread_mutex_unlock(&twin->lock);
+    twin_put(twin); /* the table's reference */
+}
+
+EXPORT int32_t dxcl_layer_twin_destroy(void *params)
+{
+    struct dxcl_layer_twin *asked = params;
+    struct twin *twin;
+    struct device *device;
+
+    if (!twin_and_device(asked->twin, &twin, &device, &asked->error))
+        return asked->error.result;
+    twin_give_up(twin, 0);
+    graves_visit(device, false);
+    device_put(device);
+    twin_put(twin);
     return 0;
+}
+
+/* The device is being destroyed (idle, by Vulkan's rule): its twins are given up now. */
+void twins_forget_device(struct device *device)
+{
+    for (;;) {
+        struct twin *found = NULL;
+
+        pthread_mutex_lock(&table_lock);
+        for (size_t b = 0; b < TWIN_BUCKETS && !found; b++)
+            for (struct twin *twin = buckets[b]; twin && !found; twin = twin->next)
+                if (twin->device == device) {
+                    atomic_fetch_add(&twin->refs, 1);
+                    found = twin;
+                }
+        pthread_mutex_unlock(&table_lock);
+        if (!found)
+            return;
+        twin_give_up(found, 0);
+        twin_put(found);
+    }
 }

@@ -23,8 +23,8 @@
  * CL_INVALID_OPERATION, and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
  * function. Extension functions that take a callback are not handed out.
  *
- * Beside the OpenCL API, dxclunixTwinCreate/dxclunixTwinDestroy reach dxcl's host Vulkan layer
- * for the GPU path's twins (docs/proxy.md, "The Vulkan layer"); they need only the Unix half. */
+ * Beside the OpenCL API, dxclunixLayerCall reaches dxcl's host Vulkan layer for the GPU path
+ * (docs/proxy.md, "The Vulkan layer"); it needs only the Unix half. */
 #include "../dxclunix.h"
 
 #define WIN32_LEAN_AND_MEAN
@@ -461,72 +461,29 @@ void WINAPI dxclunixCloseFd(int32_t fd)
         unix_call(DXCLUNIX_CLOSE_FD, &fd);
 }
 
-/* The GPU path's twins (src/core/twin.h), made and freed by the host Vulkan layer through
- * the Unix half. They need only the Unix half, not the host OpenCL library. */
+/* At dxcl's load (src/core/driver.c, dxcl_driver_announce): finds the Unix half, so that
+ * dxclunix.so is in the process before the program makes its Vulkan devices (dxcl's layer is
+ * passive on devices made in a process without it). The host library is not opened. */
+__declspec(dllexport) BOOL WINAPI dxclunixAnnounce(void);
+BOOL WINAPI dxclunixAnnounce(void)
+{
+    return unix_half_found();
+}
+
+/* The GPU path's calls of dxcl's host Vulkan layer (src/core/twin.h, enum dxcl_layer_call), each
+ * with its struct: the layer's answer, or -1 (*layer_missing set where the layer is not loaded:
+ * VK_LAYER_PATH, VK_INSTANCE_LAYERS; clear where the Unix half is missing or the call does not
+ * exist). */
 __declspec(dllexport) int32_t WINAPI
-    dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin);
-int32_t WINAPI dxclunixTwinCreate(const struct dxcl_twin_request *request, struct dxcl_twin *twin)
+    dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing);
+int32_t WINAPI dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing)
 {
-    struct dxclunix_twin params = {request, twin, NULL};
-    LONG status;
+    struct dxclunix_layer asked = {call, -1, (uint64_t)(uintptr_t)params, 0, 0};
 
-    if (!twin)
+    *layer_missing = 0;
+    if (!params || call >= DXCL_LAYER_CALL_COUNT || !unix_half_found() ||
+        unix_call(DXCLUNIX_LAYER, &asked) != 0)
         return -1;
-    memset(twin, 0, sizeof(*twin));
-    twin->fd = -1;
-    twin->result = -1;
-    if (!request) {
-        strcpy(twin->error, "no twin request");
-        return -1;
-    }
-    if (!unix_half_found()) {
-        snprintf(twin->error, sizeof(twin->error), "%s", opening.error);
-        return -1;
-    }
-    if ((status = unix_call(DXCLUNIX_TWIN_CREATE, &params))) {
-        twin->result = -1;
-        snprintf(twin->error, sizeof(twin->error), "the Unix call faulted (0x%08lx)",
-                 (unsigned long)status);
-    }
-    return twin->result;
-}
-
-__declspec(dllexport) void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin);
-void WINAPI dxclunixTwinDestroy(struct dxcl_twin *twin)
-{
-    struct dxclunix_twin params = {NULL, twin, NULL};
-
-    if (twin && twin->device && unix_half_found())
-        unix_call(DXCLUNIX_TWIN_DESTROY, &params);
-}
-
-/* A new fd of a twin's memory (each OpenCL import takes one): twin->fd, or -1 with
- * twin->error set. */
-__declspec(dllexport) int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin);
-int32_t WINAPI dxclunixTwinExport(struct dxcl_twin *twin)
-{
-    struct dxclunix_twin params = {NULL, twin, NULL};
-
-    if (!twin || !twin->device || !unix_half_found())
-        return -1;
-    twin->result = -1;
-    if (unix_call(DXCLUNIX_TWIN_EXPORT, &params) == 0 && twin->fd >= 0)
-        twin->result = 0;
-    return twin->result;
-}
-
-/* A twin's semaphores (core/twin.h, enum dxcl_twin_sync_op): 0, or -1 with twin->error set. */
-__declspec(dllexport) int32_t WINAPI
-    dxclunixTwinSync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync);
-int32_t WINAPI dxclunixTwinSync(struct dxcl_twin *twin, struct dxcl_twin_sync *sync)
-{
-    struct dxclunix_twin params = {NULL, twin, sync};
-
-    if (!twin || !sync || !twin->device || !unix_half_found())
-        return -1;
-    twin->result = -1;
-    twin->error[0] = 0;
-    if (unix_call(DXCLUNIX_TWIN_SYNC, &params) == 0 && !twin->error[0])
-        twin->result = 0;
-    return twin->result;
+    *layer_missing = asked.layer_missing;
+    return asked.result;
 }

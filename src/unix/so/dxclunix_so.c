@@ -252,85 +252,132 @@ static NTSTATUS unix_close_fd(void *args)
     return 0;
 }
 
-/* The Vulkan layer's twin functions (docs/proxy.md, "The Vulkan layer"): found in the layer
- * the Vulkan loader has loaded, never loaded here. A device may be made after dxcl's first
+/* The GPU path's calls of dxcl's Vulkan layer (core/twin.h, enum dxcl_layer_call): found in the
+ * layer the Vulkan loader has loaded, never loaded here. A device may be made after dxcl's first
  * call, so a lookup that finds no layer is tried again on the next call (a dlopen that only
  * looks). */
 static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
-static dxcl_twin_create_fn layer_twin_create;
-static dxcl_twin_destroy_fn layer_twin_destroy;
-static dxcl_twin_export_fn layer_twin_export;
-static dxcl_twin_sync_fn layer_twin_sync;
+static dxcl_layer_export_fn layer_exports[DXCL_LAYER_CALL_COUNT];
+static const char *const layer_names[DXCL_LAYER_CALL_COUNT] = {
+#define DXCL_LAYER_EXPORT(call, name) [call] = #name,
+    DXCL_LAYER_EXPORTS
+#undef DXCL_LAYER_EXPORT
+};
 
 static bool find_layer(void)
 {
     bool found;
 
     pthread_mutex_lock(&layer_lock);
-    if (!layer_twin_create) {
+    if (!layer_exports[DXCL_LAYER_SHARE]) {
         void *layer = dlopen(DXCL_TWIN_LAYER_SONAME, RTLD_NOW | RTLD_NOLOAD);
 
-        if (layer) {
-            layer_twin_destroy = (dxcl_twin_destroy_fn)dlsym(layer, DXCL_TWIN_DESTROY_NAME);
-            layer_twin_export = (dxcl_twin_export_fn)dlsym(layer, DXCL_TWIN_EXPORT_NAME);
-            layer_twin_sync = (dxcl_twin_sync_fn)dlsym(layer, DXCL_TWIN_SYNC_NAME);
-            layer_twin_create = layer_twin_destroy && layer_twin_export
-                                    ? (dxcl_twin_create_fn)dlsym(layer, DXCL_TWIN_CREATE_NAME)
-                                    : NULL;
-            /* The handle stays open: the functions outlive the loader's vkDestroyInstance. */
-        }
+        /* The handle stays open: the functions outlive the loader's vkDestroyInstance. */
+        for (int i = 0; layer && i < DXCL_LAYER_CALL_COUNT; i++)
+            if (layer_names[i])
+                layer_exports[i] = (dxcl_layer_export_fn)dlsym(layer, layer_names[i]);
     }
-    found = layer_twin_create != NULL;
+    found = layer_exports[DXCL_LAYER_SHARE] && layer_exports[DXCL_LAYER_RELEASED];
     pthread_mutex_unlock(&layer_lock);
     return found;
 }
 
-static NTSTATUS unix_twin_create(void *args)
-{
-    struct dxclunix_twin *params = args;
-    struct dxcl_twin *twin = params->twin;
+/* OpenCL's release of a hand-out is done: the layer lets Direct3D's queue go on. */
+struct release_watch {
+    uint64_t event, twin, value;
+};
 
-    if (find_layer()) {
-        layer_twin_create(params->request, twin);
+static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
+{
+    uint64_t args[1] = {event};
+
+    return DXCLUNIX_HOST_CALL(int32_t, 1, api_functions[api], args);
+}
+
+static void tell_released(struct release_watch *watch, int32_t status)
+{
+    struct dxcl_layer_released released = {watch->twin, watch->value, status < 0 ? status : 0, 0};
+
+    if (find_layer())
+        layer_exports[DXCL_LAYER_RELEASED](&released);
+    host_event_call(DXCLUNIX_API_clReleaseEvent, watch->event);
+    free(watch);
+}
+
+static void released_callback(uint64_t event, int32_t status, void *data)
+{
+    (void)event;
+    tell_released(data, status);
+}
+
+/* Where the host has no event callbacks: a thread of its own waits. */
+static void *release_waiter(void *data)
+{
+    struct release_watch *watch = data;
+    uint64_t args[5] = {watch->event, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */, 4, 0, 0};
+    uint64_t wait_args[2] = {1, (uint64_t)(uintptr_t)&watch->event};
+    int32_t status = -1;
+
+    DXCLUNIX_HOST_CALL(int32_t, 2, api_functions[DXCLUNIX_API_clWaitForEvents], wait_args);
+    args[3] = (uint64_t)(uintptr_t)&status;
+    DXCLUNIX_HOST_CALL(int32_t, 5, api_functions[DXCLUNIX_API_clGetEventInfo], args);
+    tell_released(watch, status);
+    return NULL;
+}
+
+static int32_t release_when(struct dxcl_layer_release_when *asked)
+{
+    struct release_watch *watch = malloc(sizeof(*watch));
+    uint64_t callback_args[4];
+    pthread_t thread;
+    int32_t result;
+
+    if (!watch)
+        return -6; /* CL_OUT_OF_HOST_MEMORY */
+    if (!api_functions[DXCLUNIX_API_clRetainEvent] || !api_functions[DXCLUNIX_API_clReleaseEvent]) {
+        free(watch);
+        return -59; /* CL_INVALID_OPERATION */
+    }
+    *watch = (struct release_watch){asked->event, asked->twin, asked->value};
+    if ((result = host_event_call(DXCLUNIX_API_clRetainEvent, watch->event))) {
+        free(watch);
+        return result;
+    }
+    if (api_functions[DXCLUNIX_API_clSetEventCallback]) {
+        callback_args[0] = watch->event;
+        callback_args[1] = 0; /* CL_COMPLETE, which negative statuses reach too */
+        callback_args[2] = (uint64_t)(uintptr_t)released_callback;
+        callback_args[3] = (uint64_t)(uintptr_t)watch;
+        result = DXCLUNIX_HOST_CALL(int32_t, 4, api_functions[DXCLUNIX_API_clSetEventCallback],
+                                    callback_args);
+        if (!result)
+            return 0;
+    }
+    if (api_functions[DXCLUNIX_API_clWaitForEvents] && api_functions[DXCLUNIX_API_clGetEventInfo] &&
+        !pthread_create(&thread, NULL, release_waiter, watch)) {
+        pthread_detach(thread);
         return 0;
     }
-    memset(twin, 0, sizeof(*twin));
-    twin->fd = -1;
-    twin->result = -1;
-    snprintf(twin->error, sizeof(twin->error),
-             "the Vulkan layer VK_LAYER_DXCL_interop is not "
-             "loaded (VK_LAYER_PATH, VK_INSTANCE_LAYERS)");
-    return 0;
+    host_event_call(DXCLUNIX_API_clReleaseEvent, watch->event);
+    free(watch);
+    return result ? result : -59;
 }
 
-static NTSTATUS unix_twin_destroy(void *args)
+static NTSTATUS unix_layer(void *args)
 {
-    struct dxclunix_twin *params = args;
+    struct dxclunix_layer *params = args;
+    void *call = (void *)(uintptr_t)params->params;
 
-    if (params->twin && find_layer())
-        layer_twin_destroy(params->twin);
-    return 0;
-}
-
-static NTSTATUS unix_twin_export(void *args)
-{
-    struct dxclunix_twin *params = args;
-
-    if (params->twin && find_layer())
-        layer_twin_export(params->twin);
-    return 0;
-}
-
-static NTSTATUS unix_twin_sync(void *args)
-{
-    struct dxclunix_twin *params = args;
-
-    params->sync->fd = -1;
-    if (params->twin && find_layer() && layer_twin_sync)
-        layer_twin_sync(params->twin, params->sync);
-    else if (params->twin)
-        snprintf(params->twin->error, sizeof(params->twin->error),
-                 "the Vulkan layer has no %s (an older libdxcl_vk_layer.so)", DXCL_TWIN_SYNC_NAME);
+    params->result = -1;
+    params->layer_missing = 0;
+    if (params->call >= DXCL_LAYER_CALL_COUNT || !call)
+        return 0;
+    if (params->call == DXCL_LAYER_RELEASE_WHEN)
+        params->result = release_when(call);
+    else if (!find_layer() || !layer_exports[params->call])
+        params->layer_missing = 1;
+    else
+        params->result = layer_exports[params->call](call);
     return 0;
 }
 
@@ -370,8 +417,7 @@ static NTSTATUS unix_twin_sync(void *args)
 
 /* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open,        unix_lookup,    unix_call,    unix_twin_create, unix_twin_destroy,
-    unix_twin_export, unix_twin_sync, unix_signals, unix_close_fd,
+    unix_open, unix_lookup, unix_call, unix_layer, unix_signals, unix_close_fd,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
