@@ -42,6 +42,9 @@ struct transfer {
     bool claimed; /* the objects are this call's (ACQUIRING or RELEASING) */
     bool moved;   /* the objects went where the call takes them */
     bool pending; /* a pending release owns the claims now (struct dxcl_pending_release) */
+    /* A release's barrier after its wait list, kept until the release's end: PoCL 3.1 aborts
+     * (pocl_update_event_failed) when a failed wait list reaches an event the caller released. */
+    cl_event barrier;
 };
 
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
@@ -159,6 +162,8 @@ static void finish_transfer(struct transfer *t)
 {
     for (cl_uint i = 0; t->claimed && !t->pending && i < t->count; i++)
         dxcl_memobj_put(t->mems[i]);
+    if (t->barrier && !t->pending)
+        dxcl_driver()->clReleaseEvent(t->barrier);
     if (t->mems != t->inline_mems)
         free(t->mems);
     if (t->events != t->inline_events)
@@ -770,7 +775,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     if (err == CL_SUCCESS && !final)
         final = after;
     else if (after)
-        drv->clReleaseEvent(after);
+        t->barrier = after;
     if (err != CL_SUCCESS) {
         /* The objects stay acquired and mapped: the queued downloads may still write into the
          * mapping, which stays, so nothing waits for them (they may wait for the program). */

@@ -519,6 +519,44 @@ static void user_sync(const struct test_api *api, int value, cl_command_queue_pr
     interop_close(&env);
 }
 
+/* A release whose wait list holds a user event that fails after the kernel ran: the release's
+ * event ends with a negative status, the resources keep what they had before the acquire (the
+ * kernel's result is not taken), and the objects can be acquired again. PoCL 3.1 aborted here
+ * (pocl_update_event_failed) while dxcl released its barrier after the wait list before the
+ * release ended. */
+static void failed_wait_list(const struct test_api *api)
+{
+    struct interop_env env;
+    struct pair p;
+    cl_event user, released = NULL;
+    cl_int err, status = CL_COMPLETE;
+
+    interop_open(&env, api, INTEROP_NO_USER_SYNC, 0);
+    open_pair(&env, &p, 70);
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    user = clCreateUserEvent(env.context, &err);
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 1, &user, &released), CL_SUCCESS);
+    CHECK_ERR(clSetUserEventStatus(user, -7), CL_SUCCESS);
+    clWaitForEvents(1, &released);
+    clGetEventInfo(released, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    CHECK(status < 0, "a release behind a failed user event ends with a negative status (%d)",
+          status);
+    test_texture_intact(api, &p.dst, "dst after a release that failed");
+    test_texture_intact(api, &p.src, "src after a release that failed");
+    CHECK_ERR(env.cl->acquire(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(run_kernel(env.queue, &p, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(env.cl->release(env.queue, 2, p.mems, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env.queue), CL_SUCCESS);
+    check_pair(&env, &p, "acquired, run and released again after the failed release");
+    clReleaseEvent(released);
+    clReleaseEvent(user);
+    close_pair(&env, &p);
+    interop_close(&env);
+}
+
 void suite_sync(const struct test_api *api)
 {
     events(api);
@@ -526,6 +564,7 @@ void suite_sync(const struct test_api *api)
     user_event(api);
     gated_release(api, INTEROP_NO_USER_SYNC);
     gated_release(api, CL_TRUE);
+    failed_wait_list(api);
     two_queues(api);
     user_sync(api, CL_FALSE, 0);
     user_sync(api, CL_TRUE, 0);
