@@ -15,7 +15,8 @@
 # WINEDLLPATH, dxcl must take it (DXCL_UNIX=1) and Wine's own opencl.dll is disabled, as
 # under Proton; docs/testing.md, "Through the Unix side"), DXCL_VK_VALIDATION=1 (the Khronos
 # validation layer below dxcl's layer: a message of error severity fails the run; docs/testing.md,
-# "The validation layer").
+# "The validation layer"), DXCL_EXPECT_SUMMARY=1 (a test program: a run that ends well without
+# its summary line, "NAME: N passed, 0 failed", last on its output is a failure).
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -263,6 +264,13 @@ if [ -n "$dxvk_dir" ]; then
     echo "wine-run: DXVK made no Direct3D device (no \"Device :\" line at DXVK_LOG_LEVEL=info in $kept)" >&2
     [ "$status" != 0 ] || status=1
   fi
+fi
+# A test program that ended "well" without its summary died where Wine reports no failure: an
+# abort() inside the host driver ends the process with status 0 under Wine.
+if [ "${DXCL_EXPECT_SUMMARY:-0}" = 1 ] && [ "$status" = 0 ] &&
+  ! tail -n 1 "$out.stdout" | grep -Eq ': [1-9][0-9]* passed, 0 failed[[:space:]]*$'; then
+  echo "wine-run: $(basename "$program_name") ended without its summary line (an abort inside the driver ends a Wine process with status 0): a failure" >&2
+  status=1
 fi
 # Under the validation layer, a message of error severity fails the run; the first are shown.
 if [ "$validation" = 1 ] && ! vk_validation_report; then

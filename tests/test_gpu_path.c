@@ -10,6 +10,7 @@
  * test_gpu_path.unix and the rig's hybrid mode) it says so in one line and checks that textures
  * take the copy engine, exact. */
 #include "interop.h"
+#include "threads.h"
 #include "core/test_hooks.h"
 
 #include <initguid.h>
@@ -734,6 +735,126 @@ static void direct(struct interop_env *env)
     render_target_twin(env, D3D11_BIND_UNORDERED_ACCESS);
 }
 
+/* ---- Direct3D's waits for OpenCL, bounded (core/twin.h; docs/reliability.md) ---- */
+
+enum { FW = 48, FH = 20 };
+
+/* A 2D texture's object, acquired, with `pattern` written into it by OpenCL. */
+static cl_mem written_object(struct interop_env *env, struct test_texture *tex, uint32_t seed,
+                             unsigned char *pattern)
+{
+    const struct test_texture_desc desc = {FW, FH, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t origin[3] = {0, 0, 0}, region[3] = {FW, FH, 1};
+    cl_int err;
+
+    REQUIRE(test_texture_create(env->api, env->d3d, tex, &desc, false, seed), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex->resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    for (size_t i = 0; i < FW * FH * 4; i++)
+        pattern[i] = (unsigned char)(i * 13 + seed);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, pattern, 0, NULL, NULL),
+        CL_SUCCESS);
+    return mem;
+}
+
+/* OpenCL's release is never told to the layer (fault point release_watch): Direct3D's queue
+ * goes on at the bound (DXCL_GPU_WAIT_BOUND_MS, 2 s by default); its read then sees what OpenCL
+ * wrote, which was done long before. */
+static void release_bound(struct interop_env *env)
+{
+    static unsigned char pattern[FW * FH * 4], got[FW * FH * 4];
+    struct test_texture tex;
+    cl_mem mem = written_object(env, &tex, 61, pattern);
+    ULONGLONG start;
+    cl_uint before;
+
+    before = arm_point("release_watch");
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    disarm_point("release_watch", before);
+    start = GetTickCount64();
+    test_d3d11_read(env->d3d, tex.resource, got, FW * 4, FH);
+    printf("a release the layer was never told of: Direct3D's read went on after %llu ms\n",
+           (unsigned long long)(GetTickCount64() - start));
+    test_same_bytes(got, pattern, sizeof(got), "Direct3D's read after the bound");
+    clReleaseMemObject(mem);
+    test_texture_free(env->api, &tex);
+}
+
+/* A release whose wait list holds a user event that fails: the release's event ends with a
+ * negative status, the texture keeps what it had before the acquire (OpenCL's write is not
+ * taken), nothing of Direct3D's waits, and the object can be acquired again. */
+static void release_failed_wait_list(struct interop_env *env)
+{
+    static unsigned char pattern[FW * FH * 4];
+    struct test_texture tex;
+    cl_mem mem = written_object(env, &tex, 67, pattern);
+    cl_event user, released = NULL;
+    cl_int err, status = CL_COMPLETE;
+
+    user = clCreateUserEvent(env->context, &err);
+    REQUIRE(err == CL_SUCCESS, "user event: %d", err);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 1, &user, &released), CL_SUCCESS);
+    CHECK_ERR(clSetUserEventStatus(user, -1), CL_SUCCESS);
+    clWaitForEvents(1, &released);
+    clGetEventInfo(released, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    CHECK(status < 0, "the release after a failed event ends with a negative status (%d)", status);
+    test_texture_intact(env->api, &tex, "the texture after a release that failed");
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    test_texture_intact(env->api, &tex, "the texture acquired and released again");
+    clReleaseEvent(released);
+    clReleaseEvent(user);
+    clReleaseMemObject(mem);
+    test_texture_free(env->api, &tex);
+}
+
+/* A child that exits with a release pending: the layer never told of it (`watch`: fault point
+ * release_watch), or waiting for a user event the program never sets. */
+static int exit_pending(const char *what)
+{
+    static unsigned char pattern[FW * FH * 4];
+    struct interop_env env;
+    struct test_texture tex;
+    cl_event user = NULL;
+    cl_mem mem;
+
+    interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
+    mem = written_object(&env, &tex, 71, pattern);
+    if (!strcmp(what, "watch"))
+        arm_point("release_watch");
+    else
+        user = clCreateUserEvent(env.context, NULL);
+    CHECK_ERR(env.cl->release(env.queue, 1, &mem, user ? 1 : 0, user ? &user : NULL, NULL),
+              CL_SUCCESS);
+    clFlush(env.queue);
+    printf("exit_pending %s: exiting with the release pending\n", what);
+    ExitProcess((UINT)test_child_finish("gpu_path exit_pending"));
+}
+
+/* The process exits with a release pending: it ends, Direct3D's device and all (within the
+ * bound). */
+static void exits_pending(void)
+{
+    static const char *const cases[] = {"watch", "user_event"};
+
+    for (size_t i = 0; i < 2; i++) {
+        char args[64];
+        ULONGLONG start = GetTickCount64();
+        DWORD code;
+
+        snprintf(args, sizeof(args), "exit_pending %s", cases[i]);
+        code = test_run_child(args, 120000);
+        printf("exit with a release pending (%s): %s after %llu ms\n", cases[i],
+               test_child_outcome(code), (unsigned long long)(GetTickCount64() - start));
+        CHECK(code == TEST_CHILD_PASSED, "exit with a release pending (%s): %s (exit code %lu)",
+              cases[i], test_child_outcome(code), (unsigned long)code);
+    }
+}
+
 /* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's
  * hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL), so no Vulkan image is behind a
  * texture, or dxcl reaches the driver without its Unix side (the rig's RIG_UNIX=0), which the
@@ -782,12 +903,14 @@ static HRESULT dxvk_interop(void *d3d)
     return hr;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     struct interop_env env;
     char route[512], why[640];
     HRESULT dxvk;
 
+    if (argc == 3 && !strcmp(argv[1], "exit_pending"))
+        return exit_pending(argv[2]);
     transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(test_dxcl_module(),
                                                                            "dxclGetTransferMode");
     pooled_count = (dxclGetPooledStagingCount_fn)(void (*)(void))GetProcAddress(
@@ -829,6 +952,9 @@ int main(void)
     every_frame(&env);
     two_accesses(&env);
     direct(&env);
+    release_bound(&env);
+    release_failed_wait_list(&env);
+    exits_pending();
     interop_close(&env);
     return test_finish("gpu_path");
 }

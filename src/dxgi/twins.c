@@ -485,8 +485,9 @@ cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surfa
     bool dxvk_copies = contents && !twin->layer_copies && !twin->vk.direct;
 
     if (twin->handed_in && !take_back(api, surface))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s resource %p: its twin is still OpenCL's (its "
-                                              "hand-out failed again)",
+        return DXCL_FAIL(CL_OUT_OF_RESOURCES,
+                         "%s resource %p: its twin is still OpenCL's (its "
+                         "hand-out failed again)",
                          surface->backend->name, (void *)surface->resource);
     /* The layer's copy or barrier reads DXVK's image: its initial data must be on the GPU. */
     if (!dxvk_copies && !twin->initial_flushed) {

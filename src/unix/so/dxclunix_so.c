@@ -285,6 +285,7 @@ static bool find_layer(void)
 /* OpenCL's release of a hand-out is done: the layer lets Direct3D's queue go on. */
 struct release_watch {
     uint64_t event, twin, value;
+    struct release_watch *next; /* among the ended */
 };
 
 static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
@@ -294,14 +295,36 @@ static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
     return DXCLUNIX_HOST_CALL(int32_t, 1, api_functions[api], args);
 }
 
+/* The events of watches that ended, released at the next watch's start: not inside the driver's
+ * callback (PoCL 3.1 aborts when an event is released in its own callback). */
+static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct release_watch *ended;
+
+static void release_ended(void)
+{
+    struct release_watch *list, *next;
+
+    pthread_mutex_lock(&ended_lock);
+    list = ended;
+    ended = NULL;
+    pthread_mutex_unlock(&ended_lock);
+    for (; list; list = next) {
+        next = list->next;
+        host_event_call(DXCLUNIX_API_clReleaseEvent, list->event);
+        free(list);
+    }
+}
+
 static void tell_released(struct release_watch *watch, int32_t status)
 {
     struct dxcl_layer_released released = {watch->twin, watch->value, status < 0 ? status : 0, 0};
 
     if (find_layer())
         layer_exports[DXCL_LAYER_RELEASED](&released);
-    host_event_call(DXCLUNIX_API_clReleaseEvent, watch->event);
-    free(watch);
+    pthread_mutex_lock(&ended_lock);
+    watch->next = ended;
+    ended = watch;
+    pthread_mutex_unlock(&ended_lock);
 }
 
 static void released_callback(uint64_t event, int32_t status, void *data)
@@ -332,13 +355,14 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
     pthread_t thread;
     int32_t result;
 
+    release_ended();
     if (!watch)
         return -6; /* CL_OUT_OF_HOST_MEMORY */
     if (!api_functions[DXCLUNIX_API_clRetainEvent] || !api_functions[DXCLUNIX_API_clReleaseEvent]) {
         free(watch);
         return -59; /* CL_INVALID_OPERATION */
     }
-    *watch = (struct release_watch){asked->event, asked->twin, asked->value};
+    *watch = (struct release_watch){asked->event, asked->twin, asked->value, NULL};
     if ((result = host_event_call(DXCLUNIX_API_clRetainEvent, watch->event))) {
         free(watch);
         return result;
