@@ -2,7 +2,8 @@
  *   bench.exe [frames] [output dir] [P2]
  * frames: measured frames of the main figures (default 60; the other benches scale it).
  * output dir: where results.txt and perf.png go (default: the current directory).
- * P2: only the P2 figures (a few seconds: for repeated runs of the call overhead). */
+ * P2: only the P2 figures (a few seconds: for repeated runs of the call overhead).
+ *   bench.exe layer-child ROUNDS FILE   a child of the layer's row (bench_layer.c) */
 #include "benchlib.h"
 
 #include <stdlib.h>
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
     const char *dir = argc > 2 ? argv[2] : ".";
     double start = bench_now_ms();
 
+    if (argc == 4 && !strcmp(argv[1], "layer-child"))
+        return bench_layer_child(atoi(argv[2]), argv[3]);
     if (argc > 1)
         bench_frames = atoi(argv[1]);
     REQUIRE(bench_frames >= 3, "usage: bench.exe [frames >= 3] [output dir]");
@@ -56,6 +59,8 @@ int main(int argc, char **argv)
             bench_d3d11_nv12();
         if (bench_runs("many"))
             bench_many();
+        if (bench_runs("layer"))
+            bench_layer();
     }
     bench_plain();
     printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);

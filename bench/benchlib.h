@@ -63,8 +63,8 @@ struct bench_spread bench_scaled(const struct bench_median *m, double scale);
 
 double bench_now_ms(void);
 
-/* Whether the figure `group` ("D3D11", "D3D10", "DX9", "NV12", "many") runs: BENCH_ONLY, where
- * set, names the one group to run (P2 always runs). */
+/* Whether the figure `group` ("D3D11", "D3D10", "DX9", "NV12", "many", "layer") runs: BENCH_ONLY,
+ * where set, names the one group to run (P2 always runs). */
 bool bench_runs(const char *group);
 
 /* The measured frame count of the main figures (the program's argument); benches scale it. */
@@ -115,5 +115,7 @@ void bench_many(void);       /* bench_many.c: P3 */
 void bench_plain(void);      /* bench_plain.c: P2 */
 void bench_dx9_nv12(void);   /* bench_dx9.c: the DX9 NV12 row */
 void bench_d3d11_nv12(void); /* bench_d3d11_nv12.c: the D3D11 NV12 row */
+void bench_layer(void);      /* bench_layer.c: the Vulkan layer's cost without sharing */
+int bench_layer_child(int rounds, const char *file);
 
 #endif

@@ -12,8 +12,10 @@
 #include <d3d10.h>
 #include <stdlib.h>
 
-#define W 64
-#define H 64
+/* 256 x 256: the shared texture is large enough for a direct twin (core/twin.h) where the GPU
+ * path makes them (the rig's DXVK mode on the GPU). */
+#define W 256
+#define H 256
 #define PIXELS (W * H)
 #define RENDER_ROUNDS 200
 #define CL_CYCLES 60 /* at least; the OpenCL thread cycles until the render thread is done */

@@ -209,7 +209,9 @@ static bool direct_candidate(const struct device *device, const VkImageCreateInf
 }
 
 /* The hooks below are handed out only for devices where dxcl may share (dxcl_vk_layer.c), whose
- * records outlive them: device_of finds the record for any call the program may make. */
+ * records outlive them: device_of finds the record for any call the program may make, even on a
+ * destroyed device (the program's error), which then goes down to the driver as made. Only a
+ * device the layer never recorded has none: it was never handed these hooks. */
 static struct device *hooked(VkDevice handle)
 {
     struct device *device = device_of(key_of(handle));
@@ -247,7 +249,7 @@ VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreate
         result = device->vk.create_image(handle, info, alloc, out);
     }
     slot.image = result == VK_SUCCESS ? (uint64_t)*out : 0;
-    if (slot.image && device->may_share)
+    if (slot.image && !atomic_load_explicit(&device->gone, memory_order_relaxed))
         images_add(&device->images, &slot);
     return result;
 }
@@ -322,7 +324,7 @@ VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice handle, VkImage image,
 
     if (!device)
         return;
-    if (image && device->may_share)
+    if (image && !atomic_load_explicit(&device->gone, memory_order_relaxed))
         images_remove(&device->images, (uint64_t)image);
     device->vk.destroy_image(handle, image, alloc);
 }

@@ -123,7 +123,8 @@ struct device {
     bool memory_fd, semaphore_fd; /* the extensions are enabled */
     atomic_bool sharing;          /* dxcl_layer_share named it: direct candidates from now */
     pthread_rwlock_t alive;
-    bool destroyed; /* under `alive`, exclusive */
+    bool destroyed;   /* under `alive`, exclusive */
+    atomic_bool gone; /* vkDestroyDevice began: the program's calls on it keep nothing more */
     uint8_t uuid[VK_UUID_SIZE];
     VkPhysicalDeviceMemoryProperties memory;
     PFN_vkGetPhysicalDeviceFormatProperties format_properties;

@@ -220,6 +220,17 @@ void dxcl_progress_submitted2(struct dxcl_progress *p, VkQueue queue, uint32_t c
     pthread_mutex_unlock(&p->lock);
 }
 
+void dxcl_progress_start(struct dxcl_progress *p, const VkQueue *queues, uint32_t count)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    /* A queue's batches before now were not followed: unknown until its next one. */
+    for (uint32_t i = 0; i < count; i++)
+        batch_submitted(p, queues[i], VK_NULL_HANDLE, 0, true);
+    pthread_mutex_unlock(&p->lock);
+}
+
 void dxcl_progress_sparse_bound(struct dxcl_progress *p)
 {
     if (!p)

@@ -31,7 +31,12 @@ void dxcl_progress_semaphore_made(struct dxcl_progress *progress, const VkSemaph
                                   VkSemaphore semaphore);
 void dxcl_progress_semaphore_gone(struct dxcl_progress *progress, VkSemaphore semaphore);
 
-/* The program's submissions, before they go to the driver (count batches). */
+/* Sharing starts on the device: its submissions are followed from now on (before, nothing of
+ * them is kept, so that a device that never shares pays nothing). Each of the `count` queues
+ * is unknown until its next batch. */
+void dxcl_progress_start(struct dxcl_progress *progress, const VkQueue *queues, uint32_t count);
+
+/* The program's submissions, before they go to the driver (count batches), once started. */
 void dxcl_progress_submitted(struct dxcl_progress *progress, VkQueue queue, uint32_t count,
                              const VkSubmitInfo *batches);
 void dxcl_progress_submitted2(struct dxcl_progress *progress, VkQueue queue, uint32_t count,

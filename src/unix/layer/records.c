@@ -124,8 +124,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(struct registry *) registry;
 static uint64_t last_device_id;
 
-/* A new array: the current one with `add` added or `remove` left out. Under registry_lock. */
-static bool registry_publish(struct device *add, struct device *remove)
+/* A new array: the current one with `add` added. Under registry_lock. */
+static bool registry_publish(struct device *add)
 {
     struct registry *now = atomic_load_explicit(&registry, memory_order_relaxed);
     size_t count = now ? now->count : 0;
@@ -136,10 +136,8 @@ static bool registry_publish(struct device *add, struct device *remove)
     next->older = now;
     next->count = 0;
     for (size_t i = 0; i < count; i++)
-        if (now->devices[i] != remove)
-            next->devices[next->count++] = now->devices[i];
-    if (add)
-        next->devices[next->count++] = add;
+        next->devices[next->count++] = now->devices[i];
+    next->devices[next->count++] = add;
     atomic_store_explicit(&registry, next, memory_order_release);
     return true;
 }
@@ -147,11 +145,17 @@ static bool registry_publish(struct device *add, struct device *remove)
 struct device *device_of(void *key)
 {
     struct registry *now = atomic_load_explicit(&registry, memory_order_acquire);
+    struct device *gone = NULL;
 
+    /* A destroyed device's record stays, so that a call made on it (the program's error) still
+     * goes down to the driver; a new device at the same address wins. */
     for (size_t i = 0; now && i < now->count; i++)
-        if (now->devices[i]->key == key)
-            return now->devices[i];
-    return NULL;
+        if (now->devices[i]->key == key) {
+            if (!atomic_load_explicit(&now->devices[i]->gone, memory_order_acquire))
+                return now->devices[i];
+            gone = now->devices[i];
+        }
+    return gone;
 }
 
 static bool hold_alive(struct device *device)
@@ -443,7 +447,7 @@ VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
     free(names);
     pthread_mutex_lock(&registry_lock);
     device->id = ++last_device_id;
-    if (!registry_publish(device, NULL))
+    if (!registry_publish(device))
         device->may_share = false; /* unrecorded: its calls find no record and go straight on */
     pthread_mutex_unlock(&registry_lock);
     layer_note("device %p (id %" PRIu64 "): %s%s%s%s", (void *)*out, device->id,
@@ -459,11 +463,8 @@ VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice handle, const VkAllocationCal
     struct device *device = handle ? device_of(key_of(handle)) : NULL;
     PFN_vkDestroyDevice destroy;
 
-    if (!device)
+    if (!device || atomic_exchange(&device->gone, true))
         return;
-    pthread_mutex_lock(&registry_lock);
-    registry_publish(NULL, device);
-    pthread_mutex_unlock(&registry_lock);
     /* dxcl's calls on it end first; later ones find it destroyed. */
     pthread_rwlock_wrlock(&device->alive);
     device->destroyed = true;
@@ -503,6 +504,16 @@ EXPORT int32_t dxcl_layer_share(void *params)
                           "no device where dxcl may share made image 0x%" PRIx64
                           " (made before dxcl's Unix side was loaded, or DXCL_LAYER=passive)",
                           share->image);
+    if (!atomic_load(&device->sharing)) {
+        VkQueue queues[64];
+        uint32_t count = 0;
+
+        for (uint32_t f = 0; f < device->queue_family_count; f++)
+            for (uint32_t i = 0; i < device->queue_counts[f] && count < 64; i++)
+                if ((queues[count] = device_queue(device, device->queue_families[f], i)))
+                    count++;
+        dxcl_progress_start(device->progress, queues, count);
+    }
     if (!atomic_exchange(&device->sharing, true))
         layer_note("device %p (id %" PRIu64 "): sharing starts: larger shader-resource images "
                    "made from now on are exportable",

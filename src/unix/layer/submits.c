@@ -1,6 +1,8 @@
 /* The program's semaphores and submissions on a device where dxcl may share, followed for idle
  * hand-ins (progress.h) before they go on to the driver: the device is found from the queue's
- * dispatch key without a lock, and no lock is held across the driver's call. */
+ * dispatch key without a lock, and no lock is held across the driver's call. Until sharing
+ * starts on the device a submission goes straight on, with no lock taken (a sparse bind, rare,
+ * is kept all the same: it makes the device unknown for good). */
 #define _GNU_SOURCE
 #include "layer.h"
 
@@ -45,7 +47,8 @@ VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
 
     if (!device)
         return VK_ERROR_DEVICE_LOST;
-    dxcl_progress_submitted(device->progress, queue, count, batches);
+    if (atomic_load_explicit(&device->sharing, memory_order_acquire))
+        dxcl_progress_submitted(device->progress, queue, count, batches);
     return device->vk.submit(queue, count, batches, fence);
 }
 
@@ -59,7 +62,8 @@ static VkResult submit2_through(bool khr, VkQueue queue, uint32_t count,
     if (!device)
         return VK_ERROR_DEVICE_LOST;
     submit2 = khr && device->vk.submit2_khr ? device->vk.submit2_khr : device->vk.submit2;
-    dxcl_progress_submitted2(device->progress, queue, count, batches);
+    if (atomic_load_explicit(&device->sharing, memory_order_acquire))
+        dxcl_progress_submitted2(device->progress, queue, count, batches);
     return submit2(queue, count, batches, fence);
 }
 
