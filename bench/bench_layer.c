@@ -207,8 +207,9 @@ void bench_layer(void)
     qsort(ratios, PAIRS, sizeof(ratios[0]), compare);
     qsort(with_ms, PAIRS, sizeof(with_ms[0]), compare);
     qsort(without_ms, PAIRS, sizeof(without_ms[0]), compare);
-    bench_note("layer row: %d pairs of children, %d rounds each (%dx%d texture made, copied, freed)",
-               PAIRS, ROUNDS, SIDE, SIDE);
+    bench_note(
+        "layer row: %d pairs of children, %d rounds each (%dx%d texture made, copied, freed)",
+        PAIRS, ROUNDS, SIDE, SIDE);
     bench_note("layer row medians: %.1f ms where dxcl may share, %.1f ms with the layer passive",
                (with_ms[PAIRS / 2 - 1] + with_ms[PAIRS / 2]) / 2,
                (without_ms[PAIRS / 2 - 1] + without_ms[PAIRS / 2]) / 2);
