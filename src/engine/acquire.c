@@ -30,6 +30,7 @@ struct transfer {
     const char *name; /* for diagnostics */
     bool acquire;
     cl_command_queue queue;
+    struct dxcl_queue *held_queue; /* the queue's record, held while the call uses it */
     cl_context context;
     struct dxcl_context *ctx;
     cl_uint count;
@@ -47,12 +48,13 @@ struct transfer {
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
  * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
-    struct transfer t;   /* the call's, with its lists on the heap */
-    cl_event final;      /* after the downloads */
-    cl_event gate;       /* a user event of dxcl's: the program's event waits for it */
-    volatile LONG refs;  /* the poller's, and each acquire joining it */
-    volatile LONG taken; /* the end is run by one thread */
-    HANDLE done;         /* set when the end ran */
+    struct transfer t;        /* the call's, with its lists on the heap */
+    cl_event final;           /* after the downloads */
+    cl_event gate;            /* a user event of dxcl's: the program's event waits for it */
+    struct dxcl_queue *queue; /* the call's hold of the queue's record */
+    volatile LONG refs;       /* the poller's, and each acquire joining it */
+    volatile LONG taken;      /* the end is run by one thread */
+    HANDLE done;              /* set when the end ran */
 };
 
 static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_event *wait_list)
@@ -159,6 +161,8 @@ static void finish_transfer(struct transfer *t)
 {
     for (cl_uint i = 0; t->claimed && !t->pending && i < t->count; i++)
         dxcl_memobj_put(t->mems[i]);
+    if (t->held_queue)
+        dxcl_queue_put(t->held_queue);
     if (t->mems != t->inline_mems)
         free(t->mems);
     if (t->events != t->inline_events)
@@ -178,7 +182,10 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     if ((num_objects == 0) != (mem_objects == NULL))
         return DXCL_FAIL(CL_INVALID_VALUE, "%s: %u objects with list %p", t->name, num_objects,
                          (const void *)mem_objects);
-    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT, sizeof(t->context),
+    /* From dxcl's records, not the driver's answer: a driver may take another object for a
+     * queue, and one that reads garbage crashes. */
+    if (!(t->held_queue = dxcl_queue_hold(t->queue)) ||
+        DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT, sizeof(t->context),
                                                      &t->context, NULL)) != CL_SUCCESS)
         return DXCL_FAIL(CL_INVALID_COMMAND_QUEUE, "%s: %p is not a command queue", t->name,
                          (void *)t->queue);
@@ -323,10 +330,12 @@ static bool undo_later(struct transfer *t, cl_uint uploads)
     }
     f->uploads = uploads;
     settle(t, false);
-    t->pending = true; /* the claims' holds and the context reference are the undo's */
+    t->pending = true; /* the claims' holds, the queue's and the context's are the undo's */
     t->ctx = NULL;
+    t->held_queue = NULL;
     if (!dxcl_waiter_poll(poll_failed_acquire, f)) {
         t->ctx = f->t.ctx;
+        t->held_queue = f->t.held_queue;
         t->pending = false;
         free(f->t.mems), free(f->t.events), free(f->t.deferred), free(f);
         return false;
@@ -598,6 +607,7 @@ static void pending_unref(struct dxcl_pending_release *p)
 {
     if (InterlockedDecrement(&p->refs))
         return;
+    dxcl_queue_put(p->queue);
     CloseHandle(p->done);
     free(p);
 }
@@ -676,6 +686,8 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
         free(p);
         return false;
     }
+    p->queue = t->held_queue;
+    p->t.held_queue = NULL;
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count; i++)
         dxcl_object_of(t->mems[i])->pending_release = p;
@@ -683,6 +695,7 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
     drv->clFlush(t->queue);
     t->pending = true; /* the claims, holds and context reference are the pending release's */
     t->ctx = NULL;
+    t->held_queue = NULL;
     if (!dxcl_waiter_poll(poll_pending, p)) {
         /* No waiter (out of memory): the next acquire of the objects ends it. */
         DXCL_LOG("%s: no waiter thread: the release ends at the objects' next acquire", t->name);
