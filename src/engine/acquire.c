@@ -48,13 +48,19 @@ struct transfer {
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
  * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
-    struct transfer t;        /* the call's, with its lists on the heap */
-    cl_event final;           /* after the downloads */
-    cl_event gate;            /* a user event of dxcl's: the program's event waits for it */
-    struct dxcl_queue *queue; /* the call's hold of the queue's record */
-    volatile LONG refs;       /* the poller's, and each acquire joining it */
-    volatile LONG taken;      /* the end is run by one thread */
-    HANDLE done;              /* set when the end ran */
+    struct transfer t; /* the call's, with its lists on the heap */
+    cl_event final;    /* after the downloads */
+    cl_event gate;     /* a user event of dxcl's: the program's event waits for it */
+    cl_event marker;   /* the program's event (a reference of dxcl's): it waits for the gate */
+    /* What the program may release before the end (releasing does not cancel what was
+     * queued): the queue's record (and so the driver's queue) and a driver reference to the
+     * context, kept until the program's event completed (pending_unref). */
+    struct dxcl_queue *queue;
+    cl_context context;
+    volatile LONG refs;  /* the poller's, and each acquire joining it */
+    volatile LONG taken; /* the end is run by one thread */
+    bool unpolled;       /* no waiter took it: the poller's reference is its joiner's to drop */
+    HANDLE done;         /* set when the end ran */
 };
 
 static cl_int check_wait_list(struct transfer *t, cl_uint num_events, const cl_event *wait_list)
@@ -603,11 +609,28 @@ static void leave_protection(const struct dxcl_backend *backend, void *protectio
         backend->leave_device(protection);
 }
 
+static bool still_running(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    return dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                         &status, NULL) == CL_SUCCESS &&
+           status > CL_COMPLETE;
+}
+
+/* The last reference goes after the end ran and the program's event completed (the poller
+ * waits for both; a joiner holds it only across the end, which sets the gate: the event then
+ * completes by the driver alone), so dxcl's references to the queue and the context are never
+ * the ones whose release leaves work of the program's in a queue no one holds. */
 static void pending_unref(struct dxcl_pending_release *p)
 {
+    const struct dxcl_driver *drv = dxcl_driver();
+
     if (InterlockedDecrement(&p->refs))
         return;
+    drv->clReleaseEvent(p->marker);
     dxcl_queue_put(p->queue);
+    drv->clReleaseContext(p->context);
     CloseHandle(p->done);
     free(p);
 }
@@ -648,16 +671,29 @@ static bool pending_end(struct dxcl_pending_release *p)
 static bool poll_pending(void *arg)
 {
     struct dxcl_pending_release *p = arg;
-    cl_int status = CL_COMPLETE;
 
-    if (!p->taken &&
-        dxcl_driver()->clGetEventInfo(p->final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-                                      &status, NULL) == CL_SUCCESS &&
-        status > CL_COMPLETE)
+    if (!p->taken && still_running(p->final))
         return false;
-    pending_end(p);
+    if (!p->taken)
+        pending_end(p);
+    if (still_running(p->marker)) /* the gate is set: the driver alone completes it */
+        return false;
     pending_unref(p);
     return true;
+}
+
+/* What the pending release keeps of the call's: the queue's hold, and driver references to the
+ * context and to the program's event (a release of the program's may come before the end). */
+static void keep_alive(struct dxcl_pending_release *p, struct transfer *t, cl_event marker)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    p->queue = t->held_queue;
+    p->t.held_queue = NULL;
+    p->context = t->context;
+    drv->clRetainContext(p->context);
+    p->marker = marker;
+    drv->clRetainEvent(p->marker);
 }
 
 /* Hands the end of the release to the waiter: the program gets a marker that waits for a user
@@ -686,20 +722,19 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
         free(p);
         return false;
     }
-    p->queue = t->held_queue;
-    p->t.held_queue = NULL;
+    keep_alive(p, t, *marker);
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count; i++)
         dxcl_object_of(t->mems[i])->pending_release = p;
     dxcl_unlock_exclusive();
     drv->clFlush(t->queue);
-    t->pending = true; /* the claims, holds and context reference are the pending release's */
+    t->pending = true; /* the claims, holds, queue and context are the pending release's */
     t->ctx = NULL;
     t->held_queue = NULL;
     if (!dxcl_waiter_poll(poll_pending, p)) {
         /* No waiter (out of memory): the next acquire of the objects ends it. */
         DXCL_LOG("%s: no waiter thread: the release ends at the objects' next acquire", t->name);
-        InterlockedDecrement(&p->refs);
+        p->unpolled = true;
     }
     pending_unref(p);
     return true;
@@ -737,6 +772,8 @@ static void join_pending(cl_mem handle)
     protection = enter_protection(t->backend, t->ctx);
     if (!pending_end(p))
         WaitForSingleObject(p->done, INFINITE); /* another thread runs it: never a wait for us */
+    else if (p->unpolled)
+        pending_unref(p); /* no poller: its reference was the objects' */
     leave_protection(t->backend, protection);
     pending_unref(p);
 }
