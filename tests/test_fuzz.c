@@ -8,11 +8,12 @@
  *
  * Usage: test_fuzz [seed [calls]] (defaults: seed 13, 100000 calls).
  *
- * The boundary (docs/reliability.md): handles that only the driver can check (queues, events,
- * kernels, plain memory objects) are passed valid, foreign or NULL, never released or garbage:
- * the driver itself (PoCL through Wine) may crash on those, and dxcl forwards them. Handles dxcl
- * checks in its own tables (contexts of the sharing calls, the memory objects of acquire and
- * release) are also passed garbage and released. */
+ * The boundary (docs/reliability.md): handles that only the driver can check (events, kernels,
+ * plain memory objects, the queues of other calls) are passed valid, foreign or NULL, never
+ * released or garbage: the driver itself (PoCL through Wine) may crash on those, and dxcl
+ * forwards them. Handles dxcl checks in its own tables (contexts of the sharing calls, the
+ * queue and the memory objects of acquire and release) are also passed garbage, released and
+ * objects of another kind. */
 #include "dx9util.h"
 #include "interop.h"
 
@@ -143,6 +144,7 @@ struct dx9_family {
 static struct dx9_family dx9f[2];
 static cl_context plain_context;
 static cl_mem plain_buffer;
+static cl_command_queue released_queue; /* made and released at setup */
 
 static cl_event complete_event(cl_context context)
 {
@@ -319,6 +321,24 @@ static cl_mem listed_mem_arg(void)
     }
 }
 
+/* What is no command queue, for acquire and release (dxcl decides from its records of queues,
+ * never reading the value; issue 39): garbage, a released queue, objects of other kinds. */
+static cl_command_queue bad_queue_arg(void)
+{
+    switch (pick(5)) {
+    case 0:
+        return (cl_command_queue)wrong_pointer();
+    case 1:
+        return released_queue;
+    case 2:
+        return (cl_command_queue)listed_mem_arg();
+    case 3:
+        return (cl_command_queue)(pick(2) ? plain_context : d3d1x[pick(D3D1X_COUNT)].env.context);
+    default:
+        return (cl_command_queue)d3d1x[pick(D3D1X_COUNT)].user_event;
+    }
+}
+
 /* A memory object the driver may see: live, shared or not, or NULL. */
 static cl_mem safe_mem_arg(void)
 {
@@ -484,7 +504,12 @@ static void fuzz_transfer(const char *what, transfer_fn acquire, transfer_fn rel
                           cl_event own_event, cl_int err_acquired, cl_int err_not_acquired,
                           cl_mem *own_mems, cl_uint own_count)
 {
-    cl_command_queue queue = pick(6) ? own_queue : pick(2) ? foreign_queue : NULL;
+    uint32_t which = pick(24);
+    bool no_queue = which >= 21;
+    cl_command_queue queue = which < 20   ? own_queue
+                             : which < 21 ? foreign_queue
+                             : which < 22 ? NULL
+                                          : bad_queue_arg();
     cl_mem list[4];
     cl_uint count = pick(4) ? 1 + pick(3) : pick(2) ? 0 : 1;
     bool doing_release = pick(5) == 0, list_null = pick(12) == 0;
@@ -504,6 +529,9 @@ static void fuzz_transfer(const char *what, transfer_fn acquire, transfer_fn rel
     EXPECT_ONE_OF(err, what, CL_SUCCESS, CL_INVALID_VALUE, CL_INVALID_MEM_OBJECT,
                   CL_INVALID_COMMAND_QUEUE, CL_INVALID_CONTEXT, CL_INVALID_EVENT_WAIT_LIST,
                   err_acquired, err_not_acquired);
+    if (no_queue && err != CL_INVALID_VALUE)
+        EXPECT_EXACT(err, CL_INVALID_COMMAND_QUEUE, what);
+    CHECK(!no_queue || !event, "call %llu: %s: an event from a call on no queue", calls, what);
     CHECK(!doing_release || err != CL_SUCCESS || count == 0,
           "call %llu: %s: a release of objects never acquired succeeded", calls, what);
     if (event)
@@ -910,6 +938,9 @@ int main(int argc, char **argv)
     REQUIRE(err == CL_SUCCESS, "plain context: %d", err);
     plain_buffer = clCreateBuffer(plain_context, CL_MEM_READ_WRITE, 64, NULL, &err);
     REQUIRE(err == CL_SUCCESS, "plain buffer: %d", err);
+    released_queue = clCreateCommandQueue(plain_context, d3d1x[0].env.device, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "a queue to release: %d", err);
+    CHECK_ERR(clReleaseCommandQueue(released_queue), CL_SUCCESS);
     fuzz_kernel = interop_kernel(&d3d1x[0].env, "xor2");
 
     regression_foreign_resources();

@@ -67,6 +67,11 @@ struct dxcl_queue;
 struct dxcl_queue **dxcl_context_queues(cl_context context, size_t *count);
 cl_command_queue dxcl_queue_handle(const struct dxcl_queue *queue);
 void dxcl_queue_put(struct dxcl_queue *queue);
+/* The record of `queue`, held (dxcl_queue_put): the driver's queue stays valid while held,
+ * whatever the program releases meanwhile. NULL when `queue` is no command queue the program
+ * holds: dxcl saw every queue made (clCreateCommandQueue*), so anything else (a memory
+ * object, a context, garbage) is no queue; the value itself is never read. */
+struct dxcl_queue *dxcl_queue_hold(cl_command_queue queue);
 /* Markers behind everything queued so far on each queue of `context` the program holds (each
  * flushed), plus `extra` free slots at the end: a malloc'ed array of *count events, or NULL
  * (then *count is 0). The caller releases the events and frees the array. */

@@ -112,6 +112,17 @@ void dxcl_queue_put(struct dxcl_queue *queue)
     queue_unhold(queue);
 }
 
+struct dxcl_queue *dxcl_queue_hold(cl_command_queue queue)
+{
+    struct dxcl_queue *record;
+
+    dxcl_lock_shared();
+    if ((record = dxcl_table_get(&queues, queue)))
+        InterlockedIncrement(&record->holds); /* the program's hold is still there */
+    dxcl_unlock_shared();
+    return record;
+}
+
 struct dxcl_context *dxcl_queue_context(cl_command_queue queue)
 {
     struct dxcl_queue *record;

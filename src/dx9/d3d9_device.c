@@ -119,11 +119,12 @@ bool dxcl_d3d9_shared_handle_valid(IDirect3DSurface9 *surface, HANDLE handle)
 {
     IDirect3DDevice9 *device;
     IDirect3DDevice9Ex *ex;
-    DWORD flags;
     bool valid = false;
 
-    if (!handle || GetHandleInformation(handle, &flags))
+    if (!handle)
         return true;
+    if ((INT_PTR)handle < 0) /* INVALID_HANDLE_VALUE and the pseudo-handles: never a resource's */
+        return false;
     if (FAILED(IDirect3DSurface9_GetDevice(surface, &device)))
         return false;
     if (SUCCEEDED(IDirect3DDevice9_QueryInterface(device, &IID_IDirect3DDevice9Ex, (void **)&ex))) {

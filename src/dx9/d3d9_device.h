@@ -16,10 +16,11 @@ struct dxcl_context;
 bool dxcl_d3d9_prepare_device(struct dxcl_context *ctx);
 /* Whether `resource` (any IDirect3DResource9) was made by `device`. */
 bool dxcl_d3d9_resource_of(IDirect3DResource9 *resource, void *device);
-/* Whether `handle` may be given as the shared handle of `surface`: NULL, a handle of the
- * process (GetHandleInformation), or, on a D3D9Ex device whose Direct3D hands out shared
- * handles, one that opens as a shared resource of the surface's kind and description (D3D9Ex
- * shared handles are not kernel handles). */
+/* Whether `handle` may be given as the shared handle of `surface` (docs/design.md, "The DX9
+ * shared handle"): NULL, or, on a D3D9Ex device whose Direct3D hands out shared handles, one
+ * that opens as a shared resource of the surface's kind and description. A handle of the
+ * process is none (D3D9Ex shared handles are not kernel handles, and an event's is no
+ * resource's); neither is a pseudo-handle, nor anything where Direct3D shares nothing. */
 bool dxcl_d3d9_shared_handle_valid(IDirect3DSurface9 *surface, HANDLE handle);
 
 #endif

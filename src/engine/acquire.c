@@ -30,6 +30,7 @@ struct transfer {
     const char *name; /* for diagnostics */
     bool acquire;
     cl_command_queue queue;
+    struct dxcl_queue *held_queue; /* the queue's record, held while the call uses it */
     cl_context context;
     struct dxcl_context *ctx;
     cl_uint count;
@@ -50,11 +51,18 @@ struct transfer {
 /* A release whose end (the Direct3D write back, the objects' return to IDLE) waits for its
  * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
-    struct transfer t;   /* the call's, with its lists on the heap */
-    cl_event final;      /* after the downloads */
-    cl_event gate;       /* a user event of dxcl's: the program's event waits for it */
+    struct transfer t; /* the call's, with its lists on the heap */
+    cl_event final;    /* after the downloads */
+    cl_event gate;     /* a user event of dxcl's: the program's event waits for it */
+    cl_event marker;   /* the program's event (a reference of dxcl's): it waits for the gate */
+    /* What the program may release before the end (releasing does not cancel what was
+     * queued): the queue's record (and so the driver's queue) and a driver reference to the
+     * context, kept until the program's event completed (pending_unref). */
+    struct dxcl_queue *queue;
+    cl_context context;
     volatile LONG refs;  /* the poller's, and each acquire joining it */
     volatile LONG taken; /* the end is run by one thread */
+    bool unpolled;       /* no waiter took it: the poller's reference is its joiner's to drop */
     HANDLE done;         /* set when the end ran */
 };
 
@@ -164,6 +172,8 @@ static void finish_transfer(struct transfer *t)
         dxcl_memobj_put(t->mems[i]);
     if (t->barrier && !t->pending)
         dxcl_driver()->clReleaseEvent(t->barrier);
+    if (t->held_queue)
+        dxcl_queue_put(t->held_queue);
     if (t->mems != t->inline_mems)
         free(t->mems);
     if (t->events != t->inline_events)
@@ -183,7 +193,10 @@ static cl_int begin_transfer(struct transfer *t, cl_uint num_objects, const cl_m
     if ((num_objects == 0) != (mem_objects == NULL))
         return DXCL_FAIL(CL_INVALID_VALUE, "%s: %u objects with list %p", t->name, num_objects,
                          (const void *)mem_objects);
-    if (DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT, sizeof(t->context),
+    /* From dxcl's records, not the driver's answer: a driver may take another object for a
+     * queue, and one that reads garbage crashes. */
+    if (!(t->held_queue = dxcl_queue_hold(t->queue)) ||
+        DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo, (t->queue, CL_QUEUE_CONTEXT, sizeof(t->context),
                                                      &t->context, NULL)) != CL_SUCCESS)
         return DXCL_FAIL(CL_INVALID_COMMAND_QUEUE, "%s: %p is not a command queue", t->name,
                          (void *)t->queue);
@@ -334,10 +347,12 @@ static bool undo_later(struct transfer *t, cl_uint uploads)
     }
     f->uploads = uploads;
     settle(t, false);
-    t->pending = true; /* the claims' holds and the context reference are the undo's */
+    t->pending = true; /* the claims' holds, the queue's and the context's are the undo's */
     t->ctx = NULL;
+    t->held_queue = NULL;
     if (!dxcl_waiter_poll(poll_failed_acquire, f)) {
         t->ctx = f->t.ctx;
+        t->held_queue = f->t.held_queue;
         t->pending = false;
         free(f->t.mems), free(f->t.events), free(f->t.deferred), free(f);
         return false;
@@ -604,10 +619,28 @@ static void leave_protection(const struct dxcl_backend *backend, void *protectio
         backend->leave_device(protection);
 }
 
+static bool still_running(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    return dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                         &status, NULL) == CL_SUCCESS &&
+           status > CL_COMPLETE;
+}
+
+/* The last reference goes after the end ran and the program's event completed (the poller
+ * waits for both; a joiner holds it only across the end, which sets the gate: the event then
+ * completes by the driver alone), so dxcl's references to the queue and the context are never
+ * the ones whose release leaves work of the program's in a queue no one holds. */
 static void pending_unref(struct dxcl_pending_release *p)
 {
+    const struct dxcl_driver *drv = dxcl_driver();
+
     if (InterlockedDecrement(&p->refs))
         return;
+    drv->clReleaseEvent(p->marker);
+    dxcl_queue_put(p->queue);
+    drv->clReleaseContext(p->context);
     CloseHandle(p->done);
     free(p);
 }
@@ -648,16 +681,29 @@ static bool pending_end(struct dxcl_pending_release *p)
 static bool poll_pending(void *arg)
 {
     struct dxcl_pending_release *p = arg;
-    cl_int status = CL_COMPLETE;
 
-    if (!p->taken &&
-        dxcl_driver()->clGetEventInfo(p->final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-                                      &status, NULL) == CL_SUCCESS &&
-        status > CL_COMPLETE)
+    if (!p->taken && still_running(p->final))
         return false;
-    pending_end(p);
+    if (!p->taken)
+        pending_end(p);
+    if (still_running(p->marker)) /* the gate is set: the driver alone completes it */
+        return false;
     pending_unref(p);
     return true;
+}
+
+/* What the pending release keeps of the call's: the queue's hold, and driver references to the
+ * context and to the program's event (a release of the program's may come before the end). */
+static void keep_alive(struct dxcl_pending_release *p, struct transfer *t, cl_event marker)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    p->queue = t->held_queue;
+    p->t.held_queue = NULL;
+    p->context = t->context;
+    drv->clRetainContext(p->context);
+    p->marker = marker;
+    drv->clRetainEvent(p->marker);
 }
 
 /* Hands the end of the release to the waiter: the program gets a marker that waits for a user
@@ -686,17 +732,19 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
         free(p);
         return false;
     }
+    keep_alive(p, t, *marker);
     dxcl_lock_exclusive();
     for (cl_uint i = 0; i < t->count; i++)
         dxcl_object_of(t->mems[i])->pending_release = p;
     dxcl_unlock_exclusive();
     drv->clFlush(t->queue);
-    t->pending = true; /* the claims, holds and context reference are the pending release's */
+    t->pending = true; /* the claims, holds, queue and context are the pending release's */
     t->ctx = NULL;
+    t->held_queue = NULL;
     if (!dxcl_waiter_poll(poll_pending, p)) {
         /* No waiter (out of memory): the next acquire of the objects ends it. */
         DXCL_LOG("%s: no waiter thread: the release ends at the objects' next acquire", t->name);
-        InterlockedDecrement(&p->refs);
+        p->unpolled = true;
     }
     pending_unref(p);
     return true;
@@ -734,6 +782,8 @@ static void join_pending(cl_mem handle)
     protection = enter_protection(t->backend, t->ctx);
     if (!pending_end(p))
         WaitForSingleObject(p->done, INFINITE); /* another thread runs it: never a wait for us */
+    else if (p->unpolled)
+        pending_unref(p); /* no poller: its reference was the objects' */
     leave_protection(t->backend, protection);
     pending_unref(p);
 }

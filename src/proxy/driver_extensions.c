@@ -12,10 +12,13 @@
  *     handles: a shared object is none (CL_INVALID_MEM_OBJECT), whatever dxcl made it from.
  *   - cl_ext_migrate_memobject's migration is a command like clEnqueueMigrateMemObjects: it
  *     passes the guard.
+ *   - cl_khr_create_command_queue's queue gets dxcl's record, as clCreateCommandQueue* do: an
+ *     acquire or release takes only a queue dxcl saw made (core/context.h, dxcl_queue_hold).
  * Every other extension function goes to the program as the driver gives it: none takes a
  * memory object of a command (creation, queries, semaphores, SVM and USM pointers). */
 #include "proxy/driver_extensions.h"
 #include "core/common.h"
+#include "core/context.h"
 #include "core/log.h"
 #include "core/memobj.h"
 #include "engine/guard.h"
@@ -133,6 +136,19 @@ static cl_int CL_API_CALL guarded_clEnqueueMigrateMemObjectEXT(
     return dxcl_guard_end(&g, driver(queue, count, mems, flags, num_events, wait_list, event));
 }
 
+static void *volatile driver_clCreateCommandQueueWithPropertiesKHR;
+static cl_command_queue CL_API_CALL guarded_clCreateCommandQueueWithPropertiesKHR(
+    cl_context context, cl_device_id device, const cl_queue_properties_khr *properties,
+    cl_int *errcode_ret)
+{
+    clCreateCommandQueueWithPropertiesKHR_fn driver =
+        (clCreateCommandQueueWithPropertiesKHR_fn)driver_clCreateCommandQueueWithPropertiesKHR;
+    cl_command_queue queue = driver(context, device, properties, errcode_ret);
+
+    dxcl_queue_created(queue, context);
+    return queue;
+}
+
 #define WRAPPED(name)                                                                              \
     {                                                                                              \
 #name, (void *)guarded_##name, &driver_##name                                              \
@@ -153,6 +169,7 @@ static const struct {
     WRAPPED(clEnqueueAcquireExternalMemObjectsKHR),
     WRAPPED(clEnqueueReleaseExternalMemObjectsKHR),
     WRAPPED(clEnqueueMigrateMemObjectEXT),
+    WRAPPED(clCreateCommandQueueWithPropertiesKHR),
 };
 
 void *dxcl_driver_extension(const char *name, void *address)

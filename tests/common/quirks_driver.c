@@ -1,6 +1,6 @@
 /* quirks_cl.dll: the system driver with NVIDIA's answers (quirks_driver.h). Every export is
- * generated from src/core/cl_api.h as a call of the system driver's function; the two calls
- * whose answers change are renamed while the list expands and written out below. */
+ * generated from src/core/cl_api.h as a call of the system driver's function; the calls whose
+ * answers change are renamed while the list expands and written out below. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_0_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS
@@ -84,6 +84,46 @@ __declspec(dllexport) cl_int CL_API_CALL
 #define clGetEventProfilingInfo forward_clGetEventProfilingInfo
 #define clGetSupportedImageFormats forward_clGetSupportedImageFormats
 #define clGetKernelArgInfo forward_clGetKernelArgInfo
+/* A queue deleted at its last release (below). */
+__declspec(dllexport) cl_command_queue CL_API_CALL
+    forward_clCreateCommandQueue(cl_context context, cl_device_id device,
+                                 cl_command_queue_properties properties, cl_int *errcode_ret);
+__declspec(dllexport) cl_int CL_API_CALL forward_clRetainCommandQueue(cl_command_queue queue);
+__declspec(dllexport) cl_int CL_API_CALL forward_clReleaseCommandQueue(cl_command_queue queue);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                        const cl_event *wait_list, cl_event *event);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                         const cl_event *wait_list, cl_event *event);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                                   const size_t *offset, const size_t *global, const size_t *local,
+                                   cl_uint num_events, const cl_event *wait_list, cl_event *event);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                size_t offset, size_t size, void *ptr, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool blocking,
+                               const size_t *origin, const size_t *region, size_t row_pitch,
+                               size_t slice_pitch, void *ptr, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clGetEventInfo(cl_event event, cl_event_info param, size_t value_size, void *value,
+                           size_t *size_ret);
+__declspec(dllexport) cl_int CL_API_CALL
+    forward_clWaitForEvents(cl_uint num_events, const cl_event *events);
+#define clCreateCommandQueue forward_clCreateCommandQueue
+#define clRetainCommandQueue forward_clRetainCommandQueue
+#define clReleaseCommandQueue forward_clReleaseCommandQueue
+#define clEnqueueMarkerWithWaitList forward_clEnqueueMarkerWithWaitList
+#define clEnqueueBarrierWithWaitList forward_clEnqueueBarrierWithWaitList
+#define clEnqueueNDRangeKernel forward_clEnqueueNDRangeKernel
+#define clEnqueueReadBuffer forward_clEnqueueReadBuffer
+#define clEnqueueReadImage forward_clEnqueueReadImage
+#define clGetEventInfo forward_clGetEventInfo
+#define clWaitForEvents forward_clWaitForEvents
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     QUIRKS_CAT(QUIRKS_STORAGE_, version)                                                           \
@@ -101,6 +141,16 @@ __declspec(dllexport) cl_int CL_API_CALL
 #undef clGetEventProfilingInfo
 #undef clGetSupportedImageFormats
 #undef clGetKernelArgInfo
+#undef clCreateCommandQueue
+#undef clRetainCommandQueue
+#undef clReleaseCommandQueue
+#undef clEnqueueMarkerWithWaitList
+#undef clEnqueueBarrierWithWaitList
+#undef clEnqueueNDRangeKernel
+#undef clEnqueueReadBuffer
+#undef clEnqueueReadImage
+#undef clGetEventInfo
+#undef clWaitForEvents
 
 /* No argument info for any kernel, as OpenCL 1.2 allows for a program built without
  * -cl-kernel-arg-info: dxcl falls back to matching shared objects' handles. */
@@ -211,5 +261,231 @@ __declspec(dllexport) cl_int CL_API_CALL
     free(all);
     if (err == CL_SUCCESS && num_formats)
         *num_formats = kept;
+    return err;
+}
+
+/* ---- A queue deleted at its last release ----
+ * NVIDIA's reference counts leave queued commands out (docs/design.md, "Releases never block"),
+ * and on the H200 a release pending on a user event lost its data once the program released the
+ * queue and the context (issue 39). This stand-in deletes a queue when the count of references
+ * taken through clCreateCommandQueue, clRetainCommandQueue and clReleaseCommandQueue reaches
+ * zero, and drops what it had not finished: the events of its markers, barriers, kernels and
+ * reads then end with QUIRKS_DROPPED (the commands still run in the system driver, whose
+ * answers about them are replaced). Whoever still needs a queue's work must hold the queue.
+ * The stand-in holds each tracked event until it is seen complete (so that its handle stays
+ * the event's); a dropped one it holds to the end. */
+
+struct tracked {
+    void *handle;           /* a queue, or an event */
+    cl_command_queue queue; /* events: their queue */
+    LONG refs;              /* queues: the references counted */
+    bool dropped;           /* events: their queue was deleted before they finished */
+};
+
+static SRWLOCK tracked_lock = SRWLOCK_INIT;
+static struct tracked *tracked;
+static size_t tracked_count, tracked_capacity;
+
+/* The entry of `handle`, or a new one (NULL when out of memory). Called with the lock held. */
+static struct tracked *entry(void *handle, bool add)
+{
+    struct tracked *grown;
+
+    for (size_t i = 0; i < tracked_count; i++)
+        if (tracked[i].handle == handle)
+            return &tracked[i];
+    if (!add)
+        return NULL;
+    if (tracked_count == tracked_capacity) {
+        size_t capacity = tracked_capacity ? tracked_capacity * 2 : 64;
+        if (!(grown = realloc(tracked, capacity * sizeof(*tracked))))
+            return NULL;
+        tracked = grown;
+        tracked_capacity = capacity;
+    }
+    tracked[tracked_count] = (struct tracked){.handle = handle};
+    return &tracked[tracked_count++];
+}
+
+static void forget(void *handle)
+{
+    struct tracked *found = entry(handle, false);
+
+    if (found)
+        *found = tracked[--tracked_count];
+}
+
+static bool complete(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    forward_clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    return status <= CL_COMPLETE;
+}
+
+/* Lets go of the tracked events seen complete (and not dropped). Called with the lock held. */
+static void prune(void)
+{
+    for (size_t i = 0; i < tracked_count;) {
+        struct tracked *e = &tracked[i];
+        if (!e->queue || e->dropped || !complete(e->handle)) {
+            i++;
+            continue;
+        }
+        clReleaseEvent(e->handle);
+        *e = tracked[--tracked_count];
+    }
+}
+
+/* A command's event, on a queue that is counted. */
+static cl_int track_event(cl_command_queue queue, cl_int err, const cl_event *event)
+{
+    struct tracked *e;
+
+    if (err != CL_SUCCESS || !event)
+        return err;
+    AcquireSRWLockExclusive(&tracked_lock);
+    prune();
+    if (entry(queue, false) && (e = entry(*event, true))) {
+        *e = (struct tracked){.handle = *event, .queue = queue};
+        clRetainEvent(*event);
+    }
+    ReleaseSRWLockExclusive(&tracked_lock);
+    return err;
+}
+
+static bool is_dropped(cl_event event)
+{
+    struct tracked *e;
+    bool dropped;
+
+    AcquireSRWLockShared(&tracked_lock);
+    dropped = (e = entry(event, false)) && e->dropped;
+    ReleaseSRWLockShared(&tracked_lock);
+    return dropped;
+}
+
+/* The queue's last reference went: its unfinished tracked commands are dropped. */
+static void delete_queue(cl_command_queue queue)
+{
+    prune();
+    for (size_t i = 0; i < tracked_count; i++)
+        if (tracked[i].queue == queue)
+            tracked[i].dropped = true;
+    forget(queue);
+}
+
+__declspec(dllexport) cl_command_queue CL_API_CALL
+    clCreateCommandQueue(cl_context context, cl_device_id device,
+                         cl_command_queue_properties properties, cl_int *errcode_ret)
+{
+    cl_command_queue queue = forward_clCreateCommandQueue(context, device, properties, errcode_ret);
+    struct tracked *q;
+
+    AcquireSRWLockExclusive(&tracked_lock);
+    if (queue && (q = entry(queue, true)))
+        *q = (struct tracked){.handle = queue, .refs = 1};
+    ReleaseSRWLockExclusive(&tracked_lock);
+    return queue;
+}
+
+__declspec(dllexport) cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue queue)
+{
+    cl_int err = forward_clRetainCommandQueue(queue);
+    struct tracked *q;
+
+    AcquireSRWLockExclusive(&tracked_lock);
+    if (err == CL_SUCCESS && (q = entry(queue, false)))
+        q->refs++;
+    ReleaseSRWLockExclusive(&tracked_lock);
+    return err;
+}
+
+__declspec(dllexport) cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue queue)
+{
+    struct tracked *q;
+
+    AcquireSRWLockExclusive(&tracked_lock);
+    if ((q = entry(queue, false)) && --q->refs == 0)
+        delete_queue(queue);
+    ReleaseSRWLockExclusive(&tracked_lock);
+    return forward_clReleaseCommandQueue(queue);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event)
+{
+    return track_event(
+        queue, forward_clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event), event);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *event)
+{
+    return track_event(
+        queue, forward_clEnqueueBarrierWithWaitList(queue, num_events, wait_list, event), event);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                           const size_t *offset, const size_t *global, const size_t *local,
+                           cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    return track_event(queue,
+                       forward_clEnqueueNDRangeKernel(queue, kernel, dims, offset, global, local,
+                                                      num_events, wait_list, event),
+                       event);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+                        size_t size, void *ptr, cl_uint num_events, const cl_event *wait_list,
+                        cl_event *event)
+{
+    return track_event(queue,
+                       forward_clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr,
+                                                   num_events, wait_list, event),
+                       event);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t *origin,
+                       const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr,
+                       cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    return track_event(queue,
+                       forward_clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch,
+                                                  slice_pitch, ptr, num_events, wait_list, event),
+                       event);
+}
+
+__declspec(dllexport) cl_int CL_API_CALL
+    clGetEventInfo(cl_event event, cl_event_info param, size_t value_size, void *value,
+                   size_t *size_ret)
+{
+    cl_int err;
+
+    if (param == CL_EVENT_REFERENCE_COUNT) { /* without the stand-in's own, once complete */
+        AcquireSRWLockExclusive(&tracked_lock);
+        prune();
+        ReleaseSRWLockExclusive(&tracked_lock);
+    }
+    err = forward_clGetEventInfo(event, param, value_size, value, size_ret);
+
+    if (err == CL_SUCCESS && value && param == CL_EVENT_COMMAND_EXECUTION_STATUS &&
+        is_dropped(event))
+        *(cl_int *)value = QUIRKS_DROPPED;
+    return err;
+}
+
+__declspec(dllexport) cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *events)
+{
+    cl_int err = forward_clWaitForEvents(num_events, events);
+
+    for (cl_uint i = 0; err == CL_SUCCESS && events && i < num_events; i++)
+        if (is_dropped(events[i]))
+            err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     return err;
 }

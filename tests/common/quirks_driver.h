@@ -15,6 +15,13 @@
  *   CL_KERNEL_ARG_INFO_NOT_AVAILABLE without -cl-kernel-arg-info), so that dxcl's fallback
  *   for kernel arguments runs.
  *
+ * - A queue is deleted when its last reference (counted through clCreateCommandQueue,
+ *   clRetainCommandQueue and clReleaseCommandQueue) is released, and the commands it had not
+ *   finished are dropped: their markers', barriers', kernels' and reads' events end with
+ *   QUIRKS_DROPPED. NVIDIA's reference counts leave queued commands out, and a release pending
+ *   on a user event lost its data on the H200 once the program released the queue (issue 39):
+ *   whoever still needs a queue's work must hold the queue.
+ *
  * dxcl loads it with DXCL_DRIVER (the CTest variants <test>.quirks). It exports the OpenCL 1.x
  * functions of src/core/cl_api.h, the API of Wine's 1.2 opencl.dll. */
 #ifndef DXCL_QUIRKS_DRIVER_H
@@ -23,5 +30,8 @@
 /* The format listed for CL_MEM_READ_ONLY only. */
 #define QUIRKS_READ_ONLY_ORDER CL_R
 #define QUIRKS_READ_ONLY_TYPE CL_UNORM_INT8
+
+/* The status of a command dropped with its queue. */
+#define QUIRKS_DROPPED CL_INVALID_COMMAND_QUEUE
 
 #endif
