@@ -9,6 +9,7 @@ packages=(
   pocl-opencl-icd ocl-icd-libopencl1 opencl-c-headers
   libvulkan1 mesa-vulkan-drivers # Vulkan (lavapipe) for DXVK: make check DXVK=DIR
   libvulkan-dev # the headers of dxcl's Vulkan layer (libdxcl_vk_layer.so)
+  bubblewrap # the container.* tests: a container built as Steam's pressure-vessel builds one
 )
 
 missing=()
