@@ -108,14 +108,16 @@ if [ -f "$rig_dir/display" ] && read -r num pid <"$rig_dir/display" && kill -0 "
   display=$num
 fi
 
-# What the program's folder, DXVK's and the build's and source trees are: shared as they are.
-# Parents first: a later mount hides what an earlier one put beneath it.
-binds=(--ro-bind "$source_dir" "$source_dir" --bind "$(pwd)" "$(pwd)" --bind "$rig_dir" "$rig_dir")
+# The source tree, and what lies outside it of the program's folder, DXVK's and the Unix side's,
+# read-only; then the working folder and the rig writable (a later mount hides what an earlier
+# one put beneath it, so the writable ones come last).
+binds=(--ro-bind "$source_dir" "$source_dir")
 for path in "$1" "${DXCL_DXVK_DIR:-}" "${DXCL_WINE_UNIX:-}"; do
   [ -n "$path" ] || continue
   dir=$(cd "$(dirname "$path")" && pwd)
-  binds+=(--ro-bind "$dir" "$dir")
+  [[ $dir/ == "$source_dir"/* ]] || binds+=(--ro-bind "$dir" "$dir")
 done
+binds+=(--bind "$(pwd)" "$(pwd)" --bind "$rig_dir" "$rig_dir")
 [ -z "${DXCL_OUT_DIR:-}" ] || binds+=(--bind "$DXCL_OUT_DIR" "$DXCL_OUT_DIR")
 
 status=0
