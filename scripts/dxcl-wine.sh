@@ -304,8 +304,8 @@ layer_files=(VkLayer_dxcl_interop.json libdxcl_vk_layer.so)
 make_layer_dirs() {
   local dir=$1 missing=()
   while [ ! -d "$dir" ]; do missing=("$dir" "${missing[@]}"); dir=$(dirname "$dir"); done
+  for dir in "${missing[@]}"; do mkdir "$dir"; done
   for dir in "${missing[@]}"; do
-    mkdir "$dir"
     [ "$dir" = "$data_home/dxcl" ] || echo "$dir" >>"$data_home/dxcl/made-dirs"
   done
 }
@@ -329,12 +329,12 @@ unregister_layer() {
   grep -vxF "$root" "$layer_users" >"$layer_users.new" || true
   mv -f "$layer_users.new" "$layer_users"
   [ ! -s "$layer_users" ] || return 0
+  local made=()
   rm -f "$layer_manifest" "$layer_home/libdxcl_vk_layer.so" "$layer_users"
-  if [ -f "$data_home/dxcl/made-dirs" ]; then
-    tac "$data_home/dxcl/made-dirs" | while IFS= read -r dir; do rmdir "$dir" 2>/dev/null || true; done
-    rm -f "$data_home/dxcl/made-dirs"
-  fi
-  rmdir "$data_home/dxcl" 2>/dev/null || true
+  [ ! -f "$data_home/dxcl/made-dirs" ] || mapfile -t made < <(tac "$data_home/dxcl/made-dirs")
+  rm -f "$data_home/dxcl/made-dirs"
+  rmdir "$layer_home" "$data_home/dxcl" 2>/dev/null || true
+  for dir in "${made[@]}"; do rmdir "$dir" 2>/dev/null || true; done
 }
 
 layer_registered() { [ -f "$layer_manifest" ] && grep -qxF "$root" "$layer_users" 2>/dev/null; }
