@@ -698,9 +698,13 @@ static void show_host_drivers(void)
     host_drivers_fn host_drivers =
         pair ? (host_drivers_fn)(void *)GetProcAddress(pair, "dxclunixGetHostDrivers") : NULL;
     char report[1536];
+    const char *what = report;
 
-    if (host_drivers && host_drivers(report, sizeof(report)) && report[0])
-        printf("  Host drivers  %s\n", report + strlen("host drivers: "));
+    if (!host_drivers || !host_drivers(report, sizeof(report)) || !report[0])
+        return;
+    if (!strncmp(what, "host drivers: ", 14))
+        what += 14;
+    printf("  Host drivers  %s\n", what);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
-/* dxcl's Vulkan layer as an implicit layer (src/unix/layer/VkLayer_dxcl_interop.json; docs/deploy.md,
- * "The Vulkan layer"): found, as pressure-vessel hands the host's implicit layers to Steam's
- * container, through XDG_DATA_DIRS (build/lib/vulkan/share), with no VK_LAYER_PATH and no
- * VK_INSTANCE_LAYERS. One variable switches it: with DXCL_LAYER=1 an instance loads it and a
+/* dxcl's Vulkan layer as an implicit layer (src/unix/layer/VkLayer_dxcl_interop.json;
+ * docs/deploy.md, "The Vulkan layer"): found, as pressure-vessel hands the host's implicit layers
+ * to Steam's container, through XDG_DATA_DIRS (build/lib/vulkan/share), with no VK_LAYER_PATH and
+ * no VK_INSTANCE_LAYERS. One variable switches it: with DXCL_LAYER=1 an instance loads it and a
  * device gets its VK_KHR_external_memory_fd; without, or with DXCL_LAYER_DISABLE=1, it stays
  * out. DXCL_TEST_EXPECT_LAYER (1 or 0) says which this run must see. */
 #define _GNU_SOURCE

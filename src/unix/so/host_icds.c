@@ -49,7 +49,7 @@
 #define MAX_ICDS 16
 #define MAX_DIRS 24
 #define MAX_NEEDED 64
-#define MAX_DEPTH 8
+#define MAX_DEPTH 6
 #define PATH_SIZE 640
 
 typedef int32_t cl_int_t;
@@ -207,14 +207,14 @@ static int needed_libraries(const char *path, char needed[][64], int max)
 {
     ElfW(Ehdr) header;
     ElfW(Phdr) phdrs[64];
-    ElfW(Dyn) dyn[512];
+    ElfW(Dyn) dyn[256];
     ElfW(Addr) strtab = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC), count, found = 0;
     off_t strings;
 
     if (fd < 0)
         return -1;
-    if ((count = read_dynamic(fd, &header, phdrs, dyn, 512)) < 0) {
+    if ((count = read_dynamic(fd, &header, phdrs, dyn, 256)) < 0) {
         close(fd);
         return -1;
     }
@@ -414,7 +414,7 @@ static const char *why_not_look(struct search *search, struct report *report)
 static unsigned find_host_icds(struct search *search, struct icd *icds, unsigned *count,
                                struct report *report)
 {
-    struct icd own[MAX_ICDS];
+    static struct icd own[MAX_ICDS]; /* 27 KiB: off the Unix call's stack (one caller at once) */
     unsigned own_count = list_icds("/etc/OpenCL/vendors", own), usable = 0;
     char vendors[PATH_SIZE];
 
@@ -446,7 +446,7 @@ static unsigned find_host_icds(struct search *search, struct icd *icds, unsigned
  * (host-<name>.icd, naming the library found). False when it cannot be written. */
 static bool write_vendors(char *dir, size_t size, const struct icd *icds, unsigned count)
 {
-    struct icd own[MAX_ICDS];
+    static struct icd own[MAX_ICDS]; /* as in find_host_icds */
     unsigned own_count = list_icds("/etc/OpenCL/vendors", own);
     const char *tmp = getenv("TMPDIR");
     char path[PATH_SIZE + 300];
@@ -532,9 +532,9 @@ static void read_vendors_now(void *loader, const char *dir, struct report *repor
 void *dxcl_host_icds_open(const char *name, char *error, size_t error_size, char *report_text,
                           size_t report_size)
 {
+    static struct icd icds[MAX_ICDS]; /* as in find_host_icds */
     struct report report = {report_text, report_size, 0};
     struct search search;
-    struct icd icds[MAX_ICDS];
     const char *why;
     char dir[PATH_SIZE];
     unsigned count = 0;

@@ -13,7 +13,8 @@
 /* Opens the ICD loader `name` (libOpenCL.so.1, or DXCL_UNIX_LIBRARY's) as dlopen would, with
  * the host's drivers added when the process runs in such a container; NULL with `error` set
  * (dlerror's text) when no loader opens. `report` receives one line: where it looked, what it
- * found and used, or why nothing was added (then programs see what the loader alone gives). */
+ * found and used, or why nothing was added (then programs see what the loader alone gives).
+ * Not reentrant: one call at a time (the Unix half makes it once). */
 void *dxcl_host_icds_open(const char *name, char *error, size_t error_size, char *report,
                           size_t report_size);
 
