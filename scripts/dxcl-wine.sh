@@ -4,7 +4,7 @@
 #
 #   dxcl-wine.sh install   TARGET [--from DIR]
 #   dxcl-wine.sh uninstall TARGET
-#   dxcl-wine.sh status    TARGET [--from DIR]
+#   dxcl-wine.sh status    TARGET
 #
 # TARGET, told apart by what it holds:
 #   a Proton tree  <steam library>/steamapps/common/Proton 9.0, or a compatibilitytools.d entry
