@@ -1,10 +1,10 @@
 /* The cost of dxcl's Vulkan layer to a program that does not share (issue 39; docs/perf.md):
  * Direct3D work on DXVK with no OpenCL context on its device (textures made with data and freed:
  * images and their memory; copies submitted with a flush each), in child processes that differ
- * in DXCL_LAYER only, pairs run in turn (the order alternating), and the ratio of their times.
+ * in DXCL_LAYER_MODE only, pairs run in turn (the order alternating), and the ratio of their times.
  * Both children load dxcl's OpenCL.dll and its Unix side as the bench does, so by default the
  * layer sees a process where dxcl may share: the fd extensions added, the device's images
- * recorded, nothing changed until sharing starts. With DXCL_LAYER=passive it hands the device
+ * recorded, nothing changed until sharing starts. With DXCL_LAYER_MODE=passive it hands the device
  * the next layer's functions, as in every process without dxcl: the baseline. (Wine keeps a
  * program's VK_ variables from its children's Windows environment, so a child cannot be started
  * without the layer from here; a passive device's calls do not enter the layer: native.vk_layer
@@ -111,7 +111,8 @@ int bench_layer_child(int rounds, const char *file)
     return test_finish("layer child");
 }
 
-/* This process's environment with DXCL_LAYER=`setting` (NULL: without it); the caller frees it. */
+/* This process's environment with DXCL_LAYER_MODE=`setting` (NULL: without it); the caller frees
+ * it. */
 static char *environment_with(const char *setting)
 {
     char *now = GetEnvironmentStringsA(), *block, *at;
@@ -122,12 +123,12 @@ static char *environment_with(const char *setting)
     REQUIRE((block = malloc(size + 64)), "memory");
     at = block;
     for (const char *v = now; *v; v += strlen(v) + 1)
-        if (_strnicmp(v, "DXCL_LAYER=", 11)) {
+        if (_strnicmp(v, "DXCL_LAYER_MODE=", 16)) {
             strcpy(at, v);
             at += strlen(v) + 1;
         }
     if (setting)
-        at += sprintf(at, "DXCL_LAYER=%s", setting) + 1;
+        at += sprintf(at, "DXCL_LAYER_MODE=%s", setting) + 1;
     *at = 0;
     FreeEnvironmentStringsA(now);
     return block;
@@ -138,7 +139,7 @@ struct child {
     bool dxvk, layer;
 };
 
-/* A child run with DXCL_LAYER=`setting` (NULL: unset). */
+/* A child run with DXCL_LAYER_MODE=`setting` (NULL: unset). */
 static struct child run_child(const char *setting, const char *file)
 {
     char exe[MAX_PATH], command[MAX_PATH + 600];

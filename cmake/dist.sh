@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # dist.sh BUILD_DIR SOURCE_DIR: make dist's archive, BUILD_DIR/dist/dxcl-<version>.tar.gz, from
-# what the build made (docs/deploy.md, "Releases"):
-#   dxcl-<version>/OpenCL.dll              the shipped build (build/release: no test hooks)
-#   dxcl-<version>/dxclinfo.exe, demo.exe  from build/bin
-#   dxcl-<version>/scripts/dxcl-wine.sh    the prefix installer (it finds ../OpenCL.dll)
+# what the build made (docs/deploy.md, "Releases"), one folder per architecture as DXVK-NVAPI's:
+#   dxcl-<version>/x64/OpenCL.dll            the shipped build (build/release: no test hooks)
+#   dxcl-<version>/x64/dxclinfo.exe, demo.exe  from build/bin
+#   dxcl-<version>/x64/wine/...              build/lib/wine: the Unix side, a Wine DLL folder
+#                                            (x86_64-windows/dxclunix.dll, x86_64-unix/dxclunix.so)
+#   dxcl-<version>/x64/vulkan/...            build/lib/vulkan: the host Vulkan layer
+#   dxcl-<version>/x32/OpenCL.dll            the 32-bit build, once there is one: DXCL_DIST_X32
+#                                            names its build tree (release/OpenCL.dll)
+#   dxcl-<version>/scripts/dxcl-wine.sh      the installer (it finds ../x64 and ../x32)
 #   dxcl-<version>/README.md, LICENSE, CHANGELOG.md
-#   dxcl-<version>/lib/wine/...            build/lib/wine, the Wine builtin pair, where the build
-#                                          has one (whatever it holds)
-#   dxcl-<version>/lib/vulkan/...          build/lib/vulkan, the host Vulkan layer, likewise
 # The version is the build's (generated/version.txt, cmake/version.cmake). Older archives of
 # other versions in BUILD_DIR/dist are removed. Prints the archive's path last.
 set -euo pipefail
@@ -29,16 +31,18 @@ for file in "$build/release/OpenCL.dll" "$build/bin/dxclinfo.exe" "$build/bin/de
   [ -f "$file" ] || die "$file is missing (build first)"
 done
 rm -rf "$out"
-mkdir -p "$stage/scripts"
-cp "$build/release/OpenCL.dll" "$build/bin/dxclinfo.exe" "$build/bin/demo.exe" "$stage/"
+mkdir -p "$stage/scripts" "$stage/x64"
+cp "$build/release/OpenCL.dll" "$build/bin/dxclinfo.exe" "$build/bin/demo.exe" "$stage/x64/"
 cp "$source/scripts/dxcl-wine.sh" "$stage/scripts/"
 cp "$source/README.md" "$source/LICENSE" "$source/CHANGELOG.md" "$stage/"
 for part in wine vulkan; do
-  if [ -d "$build/lib/$part" ]; then
-    mkdir -p "$stage/lib"
-    cp -r "$build/lib/$part" "$stage/lib/"
-  fi
+  [ ! -d "$build/lib/$part" ] || cp -r "$build/lib/$part" "$stage/x64/"
 done
+if [ -n "${DXCL_DIST_X32:-}" ]; then
+  [ -f "$DXCL_DIST_X32/release/OpenCL.dll" ] || die "DXCL_DIST_X32=$DXCL_DIST_X32 has no release/OpenCL.dll"
+  mkdir -p "$stage/x32"
+  cp "$DXCL_DIST_X32/release/OpenCL.dll" "$stage/x32/"
+fi
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 rm -rf "$stage"
 echo "dist: $(tar -tzf "$out/$name.tar.gz" | grep -vc '/$') files in" >&2

@@ -10,6 +10,7 @@ packages=(
   libvulkan1 mesa-vulkan-drivers # Vulkan (lavapipe) for DXVK: make check DXVK=DIR
   libvulkan-dev # the headers of dxcl's Vulkan layer (libdxcl_vk_layer.so)
   vulkan-validationlayers # the GPU path's tests run under the Khronos validation layer
+  bubblewrap # the container.* tests: a container built as Steam's pressure-vessel builds one
 )
 
 missing=()

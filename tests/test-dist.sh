@@ -5,7 +5,8 @@
 # - the archive holds what it must, named by the build's version;
 # - its OpenCL.dll is the shipped build: no dxclFaultArm export, DXCL_FAULT ignored (the demo
 #   runs with faults armed that would fail it), and the public header declares no test hook;
-# - dxclinfo from the archive prints that version (dxclGetInfo).
+# - dxclinfo from the archive prints that version (dxclGetInfo);
+# - the archive's installer takes the archive's x64/ parts by itself (a Wine tree, in and out).
 #
 #   test-dist.sh BUILD_DIR SOURCE_DIR OBJDUMP
 set -euo pipefail
@@ -28,29 +29,48 @@ archive=$build/dist/dxcl-$version.tar.gz
 echo "archive: $archive"
 tar -C "$work" -xzf "$archive"
 root=$work/dxcl-$version
-for file in OpenCL.dll dxclinfo.exe demo.exe scripts/dxcl-wine.sh README.md LICENSE CHANGELOG.md; do
+for file in x64/OpenCL.dll x64/dxclinfo.exe x64/demo.exe scripts/dxcl-wine.sh README.md LICENSE \
+  CHANGELOG.md x64/wine/x86_64-windows/dxclunix.dll x64/wine/x86_64-unix/dxclunix.so \
+  x64/vulkan/VkLayer_dxcl_interop.json x64/vulkan/libdxcl_vk_layer.so; do
   [ -f "$root/$file" ] || fail "the archive has no dxcl-$version/$file"
 done
-[ ! -d "$build/lib/wine" ] || [ -d "$root/lib/wine" ] || fail "the build's lib/wine is not in the archive"
-[ ! -d "$build/lib/vulkan" ] || [ -f "$root/lib/vulkan/VkLayer_dxcl_interop.json" ] || fail "the build's lib/vulkan is not in the archive"
 echo "contents: $(cd "$root" && find . -type f | sort | tr '\n' ' ')"
 
-exports=$("$objdump" -p "$root/OpenCL.dll")
+exports=$("$objdump" -p "$root/x64/OpenCL.dll")
 grep -q 'clGetPlatformIDs' <<<"$exports" || fail "objdump lists no clGetPlatformIDs export: cannot judge"
 ! grep -q 'dxclFaultArm' <<<"$exports" || fail "the archive's OpenCL.dll exports dxclFaultArm"
 ! grep -q 'dxclFaultArm' "$source/include/dxcl/dxcl.h" || fail "include/dxcl/dxcl.h declares dxclFaultArm"
 echo "the archive's OpenCL.dll exports no test hook"
 
 # Faults that would fail the demo in a test build (its first allocation, lock and staging).
-info=$(DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" "$root/dxclinfo.exe" --no-formats 2>&1) ||
+info=$(DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" "$root/x64/dxclinfo.exe" --no-formats 2>&1) ||
   fail "dxclinfo from the archive failed: $info"
 grep -qF "dxcl $version" <<<"$info" || fail "dxclinfo does not print 'dxcl $version': $info"
 grep -F "dxcl $version" <<<"$info" | head -n 1
-grep -qiF "dxcl-$version\\OpenCL.dll" <<<"$info" || fail "dxclinfo did not load the archive's OpenCL.dll: $info"
-demo=$(DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" "$root/demo.exe" "$work/out" 5 2>&1) || {
+grep -qiF "dxcl-$version\\x64\\OpenCL.dll" <<<"$info" || fail "dxclinfo did not load the archive's OpenCL.dll: $info"
+demo=$(DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" "$root/x64/demo.exe" "$work/out" 5 2>&1) || {
   echo "$demo"
   fail "the demo from the archive failed"
 }
 echo "$demo" | tail -n 3
 grep -q '^demo: OK' <<<"$(tr -d '\r' <<<"$demo")" || fail "the demo did not report OK"
 echo "dist: the demo runs from the unpacked archive (dxcl $version)"
+
+# The archive's installer takes the archive's own x64/ parts: a Wine tree's opencl.dll becomes
+# dxcl (marked as a builtin) and comes back, byte for byte.
+tree=$work/wine-tree
+mkdir -p "$tree/lib/wine/x86_64-windows" "$tree/lib/wine/x86_64-unix"
+echo "Wine's opencl.dll" >"$tree/lib/wine/x86_64-windows/opencl.dll"
+before=$(cd "$tree" && find . -printf '%y %m %p\n' | sort && find . -type f -exec sha256sum {} + | sort)
+XDG_DATA_HOME=$work/data "$root/scripts/dxcl-wine.sh" install "$tree" >/dev/null ||
+  fail "the archive's installer failed on a Wine tree"
+cmp -s <(tail -c +100 "$root/x64/OpenCL.dll") <(tail -c +100 "$tree/lib/wine/x86_64-windows/opencl.dll") ||
+  fail "the archive's installer did not install the archive's x64/OpenCL.dll"
+cmp -s "$root/x64/wine/x86_64-unix/dxclunix.so" "$tree/lib/wine/x86_64-unix/dxclunix.so" ||
+  fail "the archive's installer did not install the archive's Unix side"
+XDG_DATA_HOME=$work/data "$root/scripts/dxcl-wine.sh" uninstall "$tree" >/dev/null ||
+  fail "the archive's installer could not uninstall"
+after=$(cd "$tree" && find . -printf '%y %m %p\n' | sort && find . -type f -exec sha256sum {} + | sort)
+[ "$before" = "$after" ] || fail "the Wine tree is not as it was after uninstall"
+[ ! -e "$work/data" ] || fail "the layer's folders are left in XDG_DATA_HOME: $(find "$work/data")"
+echo "dist: the archive's installer installs its x64/ parts into a Wine tree and takes them out"

@@ -689,6 +689,24 @@ static void get_text(cl_uint param, char *out, size_t size)
         snprintf(out, size, "(dxclGetInfo(0x%x) failed)", param);
 }
 
+/* Where dxcl's Unix side looked for the host's OpenCL drivers and what it found (inside Steam's
+ * container: docs/proxy.md, "Inside Steam's container"), when dxcl loaded the pair. */
+static void show_host_drivers(void)
+{
+    typedef BOOL(WINAPI * host_drivers_fn)(char *text, DWORD size);
+    HMODULE pair = GetModuleHandleA("dxclunix.dll");
+    host_drivers_fn host_drivers =
+        pair ? (host_drivers_fn)(void *)GetProcAddress(pair, "dxclunixGetHostDrivers") : NULL;
+    char report[1536];
+    const char *what = report;
+
+    if (!host_drivers || !host_drivers(report, sizeof(report)) || !report[0])
+        return;
+    if (!strncmp(what, "host drivers: ", 14))
+        what += 14;
+    printf("  Host drivers  %s\n", what);
+}
+
 int main(int argc, char **argv)
 {
     bool formats = true;
@@ -738,6 +756,7 @@ int main(int argc, char **argv)
     printf("  Driver        %s\n", driver[0] ? driver : "none (no OpenCL driver could be loaded)");
     if (driver[0])
         printf("  Route         %s\n", route);
+    show_host_drivers();
     printf("  Data path     %s\n", data_path);
 
     if (!cl.clGetPlatformIDs) {

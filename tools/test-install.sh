@@ -11,7 +11,10 @@ set -euo pipefail
 
 installer=$1 dll=$2 dxclinfo=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/dxcl-install-test.XXXXXX")
-export WINEPREFIX=$work/prefix WINEARCH=win64 WINEDEBUG=-all
+# The build tree the DLL is from (its Unix side and Vulkan layer go with it); the layer is
+# registered in the test's own XDG_DATA_HOME.
+from=$(cd "$(dirname "$dll")/.." && pwd)
+export WINEPREFIX=$work/prefix WINEARCH=win64 WINEDEBUG=-all XDG_DATA_HOME=$work/data
 # Only what keeps wineboot from looking for Mono and Gecko: the opencl override must come from
 # the prefix's registry, as for any program started in it.
 export WINEDLLOVERRIDES="mscoree=;mshtml="
@@ -55,7 +58,7 @@ cp "$WINEPREFIX/drive_c/windows/system32/opencl.dll" "$work/original-opencl.dll"
 if "$installer" status --prefix "$WINEPREFIX"; then fail "status says installed in a fresh prefix"; fi
 
 step "install"
-"$installer" install --prefix "$WINEPREFIX" --dll "$dll" || fail "install failed"
+"$installer" install --prefix "$WINEPREFIX" --dll "$dll" --from "$from" || fail "install failed"
 "$installer" status --prefix "$WINEPREFIX" || fail "status says not installed after install"
 
 step "dxclinfo with dxcl installed"
@@ -74,15 +77,15 @@ grep -q 'R8G8B8A8_UNORM *CL_RGBA *CL_UNORM_INT8' <<<"$output" ||
   fail "the D3D11 format probe did not accept R8G8B8A8_UNORM"
 
 step "install again (idempotent)"
-"$installer" install --prefix "$WINEPREFIX" --dll "$dll" >/dev/null || fail "second install failed"
-cmp -s "$WINEPREFIX/drive_c/windows/system32/opencl.dll.dxcl-backup" "$work/original-opencl.dll" ||
-  fail "a second install lost the backup of the prefix's opencl.dll"
+"$installer" install --prefix "$WINEPREFIX" --dll "$dll" --from "$from" >/dev/null ||
+  fail "second install failed"
+cmp -s "$WINEPREFIX/.dxcl-install/backup/drive_c/windows/system32/opencl.dll" \
+  "$work/original-opencl.dll" || fail "a second install lost the backup of the prefix's opencl.dll"
 
 step "uninstall"
 "$installer" uninstall --prefix "$WINEPREFIX" || fail "uninstall failed"
 if "$installer" status --prefix "$WINEPREFIX"; then fail "status says installed after uninstall"; fi
-[ ! -e "$WINEPREFIX/drive_c/windows/system32/opencl.dll.dxcl-backup" ] ||
-  fail "the backup is left behind"
+[ ! -e "$WINEPREFIX/.dxcl-install" ] || fail "the backup is left behind"
 cmp -s "$WINEPREFIX/drive_c/windows/system32/opencl.dll" "$work/original-opencl.dll" ||
   fail "uninstall did not put the prefix's own opencl.dll back"
 

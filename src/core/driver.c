@@ -154,6 +154,17 @@ static enum unix_setting unix_setting(void)
     return UNIX_AUTO;
 }
 
+/* The Unix side's line on the host's drivers inside a container (src/unix/so/host_icds.h). */
+static void log_host_drivers(HMODULE pair)
+{
+    pair_host_fn host_drivers =
+        (pair_host_fn)(void *)GetProcAddress(pair, "dxclunixGetHostDrivers");
+    char report[1536];
+
+    if (dxcl_log_on && host_drivers && host_drivers(report, sizeof(report)) && report[0])
+        DXCL_LOG("the Unix side's %s", report);
+}
+
 /* The Unix side: dxclunix.dll of the first Wine DLL folder that has one, once it opened the
  * host library; NULL with `why` set otherwise. */
 static HMODULE load_unix_side(char *why, size_t size)
@@ -176,8 +187,10 @@ static HMODULE load_unix_side(char *why, size_t size)
         if (!host_library || !lookup) {
             snprintf(why, size, "%s is not dxcl's Unix side", path);
         } else if (!host_library(host, sizeof(host))) {
+            log_host_drivers(module);
             snprintf(why, size, "%s: %s", path, host);
         } else {
+            log_host_drivers(module);
             strcpy(driver_path, path);
             snprintf(driver_route, sizeof(driver_route), "the Unix side (dxclunix, host %s)", host);
             pair_lookup = lookup;

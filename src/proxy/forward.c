@@ -36,20 +36,20 @@
  * With the log off the implementation is tail-called; the flag is read again after the call
  * because the log closes at process detach. */
 #define DXCL_LOGGED_INT(ret, name, args)                                                           \
-    if (!dxcl_log_on)                                                                              \
+    if (!dxcl_log_calls_on)                                                                        \
         return DXCL_IMPL(name) args;                                                               \
     cl_int result = DXCL_IMPL(name) args;                                                          \
-    if (dxcl_log_on)                                                                               \
+    if (dxcl_log_calls_on)                                                                         \
         dxcl_logf("%s -> %s", #name, dxcl_error_name(result));                                     \
     return result;
 #define DXCL_LOGGED_OBJ(ret, name, args)                                                           \
-    if (!dxcl_log_on)                                                                              \
+    if (!dxcl_log_calls_on)                                                                        \
         return DXCL_IMPL(name) args;                                                               \
     cl_int status;                                                                                 \
     if (!errcode_ret)                                                                              \
         errcode_ret = &status;                                                                     \
     ret result = DXCL_IMPL(name) args;                                                             \
-    if (dxcl_log_on)                                                                               \
+    if (dxcl_log_calls_on)                                                                         \
         dxcl_logf("%s -> %p %s", #name, (void *)result, dxcl_error_name(*errcode_ret));            \
     return result;
 #define DXCL_LOGGED_PTR(ret, name, args) return DXCL_IMPL(name) args;
@@ -82,9 +82,9 @@ static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
 #define DXCL_BIND_FWD(name)                                                                        \
     if (drv->name)                                                                                 \
         __atomic_store_n(&dxcl_slot_##name, (dxcl_entry)drv->name, __ATOMIC_RELEASE);
-/* With the log on, QRY slots keep the logged C path. */
+/* With the calls logged (debug), QRY slots keep the logged C path. */
 #define DXCL_BIND_QRY(name)                                                                        \
-    if (drv->name && !dxcl_log_on)                                                                 \
+    if (drv->name && !dxcl_log_calls_on)                                                           \
         __atomic_store_n(&dxcl_slot_##name, (dxcl_entry)drv->name, __ATOMIC_RELEASE);
 #define DXCL_BIND_OWN(name)
 #define DXCL_BIND_GRD(name)

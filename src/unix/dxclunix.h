@@ -96,4 +96,18 @@ struct dxclunix_signals {
     char owner[256];
 };
 
+/* ---- Late calls, apart from the rest: code DXCLUNIX_CODE_COUNT + the number of entry points
+ * of core/cl_api.h + enum dxclunix_late_code (src/unix/so/host_icds.h) ---- */
+enum dxclunix_late_code {
+    DXCLUNIX_HOST_ICDS, /* struct dxclunix_host_icds */
+    DXCLUNIX_LATE_COUNT
+};
+
+/* Where the Unix side looked for the host's OpenCL drivers and what it found, one line (the
+ * host library is opened first, if it was not). */
+#define DXCLUNIX_HOST_ICDS_SIZE 1536
+struct dxclunix_host_icds {
+    char report[DXCLUNIX_HOST_ICDS_SIZE];
+};
+
 #endif

@@ -2,10 +2,10 @@
  * environment (VK_LAYER_PATH=build/lib/vulkan, VK_INSTANCE_LAYERS=VK_LAYER_DXCL_interop), reached
  * by its exports as dxclunix.so reaches them (core/twin.h); run under the Khronos validation
  * layer in CTest (native.vk_layer: no message of error severity). It checks:
- *   - passive: in a process where dxcl may not share (DXCL_LAYER=passive, or no dxclunix.so
+ *   - passive: in a process where dxcl may not share (DXCL_LAYER_MODE=passive, or no dxclunix.so
  *     loaded), a device gets the next layer's functions, no fd extension, images as asked, and
  *     sharing cannot start on it;
- *   - where dxcl may share (DXCL_LAYER=share): two devices get VK_KHR_external_memory_fd; the
+ *   - where dxcl may share (DXCL_LAYER_MODE=share): two devices get VK_KHR_external_memory_fd; the
  *     images made from several threads on both are each found on their own device, by id, and
  *     no longer once destroyed; sharing starts on the device of an image;
  *   - twins by id: an optimal twin's fd, size and UUID, new fds; a host-visible twin mapped with
@@ -440,23 +440,24 @@ static void check_passive(VkPhysicalDevice physical, const char *setting)
     struct dxcl_layer_share answer;
 
     if (setting)
-        setenv("DXCL_LAYER", setting, 1);
+        setenv("DXCL_LAYER_MODE", setting, 1);
     else
-        unsetenv("DXCL_LAYER");
+        unsetenv("DXCL_LAYER_MODE");
     device = make_device(physical);
     check(!in_layer(vkGetDeviceProcAddr(device, "vkCreateImage")) &&
               !in_layer(vkGetDeviceProcAddr(device, "vkQueueSubmit")) &&
               !in_layer(vkGetDeviceProcAddr(device, "vkAllocateMemory")),
-          "DXCL_LAYER=%s: the device's calls go straight to the driver", setting ? setting : "");
+          "DXCL_LAYER_MODE=%s: the device's calls go straight to the driver",
+          setting ? setting : "");
     check(!vkGetDeviceProcAddr(device, "vkGetMemoryFdKHR"),
-          "DXCL_LAYER=%s: no fd export extension added", setting ? setting : "");
+          "DXCL_LAYER_MODE=%s: no fd export extension added", setting ? setting : "");
     big = make_texture_like(device, 512, 256, SAMPLED_USAGE);
     check(share(big.image, &answer) == 0 && strstr(answer.error.text, "no device where dxcl"),
           "sharing cannot start on it: %s", answer.error.text);
     check(!big.dedicated, "its images are as asked");
     free_texture_like(device, &big);
     vkDestroyDevice(device, NULL);
-    setenv("DXCL_LAYER", "share", 1);
+    setenv("DXCL_LAYER_MODE", "share", 1);
 }
 
 /* ---- Devices where dxcl may share: images by device ---- */
@@ -513,7 +514,7 @@ static void check_sharing_starts(VkDevice devices[2], struct maker *makers, uint
 
     vkDestroyImage(devices[0], gone, NULL);
     check(in_layer(vkGetDeviceProcAddr(devices[0], "vkCreateImage")),
-          "DXCL_LAYER=share: the layer follows the device's images");
+          "DXCL_LAYER_MODE=share: the layer follows the device's images");
     ids[0] = share(makers[0].images[0], &answer);
     check(ids[0] && answer.uuid[0] | answer.uuid[1] | answer.uuid[15], "sharing starts: id %llu",
           (unsigned long long)ids[0]);

@@ -33,7 +33,7 @@ void layer_note(const char *format, ...)
 {
     va_list args;
 
-    if (!getenv("DXCL_LOG"))
+    if (!dxcl_host_setting("DXCL_LOG"))
         return;
     va_start(args, format);
     fputs("dxcl vk layer: ", stderr);
@@ -69,7 +69,7 @@ const void *layer_chained(const void *next, VkStructureType type)
 
 bool layer_fault(const char *point)
 {
-    const char *setting = getenv("DXCL_LAYER_FAULT");
+    const char *setting = dxcl_host_setting("DXCL_LAYER_FAULT");
 
     return setting && !strcmp(setting, point);
 }

@@ -141,7 +141,7 @@ static void images_remove(struct image_table *table, uint64_t image)
  * (DXCL_GPU_DIRECT=0). DXCL_GPU_DIRECT=all: every size (for tests). */
 static uint64_t direct_min_pixels(void)
 {
-    const char *setting = getenv("DXCL_GPU_DIRECT");
+    const char *setting = dxcl_host_setting("DXCL_GPU_DIRECT");
 
     if (setting && !strcmp(setting, "0"))
         return 0;

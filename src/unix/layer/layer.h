@@ -5,6 +5,7 @@
 #define DXCL_LAYER_H
 
 #include "core/twin.h"
+#include "unix/host_config.h"
 #include "progress.h"
 
 #include <vulkan/vk_layer.h>

@@ -257,11 +257,11 @@ static bool api_1_1(VkPhysicalDevice physical, const struct instance_rec *instan
     return properties.apiVersion >= VK_API_VERSION_1_1;
 }
 
-/* Whether dxcl may share in this process: its Unix side is loaded (DXCL_LAYER=share or passive
+/* Whether dxcl may share in this process: its Unix side is loaded (DXCL_LAYER_MODE=share or passive
  * decides instead). A device made before dxcl's OpenCL.dll loads its Unix side stays passive. */
 static bool process_may_share(void)
 {
-    const char *setting = getenv("DXCL_LAYER");
+    const char *setting = dxcl_host_setting("DXCL_LAYER_MODE");
     void *unix_side;
 
     if (setting && !strcmp(setting, "share"))
@@ -454,7 +454,7 @@ VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
                device->may_share ? "dxcl may share" : "passive (no dxcl in the process)",
                device->may_share && device->memory_fd ? ", external memory fd" : "",
                device->may_share && device->semaphore_fd ? ", external semaphore fd" : "",
-               device->may_share && device->progress ? ", its queues followed" : "");
+               device->may_share && device->progress ? ", its queues followed once it shares" : "");
     return result;
 }
 
@@ -502,7 +502,7 @@ EXPORT int32_t dxcl_layer_share(void *params)
     if (!device)
         return layer_fail(&share->error, -1,
                           "no device where dxcl may share made image 0x%" PRIx64
-                          " (made before dxcl's Unix side was loaded, or DXCL_LAYER=passive)",
+                          " (made before dxcl's Unix side was loaded, or DXCL_LAYER_MODE=passive)",
                           share->image);
     if (!atomic_load(&device->sharing)) {
         VkQueue queues[64];

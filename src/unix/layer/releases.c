@@ -14,7 +14,7 @@
 
 uint64_t releases_bound_ns(void)
 {
-    const char *setting = getenv("DXCL_GPU_WAIT_BOUND_MS");
+    const char *setting = dxcl_host_setting("DXCL_GPU_WAIT_BOUND_MS");
     char *end;
     unsigned long ms = setting ? strtoul(setting, &end, 10) : 0;
 

@@ -487,3 +487,27 @@ int32_t WINAPI dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_mi
     *layer_missing = asked.layer_missing;
     return asked.result;
 }
+
+/* ---- Late calls (dxclunix.h, enum dxclunix_late_code), apart from the rest ---- */
+
+/* Where the Unix side looked for the host's OpenCL drivers and what it found (one line, for
+ * dxcl's log and dxclinfo); false without the Unix half. */
+__declspec(dllexport) BOOL WINAPI dxclunixGetHostDrivers(char *text, DWORD size);
+BOOL WINAPI dxclunixGetHostDrivers(char *text, DWORD size)
+{
+    static struct dxclunix_host_icds params;
+    static SRWLOCK lock = SRWLOCK_INIT;
+    BOOL got;
+
+    if (!text || !size || !unix_half_found())
+        return FALSE;
+    AcquireSRWLockExclusive(&lock);
+    got = !unix_dispatcher(unix_handle,
+                           DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT + DXCLUNIX_HOST_ICDS, &params);
+    if (got) {
+        strncpy(text, params.report, size - 1);
+        text[size - 1] = 0;
+    }
+    ReleaseSRWLockExclusive(&lock);
+    return got;
+}

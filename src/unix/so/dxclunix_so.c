@@ -1,13 +1,15 @@
 /* dxclunix.so, the Unix half of dxcl's builtin pair: Wine loads it beside dxclunix.dll and the
  * PE half reaches it through __wine_unix_call. It opens the host's libOpenCL.so.1 (the ICD
- * loader, or any library of that name on the library path; DXCL_UNIX_LIBRARY names another),
- * looks functions up, and calls them; it also reaches dxcl's host Vulkan layer for the GPU
- * path's twins (docs/proxy.md, "The Vulkan layer"). It never calls PE code: the PE half strips
- * or refuses every callback before a call gets here (src/unix/pe/dxclunix_pe.c). Handles,
- * pointers and buffers pass as they are: on x86-64 without WoW64 both halves share the address
- * space. */
+ * loader, or any library of that name on the library path; DXCL_UNIX_LIBRARY names another;
+ * inside Steam's container with the host's drivers added: host_icds.h), looks functions up, and
+ * calls them; it also reaches dxcl's host Vulkan layer for the GPU path's twins (docs/proxy.md,
+ * "The Vulkan layer"). It never calls PE code: the PE half strips or refuses every callback before
+ * a call gets here (src/unix/pe/dxclunix_pe.c). Handles, pointers and buffers pass as they are: on
+ * x86-64 without WoW64 both halves share the address space. */
 #define _GNU_SOURCE
 #include "../dxclunix.h"
+#include "host_icds.h"
+#include "unix/host_config.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -175,21 +177,23 @@ static void put_back_after(uint64_t fn)
 static void *library;
 static char library_path[512];
 static char library_error[256];
+static char host_icds_report[DXCLUNIX_HOST_ICDS_SIZE]; /* host_icds.h: where it looked */
 static pthread_once_t library_once = PTHREAD_ONCE_INIT;
 
 static void load_library(void)
 {
-    const char *name = getenv("DXCL_UNIX_LIBRARY");
+    const char *name = dxcl_host_setting("DXCL_UNIX_LIBRARY");
     Dl_info info;
     void *probe;
 
     if (!name || !*name)
         name = "libOpenCL.so.1";
     save_wine_handlers();
-    if (!(library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
-        snprintf(library_error, sizeof(library_error), "%s", dlerror());
+    library = dxcl_host_icds_open(name, library_error, sizeof(library_error), host_icds_report,
+                                  sizeof(host_icds_report));
+    put_back_wine_handlers(); /* the loader may have started the drivers */
+    if (!library)
         return;
-    }
     for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
         api_functions[i] = (uintptr_t)dlsym(library, api_names[i]);
     probe = dlsym(library, "clGetPlatformIDs");
@@ -439,13 +443,27 @@ static NTSTATUS unix_layer(void *args)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 
-/* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's. */
+/* ---- Late calls (dxclunix.h, enum dxclunix_late_code), apart from the rest ---- */
+
+/* Where the Unix side looked for the host's drivers and what it found (host_icds.h). */
+static NTSTATUS unix_host_icds(void *args)
+{
+    struct dxclunix_host_icds *params = args;
+
+    pthread_once(&library_once, load_library);
+    memcpy(params->report, host_icds_report, sizeof(params->report));
+    return 0;
+}
+
+/* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's, then
+ * enum dxclunix_late_code's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open, unix_lookup, unix_call, unix_layer, unix_signals, unix_close_fd,
+    unix_open,      unix_lookup, unix_call, unix_layer, unix_signals, unix_close_fd,
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
+    unix_host_icds,
 };
 _Static_assert(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==
-                   DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT,
-               "one entry per enum dxclunix_code, then one per entry point");
+                   DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT + DXCLUNIX_LATE_COUNT,
+               "one entry per enum dxclunix_code, one per entry point, one per late code");
