@@ -95,6 +95,9 @@ enum dxcl_hand_over_op {
     DXCL_HAND_IN = 1, /* to OpenCL */
     DXCL_HAND_OUT,    /* back to Direct3D */
     DXCL_HAND_RETIRE, /* given up: freed once the GPU ran everything submitted before it */
+    /* A new twin that DXVK wraps as a texture: from UNDEFINED into `layout`, the layout DXVK
+     * takes it to be in, before DXVK's first command on it. */
+    DXCL_HAND_PREPARE,
 };
 struct dxcl_hand_over_item {
     uint64_t twin;

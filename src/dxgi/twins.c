@@ -160,6 +160,8 @@ static void forget_twin(struct dxcl_dxgi_twin *twin)
     free(twin);
 }
 
+static void prepare_twin(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin);
+
 /* A new twin of the surface's subresource, wrapped as a texture where DXVK can (2D), else
  * copied by the layer: its texture (or NULL) and twin go into `want`. NULL, or why not. */
 static const char *make_twin(struct dxcl_surface *surface, bool host_import,
@@ -200,6 +202,7 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     want->staging = (IUnknown *)texture;
     vulkan_image(want->staging, &layout, &wrapped_info);
     twin->layout = (uint32_t)layout;
+    prepare_twin(surface->context, twin);
     return NULL;
 }
 
@@ -623,11 +626,24 @@ static cl_int send_pending(void)
         if (pending.items[i].surface)
             settle_item(&pending.items[i], &batch->items[i], done);
     for (uint32_t i = 0; i < batch->count; i++)
-        if (!pending.items[i].surface) /* retired: the layer frees it after the GPU */
+        if (batch->items[i].op == DXCL_HAND_RETIRE) /* the layer frees it after the GPU */
             free(pending.items[i].twin);
     memset(batch, 0, sizeof(*batch));
     pending.ctx = NULL;
     return done ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+}
+
+/* A new twin DXVK wraps: the layer moves it into the layout DXVK takes it to be in, before
+ * DXVK's first command on it (Vulkan makes every new image UNDEFINED). A batch of its own. */
+static void prepare_twin(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin)
+{
+    struct dxcl_hand_over_item *item =
+        add_item(ctx, &(struct pending_item){NULL, twin, NULL, false});
+
+    item->op = DXCL_HAND_PREPARE;
+    item->image = twin->vk.image;
+    item->layout = twin->layout;
+    send_pending();
 }
 
 cl_int dxcl_dxgi_end_hand_overs(struct dxcl_context *ctx)

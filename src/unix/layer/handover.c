@@ -260,18 +260,21 @@ static int32_t check_item(struct batch *b, uint32_t i)
     struct dxcl_layer_error *error = &b->asked->error;
     struct twin *twin = b->twins[i];
     struct image_slot slot;
-    bool external;
+    bool external, fresh;
 
     if (twin->device != b->device)
         return layer_fail(error, -1, "twin %" PRIu64 " is of another device", twin->id);
     pthread_mutex_lock(&twin->lock);
     external = twin->external;
+    fresh = twin->fresh;
     pthread_mutex_unlock(&twin->lock);
     if (item->op == DXCL_HAND_RETIRE)
         return 0;
-    if (item->op != DXCL_HAND_IN && item->op != DXCL_HAND_OUT)
+    if (item->op == DXCL_HAND_PREPARE && (!fresh || twin->direct))
+        return layer_fail(error, -1, "twin %" PRIu64 " is not a new twin of the layer's", twin->id);
+    if (item->op != DXCL_HAND_IN && item->op != DXCL_HAND_OUT && item->op != DXCL_HAND_PREPARE)
         return layer_fail(error, -1, "no such hand-over %d", item->op);
-    if ((item->op == DXCL_HAND_IN) == external)
+    if (item->op != DXCL_HAND_PREPARE && (item->op == DXCL_HAND_IN) == external)
         return layer_fail(error, -1, "twin %" PRIu64 " is %s OpenCL's", twin->id,
                           external ? "already" : "not");
     if (item->copies && (twin->direct || !images_lookup(b->device, item->image, &slot)))
@@ -359,6 +362,11 @@ static int32_t submit_commands(struct batch *b, bool skip_ready, uint64_t *done)
             record_in(b->device, ring->buffers[slot], b->twins[i], item, asked->queue_family);
         else if (item->op == DXCL_HAND_OUT)
             record_out(b->device, ring->buffers[slot], b->twins[i], item, asked->queue_family);
+        else if (item->op == DXCL_HAND_PREPARE)
+            record_barrier(b->device, ring->buffers[slot],
+                           &(struct barrier){b->twins[i]->image, VK_IMAGE_ASPECT_COLOR_BIT, 0, 0,
+                                             VK_IMAGE_LAYOUT_UNDEFINED, (VkImageLayout)item->layout,
+                                             VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED});
         if (item->op == DXCL_HAND_IN && item->signal_ready && !skip_ready && b->twins[i]->ready)
             signals[own.signal_count++] = b->twins[i]->ready;
     }
