@@ -78,9 +78,9 @@ static void small_kernel(void *ctx, struct bench_clock *clock)
 }
 
 /* dxcl as a program built with dllimport calls it: through the import slot (not the
- * executable's import thunk, an extra jump the driver route would not have). For forwarded
- * functions dxcl has pointed that slot at the driver once bound (src/proxy/bind_imports.c), as
- * for FFmpeg, which links OpenCL.lib; dxcl's export itself is measured below. */
+ * executable's import thunk, an extra jump the driver route would not have), as FFmpeg does,
+ * which links OpenCL.lib. By default the slot holds dxcl's export, one jump to the driver; with
+ * DXCL_BIND_IMPORTS=1 dxcl points it at the driver once bound (src/proxy/bind_imports.c). */
 extern void *__imp_clGetDeviceInfo, *__imp_clEnqueueNDRangeKernel, *__imp_clFinish,
     *__imp_clGetCommandQueueInfo, *__imp_clSetKernelArg;
 #define DXCL_EXPORT_OF(fn) ((__typeof__(&fn))__imp_##fn)
@@ -244,8 +244,9 @@ void bench_plain(void)
 
     compare_routes("P2 clGetDeviceInfo(CL_DEVICE_NAME)", device_info, routes, INFO_CALLS, "us",
                    1.02);
+    /* Forwarded: dxcl's one jump, without touching the program's imports (issue 40). */
     compare_routes("P2 clGetCommandQueueInfo (forwarded)", queue_info, routes, INFO_CALLS, "us",
-                   1.02);
+                   1.05);
     compare_with_floor(routes);
     compare_routes("P2 small kernel enqueue + clFinish", small_kernel, routes, KERNEL_CALLS, "us",
                    1.02);

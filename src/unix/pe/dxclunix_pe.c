@@ -5,7 +5,8 @@
  * host has, so that dxcl (src/core/driver.c) sees the host's API exactly: a function it lacks
  * is one dxcl's compat layer provides or fails like a driver without it.
  *
- * Each entry point is a C function generated from cl_api.h with its own signature: it widens
+ * Each entry point is a C function generated from cl_api.h with its own signature (handed out
+ * by dxclunixGetProcAddress; the export by name opens the host library first): it widens
  * its arguments into the call's parameter struct on its stack (one field per argument, one
  * for the result) and makes that entry point's Unix call, whose Unix half calls the host
  * function from its own table by the call's index: no look-up, no copy beyond the arguments,
@@ -171,18 +172,14 @@ static void *failed_object(cl_int *errcode_ret, cl_int error)
 
 /* The call of an entry point: the parameter struct on the stack, filled by name (a 64-bit
  * integer or a pointer widens as it is: the PE half is x86-64), and the Unix call of its
- * index. Before the host library is open the call opens it (the exports by name may come
- * first); without one it answers as a driver without the function. */
+ * index. dxclunixGetProcAddress hands these out once the host library is open. */
 #define DXCLUNIX_FILL(name) .name = (UINT64)(name),
 #define DXCLUNIX_CALL(name, args)                                                                  \
     union dxclunix_##name##_params p = {DXCLUNIX_FOR_EACH(DXCLUNIX_FILL, args)};                   \
-    LONG status = opened || open_once_done()                                                       \
-                      ? unix_dispatcher(unix_handle, DXCLUNIX_API_CODE(DXCLUNIX_API_##name), &p)   \
-                      : DXCLUNIX_MISSING;
+    LONG status = unix_dispatcher(unix_handle, DXCLUNIX_API_CODE(DXCLUNIX_API_##name), &p);
+/* (An INT function the host lacks answers CL_INVALID_OPERATION from the Unix half itself.) */
 #define DXCLUNIX_ANSWER_INT(ret, name, args)                                                       \
-    if (status < DXCLUNIX_FAULTED)                                                                 \
-        return DXCLUNIX_FAULT(name, args);                                                         \
-    return status == DXCLUNIX_MISSING ? CL_INVALID_OPERATION : status;
+    return status < DXCLUNIX_FAULTED ? DXCLUNIX_FAULT(name, args) : status;
 #define DXCLUNIX_ANSWER_OBJ(ret, name, args)                                                       \
     if (status)                                                                                    \
         return failed_object(errcode_ret, status == DXCLUNIX_MISSING                               \
@@ -191,16 +188,34 @@ static void *failed_object(cl_int *errcode_ret, cl_int error)
     return (ret)(UINT_PTR)p.result;
 #define DXCLUNIX_ANSWER_PTR(ret, name, args) return status ? NULL : (ret)(UINT_PTR)p.result;
 #define DXCLUNIX_ANSWER_NONE(ret, name, args) (void)status;
+/* The export by name: the same call, which opens the host library first (a program that loads
+ * the pair itself may call before any look-up); without one it answers as a driver without the
+ * function. */
+#define DXCLUNIX_UNOPENED_INT(name) return CL_INVALID_OPERATION;
+#define DXCLUNIX_UNOPENED_OBJ(name) return failed_object(errcode_ret, CL_INVALID_OPERATION);
+#define DXCLUNIX_UNOPENED_PTR(name) return NULL;
+#define DXCLUNIX_UNOPENED_NONE(name) return;
+#define DXCLUNIX_RETURN_INT return
+#define DXCLUNIX_RETURN_OBJ return
+#define DXCLUNIX_RETURN_PTR return
+#define DXCLUNIX_RETURN_NONE
 /* Generated for all but the two look-ups, which are this half's own (below). */
 #define DXCLUNIX_OWN_clGetExtensionFunctionAddress ~, 0
 #define DXCLUNIX_OWN_clGetExtensionFunctionAddressForPlatform ~, 0
 #define DXCLUNIX_GENERATED(name) DXCLUNIX_SECOND(DXCLUNIX_CAT(DXCLUNIX_OWN_, name))
 #define DXCLUNIX_ENTRY_0(kind, ret, name, params, args)
 #define DXCLUNIX_ENTRY_1(kind, ret, name, params, args)                                            \
-    __declspec(dllexport) ret CL_API_CALL name params                                              \
+    static ret CL_API_CALL direct_##name params                                                    \
     {                                                                                              \
         DXCLUNIX_CALL(name, args)                                                                  \
         DXCLUNIX_ANSWER_##kind(ret, name, args)                                                    \
+    }                                                                                              \
+    __declspec(dllexport) ret CL_API_CALL name params                                              \
+    {                                                                                              \
+        if (!opened && !open_once_done()) {                                                        \
+            DXCLUNIX_UNOPENED_##kind(name)                                                         \
+        }                                                                                          \
+        DXCLUNIX_RETURN_##kind direct_##name args;                                                 \
     }
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCLUNIX_CAT(DXCLUNIX_ENTRY_, DXCLUNIX_GENERATED(name))(kind, ret, name, params, args)
@@ -233,10 +248,7 @@ static void *failed_object(cl_int *errcode_ret, cl_int error)
 #define DXCLUNIX_EXT_RET_OBJ void *
 #define DXCLUNIX_EXT_RET_PTR void *
 #define DXCLUNIX_EXT_RET_NONE void
-#define DXCLUNIX_EXT_ANSWER_INT(slots, fault)                                                      \
-    if (status < DXCLUNIX_FAULTED)                                                                 \
-        return fault;                                                                              \
-    return status == DXCLUNIX_MISSING ? CL_INVALID_OPERATION : status;
+#define DXCLUNIX_EXT_ANSWER_INT(slots, fault) return status < DXCLUNIX_FAULTED ? fault : status;
 #define DXCLUNIX_EXT_ANSWER_OBJ(slots, fault)                                                      \
     if (status)                                                                                    \
         return failed_object((cl_int *)(UINT_PTR)p.slot[slots - 1],                                \
@@ -292,8 +304,12 @@ __declspec(dllexport) void *CL_API_CALL
 
 /* ---- The pair's own exports ---- */
 
+/* What dxclunixGetProcAddress hands out: the direct calls, and the two look-ups. */
+#define DXCLUNIX_DIRECT_0(name) (void *)name,
+#define DXCLUNIX_DIRECT_1(name) (void *)direct_##name,
 static void *const entry_points[DXCLUNIX_API_COUNT] = {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args) (void *)name,
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_CAT(DXCLUNIX_DIRECT_, DXCLUNIX_GENERATED(name))(name)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 };
