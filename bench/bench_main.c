@@ -56,6 +56,8 @@ int main(int argc, char **argv)
             bench_d3d11_nv12();
         if (bench_runs("many"))
             bench_many();
+        if (bench_runs("release"))
+            bench_release();
     }
     bench_plain();
     printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);
