@@ -8,7 +8,10 @@
  * host fds open, and a try of each lock. Then through the OpenCL API: a faulted call answers
  * the spec's error for the kind of handle it names, and NULL with that error in errcode_ret for
  * a function that returns an object, core and extension (clCreateCommandBufferKHR); and no
- * import takes a host fd by its number. CTest runs it only as test_unix_interface.unix. */
+ * import takes a host fd by its number. CTest runs it only as test_unix_interface.unix. Run
+ * elsewhere (the GPU rig runs every program): without the hooks it checks what needs none
+ * and says so in one line; not through the Unix side, it checks the faulted calls through
+ * dxcl alone. */
 #include "testlib.h"
 #include "real_driver.h"
 #include "unix/dxclunix.h"
@@ -27,6 +30,7 @@ static real_driver_lookup_fn pair_lookup;
 static void *unmapped;  /* an address with no page */
 static void *no_access; /* a committed PAGE_NOACCESS page */
 static uint8_t fds_before[128];
+static bool hooks; /* the Unix side answers the test hooks (DXCL_UNIX_TEST_HOOKS=1) */
 
 static LONG call(unsigned code, void *params)
 {
@@ -38,8 +42,9 @@ static bool faulted(LONG status)
     return status < DXCLUNIX_FAULTED;
 }
 
-/* The pair, its Unix half's dispatcher and handle, as its PE half finds them. */
-static void find_pair(void)
+/* The pair, its Unix half's dispatcher and handle, as its PE half finds them; false when
+ * no Wine DLL folder has the pair. */
+static bool find_pair(void)
 {
     HMODULE ntdll = GetModuleHandleA("ntdll.dll");
     HMODULE pair = real_driver_load_unix_side(&pair_lookup);
@@ -47,16 +52,15 @@ static void find_pair(void)
     unix_dispatcher_fn *found =
         (unix_dispatcher_fn *)(void *)GetProcAddress(ntdll, "__wine_unix_call_dispatcher");
 
-    REQUIRE(pair && pair_lookup, "no dxclunix.dll in Wine's DLL folders (run as .unix)");
+    if (!pair || !pair_lookup)
+        return false;
     REQUIRE(query && found && *found, "ntdll has no Unix call dispatcher");
     REQUIRE(!query(GetCurrentProcess(), pair, 1000 /* MemoryWineUnixFuncs */, &unix_handle,
                    sizeof(unix_handle), NULL) &&
                 unix_handle,
             "dxclunix.dll has no Unix half");
     dispatcher = *found;
-    no_access = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_NOACCESS);
-    unmapped = VirtualAlloc(NULL, 4096, MEM_RESERVE, PAGE_NOACCESS);
-    REQUIRE(no_access && unmapped, "VirtualAlloc: %lu", GetLastError());
+    return true;
 }
 
 static LONG test_hook(struct dxclunix_test *test, enum dxclunix_test_op op)
@@ -71,6 +75,8 @@ static void check_no_lock_held(const char *after)
 {
     struct dxclunix_test test = {0};
 
+    if (!hooks)
+        return;
     CHECK(test_hook(&test, DXCLUNIX_TEST_LOCKS) == 0 && test.locks_held == 0,
           "after %s: no lock of the Unix side is held (held: 0x%x)", after, test.locks_held);
 }
@@ -94,6 +100,8 @@ static void check_fds_kept(const char *after)
     uint8_t now[128];
     int closed = -1;
 
+    if (!hooks)
+        return;
     open_fds(now);
     for (int fd = 0; fd < 1024 && closed < 0; fd++)
         if (fd_open(fds_before, fd) && !fd_open(now, fd))
@@ -194,6 +202,8 @@ static void bad_fd_handles(void)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(close_fd(bad[i]) == DXCLUNIX_STATUS_INVALID_HANDLE,
               "closing fd handle 0x%x, never issued: refused", (unsigned)bad[i]);
+    if (!hooks)
+        return;
     for (int raw = 0; raw < 1024; raw++)
         if (fd_open(fds_before, raw))
             close_fd(raw); /* every open host fd by its number: none is a handle */
@@ -260,12 +270,17 @@ static void import_fds(cl_context context)
     cl_int err = CL_SUCCESS;
     cl_mem made = NULL;
     int fd;
-    int32_t handle = issue_fd(&fd);
+    int32_t handle;
 
     REQUIRE(long_list, "out of memory");
     CHECK(import_buffer(context, properties, &err, &made) == 0 && !made &&
               err == CL_INVALID_PROPERTY,
           "an import of host fd 1 by its number: CL_INVALID_PROPERTY (%d)", err);
+    if (!hooks) {
+        free(long_list);
+        return;
+    }
+    handle = issue_fd(&fd);
     properties[1] = (cl_mem_properties)handle;
     err = CL_SUCCESS;
     CHECK(import_buffer(context, properties, &err, &made) == 0 && (made || err != CL_SUCCESS),
@@ -461,13 +476,25 @@ int main(void)
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
 
     REQUIRE(context, "clCreateContext: %d", err);
-    find_pair();
+    no_access = VirtualAlloc(NULL, 4096, MEM_COMMIT | MEM_RESERVE, PAGE_NOACCESS);
+    unmapped = VirtualAlloc(NULL, 4096, MEM_RESERVE, PAGE_NOACCESS);
+    REQUIRE(no_access && unmapped, "VirtualAlloc: %lu", GetLastError());
+    if (!find_pair()) {
+        printf("unix_interface: no dxcl Unix side in Wine's DLL folders: only a program's "
+               "import of a host fd is checked\n");
+        import_through_dxcl(context);
+        clReleaseContext(context);
+        return test_finish("unix_interface");
+    }
     REQUIRE(call(DXCLUNIX_OPEN, &opening) == 0 && opening.status == 0, "the host library opens");
-    REQUIRE(test_hook(&test, DXCLUNIX_TEST_LOCKS) == 0,
-            "the Unix side's test hooks answer (DXCL_UNIX_TEST_HOOKS=1)");
-    open_fds(fds_before);
-    CHECK(fd_open(fds_before, 0) && fd_open(fds_before, 1) && fd_open(fds_before, 2),
-          "the hook sees fds 0, 1 and 2 open");
+    if ((hooks = test_hook(&test, DXCLUNIX_TEST_LOCKS) == 0)) {
+        open_fds(fds_before);
+        CHECK(fd_open(fds_before, 0) && fd_open(fds_before, 1) && fd_open(fds_before, 2),
+              "the hook sees fds 0, 1 and 2 open");
+    } else {
+        printf("unix_interface: the Unix side's test hooks are off (DXCL_UNIX_TEST_HOOKS=1 "
+               "turns them on): open fds and locks not checked, no fd handle issued\n");
+    }
     bad_parameter_pointers();
     bad_counts_and_names(platform);
     bad_fd_handles();
