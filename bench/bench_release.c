@@ -3,7 +3,7 @@
  * CL_CONTEXT_INTEROP_USER_SYNC CL_TRUE, where every release pends (it returns at once, and
  * dxcl's waiter ends it once its downloads are done, which completes the program's event), and
  * one without, where the release ends in the call (it waits for its downloads itself). Each
- * frame: acquire a shared 256x256 texture, a kernel that spins for about 20 ms, a fill of the
+ * frame: acquire a shared 64x64 texture, a kernel that spins for about 20 ms, a fill of the
  * shared image, the release with an event, and the program's marker waiting for that event.
  * A frame's time is the marker's end minus the fill's end, on the device's clock (a profiling
  * queue): the release's transfer (the download, the hand-back to Direct3D) and, when pending,
@@ -15,7 +15,7 @@
 
 #include <stdlib.h>
 
-enum { SIDE = 256, SPIN_MS = 20 };
+enum { SIDE = 64, SPIN_MS = 20 };
 
 static const char spin_source[] =
     "__kernel void spin(__global uint *p, uint n) {\n"
