@@ -61,6 +61,8 @@ int main(int argc, char **argv)
             bench_many();
         if (bench_runs("layer"))
             bench_layer();
+        if (bench_runs("release"))
+            bench_release();
     }
     bench_plain();
     printf("bench: %.1f s\n", (bench_now_ms() - start) / 1000.0);

@@ -206,8 +206,11 @@ static void format_row(const struct row *row, char *line, size_t size)
             snprintf(line + n, size - n, ")");
         return;
     case ROW_VALUE:
-        snprintf(line, size, "%-58s %8.3f %s  p10-p90 %.3f..%.3f", row->name, row->value, row->unit,
-                 row->lo, row->hi);
+        n = snprintf(line, size, "%-58s %8.3f %s  p10-p90 %.3f..%.3f", row->name, row->value,
+                     row->unit, row->lo, row->hi);
+        if (row->target > 0 && n > 0 && (size_t)n < size)
+            snprintf(line + n, size - n, "   target <= %.2f %s  %s", row->target, row->unit,
+                     row->value <= row->target ? "met" : "NOT MET");
         return;
     case ROW_NOTE:
         snprintf(line, size, "%s", row->name);
@@ -252,7 +255,7 @@ void bench_times(const char *name, const struct bench_variant *variant,
     print_row(row);
 }
 
-void bench_value(const char *name, struct bench_spread value, const char *unit)
+void bench_value_limit(const char *name, struct bench_spread value, const char *unit, double limit)
 {
     struct row *row = new_row(ROW_VALUE, name);
 
@@ -260,7 +263,13 @@ void bench_value(const char *name, struct bench_spread value, const char *unit)
     row->lo = value.lo;
     row->hi = value.hi;
     row->unit = unit;
+    row->target = limit;
     print_row(row);
+}
+
+void bench_value(const char *name, struct bench_spread value, const char *unit)
+{
+    bench_value_limit(name, value, unit, 0);
 }
 
 void bench_note(const char *fmt, ...)

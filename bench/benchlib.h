@@ -63,8 +63,8 @@ struct bench_spread bench_scaled(const struct bench_median *m, double scale);
 
 double bench_now_ms(void);
 
-/* Whether the figure `group` ("D3D11", "D3D10", "DX9", "NV12", "many", "layer") runs: BENCH_ONLY,
- * where set, names the one group to run (P2 always runs). */
+/* Whether the figure `group` ("D3D11", "D3D10", "DX9", "NV12", "many", "layer", "release")
+ * runs: BENCH_ONLY, where set, names the one group to run (P2 always runs). */
 bool bench_runs(const char *group);
 
 /* The measured frame count of the main figures (the program's argument); benches scale it. */
@@ -80,6 +80,8 @@ void bench_times(const char *name, const struct bench_variant *variant,
                  const struct bench_median *median);
 /* A time with its spread, without phases (in `unit`). */
 void bench_value(const char *name, struct bench_spread value, const char *unit);
+/* The same with a target: the value must be at most `limit` (in `unit`). */
+void bench_value_limit(const char *name, struct bench_spread value, const char *unit, double limit);
 /* A line of context (driver, version): printed and written to results.txt. */
 void bench_note(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
 
@@ -117,5 +119,6 @@ void bench_dx9_nv12(void);   /* bench_dx9.c: the DX9 NV12 row */
 void bench_d3d11_nv12(void); /* bench_d3d11_nv12.c: the D3D11 NV12 row */
 void bench_layer(void);      /* bench_layer.c: the Vulkan layer's cost without sharing */
 int bench_layer_child(int rounds, const char *file);
+void bench_release(void); /* bench_release.c: P6, the release event's latency */
 
 #endif

@@ -696,10 +696,12 @@ static void check_missing_functions(cl_command_queue queue, cl_platform_id platf
     CHECK(missing > 0, "the driver lacks nothing listed");
 }
 
-/* Static imports of forwarded (FWD) functions go straight to the driver once dxcl has bound it
- * (src/proxy/bind_imports.c); QRY and OWN imports stay on dxcl's exports; DXCL_BIND_IMPORTS=0
- * keeps every import on dxcl. Two threads make the first forwarded calls at once, so the
- * binding runs while the other thread calls through the slot being rewritten. */
+/* By default every import stays on dxcl's exports. With DXCL_BIND_IMPORTS=1, static imports
+ * of forwarded (FWD) functions go straight to the driver once dxcl has bound it
+ * (src/proxy/bind_imports.c); QRY and OWN imports stay on dxcl's exports, and so do those of
+ * modules whose headers or import table fail the binding's checks. Two threads make the first
+ * forwarded calls at once, so the binding runs while the other thread calls through the slot
+ * being rewritten. */
 extern void *__imp_clGetCommandQueueInfo, *__imp_clGetDeviceInfo, *__imp_clReleaseMemObject;
 
 static DWORD WINAPI forwarded_calls(void *arg)
@@ -787,10 +789,79 @@ static void check_probes(cl_command_queue queue, cl_context want)
     FreeLibrary(early_probe.module);
 }
 
+/* The probes whose headers or import table the binding must not trust, each broken before
+ * the binding and mended after: an e_lfanew far outside the image, an import directory beyond
+ * SizeOfImage, and the page of the import slot made PAGE_NOACCESS. */
+enum broken_kind { BROKEN_LFANEW, BROKEN_RVA, BROKEN_NOACCESS, BROKEN_KINDS };
+static const char *const broken_names[BROKEN_KINDS] = {
+    "bind_probe_lfanew.exe", "bind_probe_rva.exe", "bind_probe_noaccess.exe"};
+static struct broken_probe {
+    struct bind_probe probe;
+    void **slot;
+    BYTE *patched; /* the header field or the slot's page */
+    DWORD saved, protection;
+} broken[BROKEN_KINDS];
+
+static void patch_header(struct broken_probe *b, BYTE *field, DWORD value)
+{
+    DWORD old;
+
+    REQUIRE(VirtualProtect(field, sizeof(DWORD), PAGE_READWRITE, &old), "VirtualProtect");
+    b->patched = field;
+    memcpy(&b->saved, field, sizeof(DWORD));
+    memcpy(field, &value, sizeof(DWORD));
+    VirtualProtect(field, sizeof(DWORD), old, &old);
+}
+
+static void break_probes(void)
+{
+    for (int kind = 0; kind < BROKEN_KINDS; kind++) {
+        struct broken_probe *b = &broken[kind];
+        BYTE *base;
+        IMAGE_NT_HEADERS64 *nt;
+
+        b->probe = load_probe(broken_names[kind]);
+        b->slot = ((void **(*)(void))(void (*)(void))GetProcAddress(b->probe.module,
+                                                                    "bind_probe_slot_address"))();
+        base = (BYTE *)b->probe.module;
+        nt = (IMAGE_NT_HEADERS64 *)(base + ((IMAGE_DOS_HEADER *)base)->e_lfanew);
+        if (kind == BROKEN_LFANEW)
+            patch_header(b, (BYTE *)&((IMAGE_DOS_HEADER *)base)->e_lfanew, 0x7ffffff0);
+        else if (kind == BROKEN_RVA)
+            patch_header(b,
+                         (BYTE *)&nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_IMPORT]
+                             .VirtualAddress,
+                         nt->OptionalHeader.SizeOfImage + 0x1000);
+        else
+            REQUIRE(VirtualProtect(b->slot, sizeof(*b->slot), PAGE_NOACCESS, &b->protection),
+                    "VirtualProtect(PAGE_NOACCESS)");
+    }
+}
+
+/* After the binding: each broken probe mended, its slot still on dxcl's export. */
+static void mend_probes(void *forwarded_export)
+{
+    for (int kind = 0; kind < BROKEN_KINDS; kind++) {
+        struct broken_probe *b = &broken[kind];
+        DWORD old;
+
+        if (!b->probe.module)
+            continue;
+        if (kind == BROKEN_NOACCESS)
+            VirtualProtect(b->slot, sizeof(*b->slot), b->protection, &old);
+        else
+            patch_header(b, b->patched, b->saved);
+        CHECK(b->probe.slot() == forwarded_export,
+              "%s, its headers or slot unreadable at the binding: slot %p, want dxcl's export %p",
+              broken_names[kind], b->probe.slot(), forwarded_export);
+        FreeLibrary(b->probe.module);
+    }
+}
+
 static void check_bound_imports(void)
 {
     const char *bind = getenv("DXCL_BIND_IMPORTS"), *lock_check = getenv("DXCL_LOCK_CHECK");
-    bool bound = !(bind && !strcmp(bind, "0"));
+    bool bound = bind && !strcmp(bind, "1");
     void *forwarded_export = (void *)GetProcAddress(dxcl, "clGetCommandQueueInfo");
     LONG failures = 0;
     HANDLE threads[2];
@@ -799,6 +870,8 @@ static void check_bound_imports(void)
           "the import of clGetCommandQueueInfo was rewritten before any OpenCL call");
     CHECK(early_probe.slot() == forwarded_export,
           "the early DLL's import was rewritten before any OpenCL call");
+    if (bound)
+        break_probes();
     for (int i = 0; i < 2; i++)
         threads[i] = CreateThread(NULL, 0, forwarded_calls, &failures, 0, NULL);
     WaitForMultipleObjects(2, threads, TRUE, INFINITE);
@@ -809,14 +882,15 @@ static void check_bound_imports(void)
 
     void *slot = import_slot(&__imp_clGetCommandQueueInfo);
     printf("clGetCommandQueueInfo import: %p (dxcl's export %p), binding %s\n", slot,
-           forwarded_export, bound ? "on" : "off (DXCL_BIND_IMPORTS=0)");
+           forwarded_export, bound ? "on (DXCL_BIND_IMPORTS=1)" : "off");
     if (bound) {
+        mend_probes(forwarded_export);
         CHECK(slot != forwarded_export, "the import of a forwarded function still goes to dxcl");
         /* With DXCL_LOCK_CHECK on, dxcl's table holds its checking wrappers, inside dxcl. */
         if (!lock_check || !strcmp(lock_check, "0"))
             CHECK(module_of(slot) != dxcl, "the bound import %p lies inside dxcl", slot);
     } else {
-        CHECK(slot == forwarded_export, "the import was rewritten with DXCL_BIND_IMPORTS=0");
+        CHECK(slot == forwarded_export, "the import was rewritten with the binding off");
     }
     CHECK(import_slot(&__imp_clGetDeviceInfo) == (void *)GetProcAddress(dxcl, "clGetDeviceInfo"),
           "the import of clGetDeviceInfo (answered by dxcl) was rewritten");

@@ -8,13 +8,16 @@
  *     program's first release of it the waiter waits for the driver's count to fall to dxcl's
  *     own (the program's references, queued commands and dependent objects all count there),
  *     runs the callbacks newest first and drops dxcl's reference.
- * The waiter (core/waiter.h) runs them as one of its sources: it polls the driver with an
- * exponential backoff (1 to 16 ms; up to 1 s when only destructors wait), reset by progress,
- * a new registration or a release. Callbacks run on the waiter thread with no dxcl lock held.
+ * The waiter (core/waiter.h) runs them as one of its sources. A CL_COMPLETE callback's event
+ * is watched (core/watch.h): the waiter wakes when it completes. The rest it polls with an
+ * exponential backoff (1 to 16 ms for SUBMITTED and RUNNING callbacks; up to 1 s when only
+ * watched events and destructors wait), reset by progress, a new registration or a release.
+ * Callbacks run on the waiter thread with no dxcl lock held.
  * docs/design.md has the rest. */
 #include "compat/callbacks.h"
 #include "core/context.h"
 #include "core/waiter.h"
+#include "core/watch.h"
 #include "core/registry.h"
 #include "core/table.h"
 #include "core/driver.h"
@@ -35,6 +38,7 @@ struct event_callback {
     cl_event event; /* a driver reference of dxcl */
     event_notify_fn notify;
     void *user_data;
+    bool watched; /* the waiter's round comes when the event completes (core/watch.h) */
 };
 
 /* Pending event callbacks, one FIFO per callback type (CL_COMPLETE 0, CL_RUNNING 1,
@@ -250,9 +254,20 @@ static bool run_destructors(struct watched_object **list)
 static struct event_list waiting_events[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
 static struct watched_object *waiting_objects;
 
-/* The waiter's round (struct dxcl_waiter_source): events are polled at most 16 ms apart; an
- * object waiting for the driver's last internal reference (a queue holding a context the
- * program released) at most a second apart: the program's releases wake the waiter sooner. */
+/* Whether every callback of `list` (CL_COMPLETE's) comes with its event's completion. */
+static bool all_watched(const struct event_list *list)
+{
+    for (const struct event_callback *cb = list->head; cb; cb = cb->next)
+        if (!cb->watched)
+            return false;
+    return true;
+}
+
+/* The waiter's round (struct dxcl_waiter_source). A CL_COMPLETE callback whose event is
+ * watched runs when the event completes (the waiter is woken then); the others (SUBMITTED and
+ * RUNNING, and events no watch could be set on) are polled at most 16 ms apart; an object
+ * waiting for the driver's last internal reference (a queue holding a context the program
+ * released) at most a second apart: the program's releases wake the waiter sooner. */
 static bool callbacks_round(DWORD *max_wait_ms)
 {
     struct watched_object **tail;
@@ -271,10 +286,10 @@ static bool callbacks_round(DWORD *max_wait_ms)
     for (int i = 2; i >= 0; i--)
         progress |= run_event_callbacks(&waiting_events[i], i);
     progress |= run_destructors(&waiting_objects);
-    if (waiting_events[0].head || waiting_events[1].head || waiting_events[2].head)
+    if (waiting_events[1].head || waiting_events[2].head || !all_watched(&waiting_events[0]))
         *max_wait_ms = 16;
     else
-        *max_wait_ms = waiting_objects ? 1000 : 0;
+        *max_wait_ms = waiting_events[0].head || waiting_objects ? 1000 : 0;
     return progress;
 }
 
@@ -334,6 +349,7 @@ cl_int CL_API_CALL DXCL_IMPL(clSetEventCallback)(cl_event event, cl_int type,
     cb->event = event;
     cb->notify = notify;
     cb->user_data = user_data;
+    cb->watched = type == CL_COMPLETE && dxcl_watch_event(event);
     dxcl_take(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);
     list_append(&pending_events[type], cb);
     dxcl_leave(&callbacks_lock, DXCL_LOCK_CALLBACKS, true, __func__);

@@ -37,7 +37,9 @@ struct dxcl_device_storage {
      * no fd is handed out. NULL: import `fd`. */
     cl_mem import;
     /* Answered: the twin's memory as an opaque fd for the driver's import (its ownership passes
-     * to the import) and the allocation's size; or, with host_import, -1 and the mapping. */
+     * to the import), named by the Unix side's fd handle (src/unix/dxclunix.h: the import's
+     * property takes the handle), and the allocation's size; or, with host_import, -1 and the
+     * mapping. */
     int fd;
     uint64_t size;
     struct dxcl_mapping host;

@@ -323,14 +323,14 @@ void dxcl_driver_note_signals(void)
                  owner, (unsigned long)count);
 }
 
-typedef void(WINAPI *pair_close_fd_fn)(int32_t fd);
+typedef BOOL(WINAPI *pair_close_fd_fn)(int32_t handle);
 
-void dxcl_driver_close_fd(int fd)
+void dxcl_driver_close_fd(int handle)
 {
     pair_close_fd_fn close_fd = (pair_close_fd_fn)dxcl_driver_export("dxclunixCloseFd");
 
-    if (fd >= 0 && close_fd)
-        close_fd(fd);
+    if (handle >= 0 && close_fd && !close_fd(handle))
+        DXCL_LOG("fd handle 0x%x: not one the Unix side issued (nothing closed)", handle);
 }
 
 int32_t dxcl_driver_layer_call(enum dxcl_layer_call call, void *params, char *why, size_t size)
@@ -403,7 +403,7 @@ cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd)
     cl_semaphore_khr semaphore = create ? create(context, properties, &err) : NULL;
 
     if (!semaphore) {
-        DXCL_LOG("clCreateSemaphoreWithPropertiesKHR (opaque fd %d): %d", fd, err);
+        DXCL_LOG("clCreateSemaphoreWithPropertiesKHR (opaque fd handle 0x%x): %d", fd, err);
         dxcl_driver_close_fd(fd);
     }
     return semaphore;

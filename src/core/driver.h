@@ -37,8 +37,10 @@ void *dxcl_driver_export(const char *name);
 /* Logs once that the Unix side put back Wine's signal handlers after the driver's LLVM took
  * them (docs/proxy.md, "Signal handlers"); nothing without the Unix side. */
 void dxcl_driver_note_signals(void);
-/* Closes a host fd that the driver's import refused (it stays the caller's): the Unix side's. */
-void dxcl_driver_close_fd(int fd);
+/* Closes the host fd behind an fd handle of the Unix side's (src/unix/dxclunix.h, "An fd
+ * handle": the GPU path's fds are handles, which the driver's imports take where the spec takes
+ * an fd) that the driver's import refused (it stays the caller's). */
+void dxcl_driver_close_fd(int handle);
 /* A call of dxcl's Vulkan layer for the GPU path (core/twin.h) through the Unix side: the
  * layer's answer (its struct says more), or -1 with `why` set where the driver is not the Unix
  * side or the layer is not loaded. */
@@ -61,7 +63,8 @@ struct dxcl_external_functions {
     clReleaseSemaphoreKHR_fn release_semaphore;
 };
 struct dxcl_external_functions dxcl_driver_external(cl_context context);
-/* A binary semaphore imported from an opaque fd (the import owns the fd), or NULL (logged). */
+/* A binary semaphore imported from an opaque fd, named by its fd handle (the import owns the
+ * fd), or NULL (logged; the fd closed). */
 cl_semaphore_khr dxcl_driver_import_semaphore(cl_context context, int fd);
 
 /* The driver's answers, whole (lists and strings sized from the driver's own count; the

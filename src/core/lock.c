@@ -13,10 +13,11 @@ static DWORD depth_slot = TLS_OUT_OF_INDEXES;
 
 static const char *const lock_names[DXCL_LOCK_COUNT] = {
     "a lazy-upload lock", "dxcl_device_lock", "the staging pool lock", "dxcl_lock",
-    "the callbacks lock", "the waiter lock",  "the log lock",
+    "the callbacks lock", "the waiter lock",  "the watch lock",        "the log lock",
 };
 
 /* Each lock's count on this thread, 8 bits a lock, packed in the TLS value. */
+_Static_assert(DXCL_LOCK_COUNT <= 8, "eight locks at most: 8 bits each in 64");
 static uint64_t depths(void)
 {
     return (uint64_t)(uintptr_t)TlsGetValue(depth_slot);

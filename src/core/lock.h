@@ -11,10 +11,12 @@
  *   DXCL_LOCK_CALLBACKS  the callbacks dxcl delivers, on their way to the waiter
  *                     (compat/callbacks.c)
  *   DXCL_LOCK_WAITER  the waiter thread's new work (core/waiter.c)
+ *   DXCL_LOCK_WATCH   the events watched for the waiter (core/watch.c)
  *   DXCL_LOCK_LOG     one log line at a time (core/log.c)
- * Calls: no driver call and no Direct3D call while holding POOL, TABLES, CALLBACKS, WAITER or
- * LOG: those guard dxcl's own data only, and a call that blocks (on a user event, on Direct3D
- * work) would hold up every thread behind them. LAZY and DEVICE exist to serialise such calls.
+ * Calls: no driver call and no Direct3D call while holding POOL, TABLES, CALLBACKS, WAITER,
+ * WATCH or LOG: those guard dxcl's own data only, and a call that blocks (on a user event, on
+ * Direct3D work) would hold up every thread behind them. LAZY and DEVICE exist to serialise
+ * such calls.
  *
  * DXCL_LOCK_CHECK=1 (set for every test) checks both rules: every take against the locks the
  * thread holds (a per-thread count of each), every driver call (core/driver.c hands out a table
@@ -33,6 +35,7 @@ enum dxcl_lock_id {
     DXCL_LOCK_TABLES,
     DXCL_LOCK_CALLBACKS,
     DXCL_LOCK_WAITER,
+    DXCL_LOCK_WATCH,
     DXCL_LOCK_LOG,
     DXCL_LOCK_COUNT
 };

@@ -1,11 +1,16 @@
 /* The waiter thread (core/waiter.h). Nothing pending: it sleeps on a condition variable.
- * Something pending: it runs a round (every source, then every poller) with an exponential
+ * Something pending: it runs a round (every source, then every poller) when woken: by new
+ * work, by a set user event, and by the completion of each event a poller or a source named
+ * (core/watch.h: the driver tells, through the Unix side or a callback, or a thread blocked in
+ * clWaitForEvents does). Between wakes it also runs rounds on its own, with an exponential
  * backoff from 1 ms up to the least of the sources' limits and a second, reset by progress or
- * new work. It pins dxcl in memory, so nothing ever joins it. */
+ * new work: the net for work that names no event. It pins dxcl in memory, so nothing ever
+ * joins it. */
 #include "core/waiter.h"
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/registry.h"
+#include "core/watch.h"
 
 #include <stdlib.h>
 
@@ -28,30 +33,22 @@ static struct dxcl_waiter_source *sources;
 #define MAX_WAIT_MS 1000
 
 /* Process exit. Wine ends the other threads (SIGQUIT) before the DLLs' PROCESS_DETACH, but a
- * thread whose SIGQUIT met LLVM's one-shot handler (installed by PoCL's kernel builds) lives on,
- * and the Unix exit after the detach tears the driver down under it. From dxcl's detach on, the
- * waiter calls the driver no more: the detach sets `exiting`, waits (bounded) for a round in
- * progress to end, and the waiter parks before its next round. */
-static volatile LONG exiting, in_round;
-enum { EXIT_WAIT_MS = 500 };
+ * thread whose SIGQUIT met LLVM's one-shot handler (installed by PoCL's kernel builds, and
+ * taken back by dxcl's Unix side: docs/proxy.md, "Signal handlers") lives on, and the Unix exit
+ * after the detach tears the driver down under it. From dxcl's detach on, the waiter starts no
+ * driver call: the detach sets `exiting` and returns at once (nothing waits or sleeps in
+ * DllMain, under the loader lock), and the waiter checks the flag before each source and each
+ * poller, so a round that was running when the process began to exit stops at its next step. */
+static volatile LONG exiting;
 
-/* A round may call the driver only while the process is not exiting (Dekker's handshake with
- * dxcl_waiter_process_exit: each side writes its flag, then reads the other's). */
-static bool begin_round(void)
+static bool process_exiting(void)
 {
-    InterlockedExchange(&in_round, 1);
-    if (!InterlockedCompareExchange(&exiting, 0, 0))
-        return true;
-    InterlockedExchange(&in_round, 0);
-    return false;
+    return InterlockedCompareExchange(&exiting, 0, 0) != 0;
 }
 
 void dxcl_waiter_process_exit(void)
 {
     InterlockedExchange(&exiting, 1);
-    for (DWORD waited = 0; InterlockedCompareExchange(&in_round, 0, 0) && waited < EXIT_WAIT_MS;
-         waited++)
-        Sleep(1);
 }
 
 void dxcl_waiter_add_source(struct dxcl_waiter_source *source)
@@ -66,7 +63,7 @@ static bool run_pollers(struct poller **list)
     struct poller **link = list, *poller;
     bool progress = false;
 
-    while ((poller = *link)) {
+    while ((poller = *link) && !process_exiting()) {
         if (!poller->poll(poller->arg)) {
             link = &poller->next;
             continue;
@@ -84,7 +81,8 @@ static bool run_sources(DWORD *max_wait_ms)
     bool progress = false;
 
     *max_wait_ms = 0;
-    for (struct dxcl_waiter_source *source = sources; source; source = source->next) {
+    for (struct dxcl_waiter_source *source = sources; source && !process_exiting();
+         source = source->next) {
         DWORD wait = 0;
 
         progress |= source->round(&wait);
@@ -115,11 +113,11 @@ static DWORD WINAPI waiter_main(void *param)
         new_work = false;
         dxcl_leave(&waiter_lock, DXCL_LOCK_WAITER, true, __func__);
 
-        while (!begin_round())
-            Sleep(INFINITE); /* the process is exiting */
+        while (process_exiting())
+            Sleep(INFINITE);
+        dxcl_watch_collect();
         progress = run_sources(&max_wait_ms);
         progress |= run_pollers(&pollers);
-        InterlockedExchange(&in_round, 0);
         if (pollers && (!max_wait_ms || max_wait_ms > MAX_WAIT_MS))
             max_wait_ms = MAX_WAIT_MS;
 
@@ -166,6 +164,12 @@ static void wake_waiter(void)
 {
     new_work = true;
     WakeConditionVariable(&waiter_wake);
+}
+
+bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event)
+{
+    dxcl_watch_event(event);
+    return dxcl_waiter_poll(poll, arg);
 }
 
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg)

@@ -13,18 +13,23 @@ bool dxcl_waiter_start(void);
  * apart, sooner after new work; with no dxcl lock held), until it returns true. False when the
  * waiter cannot run (out of memory). */
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
+/* The same for a poller that waits for `event`: a round comes as soon as it completes
+ * (core/watch.h), not at the backoff's next step. */
+bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event);
 /* New work for the waiter: the next round comes at once. Work added before the call is seen by
  * that round. */
 void dxcl_waiter_wake(void);
 
-/* The process is exiting (DLL_PROCESS_DETACH with a non-NULL reserved): the waiter makes no
- * driver call from now on; returns once a round in progress has ended (at most half a second). */
+/* The process is exiting (DLL_PROCESS_DETACH with a non-NULL reserved): the waiter starts no
+ * driver call from now on. Returns at once: nothing waits in DllMain. */
 void dxcl_waiter_process_exit(void);
 
 /* A layer's standing work on the waiter (compat/callbacks.c: the callbacks it delivers), run
  * every round: round() does what is ready and returns true on progress; it sets *max_wait_ms
  * to how long the next round may wait at most, or 0 when nothing of it is pending (it then
- * calls dxcl_waiter_wake when new work comes). Registered at DLL load (DXCL_WAITER_SOURCE). */
+ * calls dxcl_waiter_wake when new work comes). A source that waits for an event names it with
+ * dxcl_watch_event (core/watch.h), so that the round comes when it completes. Registered at DLL
+ * load (DXCL_WAITER_SOURCE). */
 struct dxcl_waiter_source {
     bool (*round)(DWORD *max_wait_ms);
     struct dxcl_waiter_source *next; /* the waiter's */

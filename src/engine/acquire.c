@@ -741,7 +741,7 @@ static bool pend(struct transfer *t, cl_event final, cl_event *marker)
     t->pending = true; /* the claims, holds, queue and context are the pending release's */
     t->ctx = NULL;
     t->held_queue = NULL;
-    if (!dxcl_waiter_poll(poll_pending, p)) {
+    if (!dxcl_waiter_poll_event(poll_pending, p, final)) {
         /* No waiter (out of memory): the next acquire of the objects ends it. */
         DXCL_LOG("%s: no waiter thread: the release ends at the objects' next acquire", t->name);
         p->unpolled = true;

@@ -217,7 +217,7 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
         ctx->handle, properties, flags, &mem->backing.driver, &image, NULL, err);
 
     if (!image_object)
-        dxcl_driver_close_fd(storage->fd); /* a refused import leaves its fd with dxcl */
+        dxcl_driver_close_fd(storage->fd); /* a refused import leaves its fd handle with dxcl */
     return image_object;
 }
 

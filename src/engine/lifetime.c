@@ -6,6 +6,7 @@
 #include "core/fault.h"
 #include "core/registry.h"
 #include "core/waiter.h"
+#include "core/watch.h"
 #include "engine/copy.h"
 #include "engine/gpu_path.h"
 #include "engine/object.h"
@@ -441,13 +442,26 @@ static void finish(struct dxcl_memobj *mem)
     free(obj);
 }
 
-/* The waiter finishes a parked teardown once the driver is done, where the device allows it. */
+/* What a busy object's teardown waits for now (driver_busy stopped at it). */
+static cl_event awaited_event(struct dxcl_memobj *mem)
+{
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (obj->pending_write)
+        return obj->pending_write;
+    return obj->fence_count ? obj->fences[obj->fence_count - 1] : NULL;
+}
+
+/* The waiter finishes a parked teardown once the driver is done, where the device allows it;
+ * the next round comes when what it waits for completes (core/watch.h). */
 static bool poll_teardown(void *arg)
 {
     struct dxcl_memobj *mem = arg;
 
-    if (driver_busy(mem))
+    if (driver_busy(mem)) {
+        dxcl_watch_event(awaited_event(mem));
         return false;
+    }
     finish(mem);
     return true;
 }

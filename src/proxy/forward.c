@@ -7,7 +7,8 @@
  * compares before it: a forwarded call costs what calling the driver costs (docs/perf.md,
  * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
  * function); the first such call binds every slot the driver fills to the driver's own entry
- * point, and the program's import slots of FWD exports to it too (bind_imports.h). */
+ * point, and with DXCL_BIND_IMPORTS=1 the program's import slots of FWD exports to it too
+ * (bind_imports.h). */
 #include "core/driver.h"
 #include "core/api.h"
 #include "proxy/answers.h"

@@ -1,89 +1,61 @@
-/* dxclunix.dll, the PE half of dxcl's Wine builtin pair (docs/proxy.md, "The Unix side"). It
+/* dxclunix.dll, the PE half of dxcl's builtin pair (docs/proxy.md, "The Unix side"). It
  * looks like an OpenCL driver DLL: it exports every entry point of src/core/cl_api.h, and each
  * one calls the host's function of that name through the Unix half (dxclunix.so) with
- * __wine_unix_call. dxclunixGetProcAddress tells which ones the host has, so that dxcl
- * (src/core/driver.c) sees the host's API exactly: a function it lacks is one dxcl's compat
- * layer provides or fails like a driver without it.
+ * __wine_unix_call (the interface: ../dxclunix.h). dxclunixGetProcAddress tells which ones the
+ * host has, so that dxcl (src/core/driver.c) sees the host's API exactly: a function it lacks
+ * is one dxcl's compat layer provides or fails like a driver without it.
  *
- * dxclunixGetProcAddress hands out a direct thunk for each entry point that passes as it is:
- * a C function with the entry point's signature, making its own Unix call (below, "The direct
- * thunks"). The exports by name, the calls the pair changes and extension functions go
- * through the generic forwarder: a thunk of two instructions (its index, a jump) to one
- * forwarder written in assembly, which hands the arguments to C as one array:
- * DXCLUNIX_MAX_ARGS 64-bit slots, the four argument registers and the caller's stack slots
- * behind them (reading slots the caller did not fill is harmless; nothing is written there).
- * Extension functions get that kind of thunk from a pool, bound to the host's address on first
- * lookup: their signatures are unknown, and integer and pointer arguments pass alike (OpenCL
- * passes nothing else).
+ * Each entry point is a C function generated from cl_api.h with its own signature (handed out
+ * by dxclunixGetProcAddress; the export by name opens the host library first): it widens
+ * its arguments into the call's parameter struct on its stack (one field per argument, one
+ * for the result) and makes that entry point's Unix call, whose Unix half calls the host
+ * function from its own table by the call's index: no look-up, no copy beyond the arguments,
+ * as Wine's generated opencl.dll thunks do. A host function that faults ends the Unix call
+ * with the fault's status; the call then fails with the spec's error for the kind of handle
+ * it names first (CL_INVALID_COMMAND_QUEUE, CL_INVALID_CONTEXT, ...), and a function that
+ * returns an object answers NULL with that error in errcode_ret.
+ *
+ * Extension functions: clGetExtensionFunctionAddress[ForPlatform] asks the Unix half, which
+ * binds the host's function to its index in src/unix/dxclunix_ext.h; the program gets this
+ * half's thunk of that index, generated from the same list. A function not in the list is not
+ * handed out.
  *
  * Callbacks: a host driver thread cannot enter PE code, so no PE function pointer reaches the
- * host. Where Wine's opencl.dll does the same, dxcl's compat layer delivers them (src/compat/):
- * the context and build notifications are dropped (NULL to the host; a build without a
- * callback completes before it returns), the set-callback functions answer
- * CL_INVALID_OPERATION, and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
- * function. Extension functions that take a callback are not handed out.
+ * host; the Unix half drops or refuses them whatever this half sends. Where Wine's opencl.dll
+ * does the same, dxcl's compat layer delivers them (src/compat/): the context and build
+ * notifications are dropped (NULL to the host; a build without a callback completes before it
+ * returns), the set-callback functions answer CL_INVALID_OPERATION (dxclunixGetProcAddress
+ * hands none of them out), and so do clEnqueueNativeKernel and clEnqueueSVMFree with a free
+ * function.
  *
- * Beside the OpenCL API, dxclunixLayerCall reaches dxcl's host Vulkan layer for the GPU path
- * (docs/proxy.md, "The Vulkan layer"); it needs only the Unix half. */
+ * Beside the OpenCL API: the GPU path's calls of dxcl's host Vulkan layer (dxclunixLayerCall,
+ * one typed Unix call per call; docs/proxy.md, "The Vulkan layer"), the fd handles of the
+ * twins' memory and semaphores (dxclunixCloseFd), the event watches of dxcl's waiter
+ * (dxclunixWatchEvent, dxclunixWaitWatched, dxclunixWakeWatcher; docs/design.md, "The waiter"),
+ * the announcement at dxcl's load (dxclunixAnnounce) and the host drivers' report
+ * (dxclunixGetHostDrivers). */
 #include "../dxclunix.h"
 
 #define WIN32_LEAN_AND_MEAN
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 #include <windows.h>
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <CL/cl_gl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Every entry point of cl_api.h, in its order. */
-enum dxclunix_api {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCLUNIX_API_##name,
-#include "core/cl_api.h"
-#undef DXCL_API_FN
-    DXCLUNIX_API_COUNT
-};
-
-/* Thunks for extension functions: slots after the entry points, each 16 bytes of code. */
-#define DXCLUNIX_EXTENSION_SLOTS 256
-#define DXCLUNIX_THUNK_SIZE 16
-
 static const char *const api_names[DXCLUNIX_API_COUNT] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) #name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
-};
-
-/* What an entry point the host lacks returns, as cl_api.h's kinds say. */
-enum missing_kind { MISSING_INT, MISSING_OBJ, MISSING_PTR, MISSING_NONE };
-static const struct {
-    unsigned char kind;
-    unsigned char arg_count; /* an OBJ's errcode_ret is its last argument */
-} api_kinds[DXCLUNIX_API_COUNT] = {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    {MISSING_##kind, DXCLUNIX_COUNT args},
-#include "core/cl_api.h"
-#undef DXCL_API_FN
-};
-
-/* The callback arguments (1-based positions) dropped before the host sees a call: the
- * function pointer and its user data. */
-static const struct {
-    unsigned char notify, user_data;
-} stripped[DXCLUNIX_API_COUNT] = {
-    [DXCLUNIX_API_clCreateContext] = {4, 5}, [DXCLUNIX_API_clCreateContextFromType] = {3, 4},
-    [DXCLUNIX_API_clBuildProgram] = {5, 6},  [DXCLUNIX_API_clCompileProgram] = {8, 9},
-    [DXCLUNIX_API_clLinkProgram] = {7, 8},
-};
-
-/* Entry points refused with CL_INVALID_OPERATION: they would have the host call PE code.
- * clEnqueueSVMFree only with a free function (its 4th argument). */
-static const bool refused[DXCLUNIX_API_COUNT] = {
-    [DXCLUNIX_API_clSetEventCallback] = true,
-    [DXCLUNIX_API_clSetMemObjectDestructorCallback] = true,
-    [DXCLUNIX_API_clSetContextDestructorCallback] = true,
-    [DXCLUNIX_API_clSetProgramReleaseCallback] = true,
-    [DXCLUNIX_API_clEnqueueNativeKernel] = true,
 };
 
 typedef LONG(WINAPI *unix_dispatcher_fn)(UINT64 handle, unsigned int code, void *args);
@@ -95,16 +67,9 @@ static unix_dispatcher_fn volatile unix_dispatcher; /* set once the Unix half is
 static UINT64 unix_handle;
 static INIT_ONCE unix_once = INIT_ONCE_STATIC_INIT;
 static INIT_ONCE open_once = INIT_ONCE_STATIC_INIT;
-static volatile LONG opened;         /* the host library is open and host[] filled */
+static volatile LONG opened;         /* the host library is open and states[] filled */
 static struct dxclunix_open opening; /* its answer: the host library's path, or why none */
-
-/* The host's address of each entry point, then of each extension slot handed out. */
-static UINT64 host[DXCLUNIX_API_COUNT + DXCLUNIX_EXTENSION_SLOTS];
-/* Entry points forwarded as they are: the host has them and the PE half changes nothing. */
-static bool plain[DXCLUNIX_API_COUNT];
-static LONG extension_count;
-static SRWLOCK extension_lock = SRWLOCK_INIT;
-extern const unsigned char dxclunix_api_thunks[], dxclunix_extension_thunks[];
+static struct dxclunix_query query = {DXCLUNIX_API_COUNT, {0}}; /* enum dxclunix_state */
 
 static LONG unix_call(enum dxclunix_code code, void *params)
 {
@@ -115,21 +80,22 @@ static LONG unix_call(enum dxclunix_code code, void *params)
 static BOOL CALLBACK find_unix_half(INIT_ONCE *once, void *param, void **context)
 {
     HMODULE self = NULL, ntdll = GetModuleHandleA("ntdll.dll");
-    query_memory_fn query = (query_memory_fn)(void *)GetProcAddress(ntdll, "NtQueryVirtualMemory");
+    query_memory_fn query_memory =
+        (query_memory_fn)(void *)GetProcAddress(ntdll, "NtQueryVirtualMemory");
     unix_dispatcher_fn *dispatcher =
         (unix_dispatcher_fn *)(void *)GetProcAddress(ntdll, "__wine_unix_call_dispatcher");
 
     (void)once, (void)param, (void)context;
     strcpy(opening.error, "not under Wine (ntdll has no __wine_unix_call_dispatcher)");
-    if (!query || !dispatcher || !*dispatcher)
+    if (!query_memory || !dispatcher || !*dispatcher)
         return TRUE;
     GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
                            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
                        (const char *)&open_once, &self);
     strcpy(opening.error, "Wine loaded no dxclunix.so (is dxclunix.dll a builtin, from "
                           "<dir>/x86_64-windows with <dir>/x86_64-unix/dxclunix.so beside it?)");
-    if (query(GetCurrentProcess(), self, MEMORY_WINE_UNIX_FUNCS, &unix_handle, sizeof(unix_handle),
-              NULL) ||
+    if (query_memory(GetCurrentProcess(), self, MEMORY_WINE_UNIX_FUNCS, &unix_handle,
+                     sizeof(unix_handle), NULL) ||
         !unix_handle)
         return TRUE;
     opening.error[0] = 0;
@@ -146,19 +112,17 @@ static bool unix_half_found(void)
 
 static BOOL CALLBACK open_host(INIT_ONCE *once, void *param, void **context)
 {
-    struct dxclunix_lookup lookup = {api_names, host, DXCLUNIX_API_COUNT};
-
     (void)once, (void)param, (void)context;
     if (!unix_half_found())
         return TRUE;
     if (unix_call(DXCLUNIX_OPEN, &opening) || opening.status != 0)
         return TRUE;
-    unix_call(DXCLUNIX_LOOKUP, &lookup);
-    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
-        plain[i] = host[i] && !refused[i] && !stripped[i].notify &&
-                   i != DXCLUNIX_API_clEnqueueSVMFree &&
-                   i != DXCLUNIX_API_clGetExtensionFunctionAddress &&
-                   i != DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform;
+    if (unix_call(DXCLUNIX_QUERY, &query)) {
+        snprintf(opening.error, sizeof(opening.error),
+                 "the Unix half dxclunix.so is not this dxclunix.dll's (its list of entry points "
+                 "differs)");
+        return TRUE;
+    }
     InterlockedExchange(&opened, 1);
     return TRUE;
 }
@@ -170,255 +134,206 @@ static bool open_once_done(void)
     return opened != 0;
 }
 
-/* Extension functions that take a callback: the host would call PE code from its threads. */
-static bool takes_callback(const char *name)
+/* ---- The entry points ---- */
+
+/* The error a faulted call answers: the spec's for the kind of handle it names first
+ * (drivers read through a handle, so an invalid one faults), else CL_INVALID_VALUE; two
+ * functions whose first argument is no handle name the handles they take. */
+/* clang-format off */
+#define DXCLUNIX_HANDLE_ERROR(x)                                                                   \
+    _Generic((x),                                                                                  \
+        cl_platform_id: CL_INVALID_PLATFORM,                                                       \
+        cl_device_id: CL_INVALID_DEVICE,                                                           \
+        cl_context: CL_INVALID_CONTEXT,                                                            \
+        cl_command_queue: CL_INVALID_COMMAND_QUEUE,                                                \
+        cl_mem: CL_INVALID_MEM_OBJECT,                                                             \
+        cl_program: CL_INVALID_PROGRAM,                                                            \
+        cl_kernel: CL_INVALID_KERNEL,                                                              \
+        cl_event: CL_INVALID_EVENT,                                                                \
+        cl_sampler: CL_INVALID_SAMPLER,                                                            \
+        default: CL_INVALID_VALUE)
+/* clang-format on */
+static const cl_int fault_errors[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clWaitForEvents] = CL_INVALID_EVENT,
+    [DXCLUNIX_API_clCreateContext] = CL_INVALID_DEVICE,
+};
+#define DXCLUNIX_FAULT_0(args) CL_INVALID_VALUE
+#define DXCLUNIX_FAULT_1(args) DXCLUNIX_HANDLE_ERROR(DXCLUNIX_FIRST args)
+#define DXCLUNIX_FAULT(name, args)                                                                 \
+    (fault_errors[DXCLUNIX_API_##name]                                                             \
+         ? fault_errors[DXCLUNIX_API_##name]                                                       \
+         : DXCLUNIX_CAT(DXCLUNIX_FAULT_, DXCLUNIX_HAS_ARGS(args))(args))
+
+/* NULL, with `error` in *errcode_ret. */
+static void *failed_object(cl_int *errcode_ret, cl_int error)
 {
-    return strstr(name, "Callback") || !strcmp(name, "clEnqueueSVMFreeARM");
+    if (errcode_ret)
+        *errcode_ret = error;
+    return NULL;
 }
 
-/* A PE thunk for the host's extension function `address` (one per address), or NULL. */
-static void *extension_thunk(UINT64 address)
-{
-    LONG count = InterlockedCompareExchange(&extension_count, 0, 0), slot;
-
-    if (!address)
-        return NULL;
-    for (slot = 0; slot < count; slot++)
-        if (host[DXCLUNIX_API_COUNT + slot] == address)
-            return (void *)(dxclunix_extension_thunks + slot * DXCLUNIX_THUNK_SIZE);
-    AcquireSRWLockExclusive(&extension_lock);
-    for (slot = 0; slot < extension_count && host[DXCLUNIX_API_COUNT + slot] != address; slot++)
-        ;
-    if (slot == extension_count && slot < DXCLUNIX_EXTENSION_SLOTS) {
-        host[DXCLUNIX_API_COUNT + slot] = address;
-        InterlockedExchange(&extension_count, slot + 1); /* publishes the slot */
-    }
-    ReleaseSRWLockExclusive(&extension_lock);
-    return slot < DXCLUNIX_EXTENSION_SLOTS
-               ? (void *)(dxclunix_extension_thunks + slot * DXCLUNIX_THUNK_SIZE)
-               : NULL;
-}
-
-/* The host's function, or false when it faulted: Wine then ends the Unix call with the
- * fault's status (an invalid handle makes the ICD loader read through NULL, as it would crash a
- * native program; Wine's opencl.dll reports the same as a failed call). */
-static bool host_call(UINT64 fn, const UINT64 *args, UINT64 count, UINT64 *ret)
-{
-    struct dxclunix_call call = {fn, args, count, 0};
-
-    if (unix_call(DXCLUNIX_CALL, &call))
-        return false;
-    *ret = call.ret;
-    return true;
-}
-
-/* A failed call by cl_api.h's kind: `error` as the result or in *errcode_ret, or NULL. */
-static UINT64 answer_error(enum dxclunix_api index, const UINT64 *args, cl_int error)
-{
-    cl_int *errcode_ret;
-
-    switch (api_kinds[index].kind) {
-    case MISSING_INT:
-        return (UINT64)(UINT32)error;
-    case MISSING_OBJ:
-        errcode_ret = (cl_int *)(UINT_PTR)args[api_kinds[index].arg_count - 1];
-        if (errcode_ret)
-            *errcode_ret = error;
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-/* An entry point the host lacks, or one refused: what a driver without it returns. */
-static UINT64 answer_missing(enum dxclunix_api index, const UINT64 *args)
-{
-    return answer_error(index, args, CL_INVALID_OPERATION);
-}
-
-/* An entry point whose host function faulted: an invalid argument, as far as the PE side
- * can tell. */
-static UINT64 call_entry(enum dxclunix_api index, const UINT64 *args)
-{
-    UINT64 ret;
-
-    return host_call(host[index], args, api_kinds[index].arg_count, &ret)
-               ? ret
-               : answer_error(index, args, CL_INVALID_VALUE);
-}
-
-/* The direct thunks: one C function per entry point, generated from cl_api.h with its own
- * signature. It widens its arguments into an array on its stack, one slot more for the result,
- * and makes the entry point's own Unix call (code DXCLUNIX_CODE_COUNT + index), whose Unix
- * half calls the host function with exactly these arguments (src/unix/so/dxclunix_so.c): no
- * look-up, no copy beyond the arguments, as Wine's generated opencl.dll thunks do.
- * dxclunixGetProcAddress hands them out for the entry points forwarded as they are (plain[]),
- * so they need no check of their own. A host function that faults ends the Unix call with the
- * fault's status: the call then fails as call_entry's does. */
-#define DXCLUNIX_WIDE(x) (UINT64)(UINT_PTR)(x),
-#define DXCLUNIX_WIDEN_0()
-#define DXCLUNIX_WIDEN_1(a) DXCLUNIX_WIDE(a)
-#define DXCLUNIX_WIDEN_2(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_1(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_3(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_2(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_4(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_3(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_5(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_4(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_6(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_5(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_7(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_6(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_8(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_7(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_9(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_8(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_10(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_9(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_11(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_10(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_12(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_11(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_13(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_12(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_14(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_13(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_15(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_14(__VA_ARGS__)
-#define DXCLUNIX_WIDEN_16(a, ...) DXCLUNIX_WIDE(a) DXCLUNIX_WIDEN_15(__VA_ARGS__)
-/* An INT entry point's result is its Unix call's status (dxclunix.h); the others' lies in the
- * slot after the arguments. */
-#define DXCLUNIX_DIRECT_INT(ret, name, params, args)                                               \
-    static ret WINAPI direct_##name params                                                         \
+/* The call of an entry point: the parameter struct on the stack, filled by name (a 64-bit
+ * integer or a pointer widens as it is: the PE half is x86-64), and the Unix call of its
+ * index. dxclunixGetProcAddress hands these out once the host library is open. */
+#define DXCLUNIX_FILL(name) .name = (UINT64)(name),
+#define DXCLUNIX_CALL(name, args)                                                                  \
+    union dxclunix_##name##_params p = {DXCLUNIX_FOR_EACH(DXCLUNIX_FILL, args)};                   \
+    LONG status = unix_dispatcher(unix_handle, DXCLUNIX_API_CODE(DXCLUNIX_API_##name), &p);
+/* (An INT function the host lacks answers CL_INVALID_OPERATION from the Unix half itself.) */
+#define DXCLUNIX_ANSWER_INT(ret, name, args)                                                       \
+    return status < DXCLUNIX_FAULTED ? DXCLUNIX_FAULT(name, args) : status;
+#define DXCLUNIX_ANSWER_OBJ(ret, name, args)                                                       \
+    if (status)                                                                                    \
+        return failed_object(errcode_ret, status == DXCLUNIX_MISSING                               \
+                                              ? CL_INVALID_OPERATION                               \
+                                              : DXCLUNIX_FAULT(name, args));                       \
+    return (ret)(UINT_PTR)p.result;
+#define DXCLUNIX_ANSWER_PTR(ret, name, args) return status ? NULL : (ret)(UINT_PTR)p.result;
+#define DXCLUNIX_ANSWER_NONE(ret, name, args) (void)status;
+/* The export by name: the same call, which opens the host library first (a program that loads
+ * the pair itself may call before any look-up); without one it answers as a driver without the
+ * function. */
+#define DXCLUNIX_UNOPENED_INT(name) return CL_INVALID_OPERATION;
+#define DXCLUNIX_UNOPENED_OBJ(name) return failed_object(errcode_ret, CL_INVALID_OPERATION);
+#define DXCLUNIX_UNOPENED_PTR(name) return NULL;
+#define DXCLUNIX_UNOPENED_NONE(name) return;
+#define DXCLUNIX_RETURN_INT return
+#define DXCLUNIX_RETURN_OBJ return
+#define DXCLUNIX_RETURN_PTR return
+#define DXCLUNIX_RETURN_NONE
+/* Generated for all but the two look-ups, which are this half's own (below). */
+#define DXCLUNIX_OWN_clGetExtensionFunctionAddress ~, 0
+#define DXCLUNIX_OWN_clGetExtensionFunctionAddressForPlatform ~, 0
+#define DXCLUNIX_GENERATED(name) DXCLUNIX_SECOND(DXCLUNIX_CAT(DXCLUNIX_OWN_, name))
+#define DXCLUNIX_ENTRY_0(kind, ret, name, params, args)
+#define DXCLUNIX_ENTRY_1(kind, ret, name, params, args)                                            \
+    static ret CL_API_CALL direct_##name params                                                    \
     {                                                                                              \
-        UINT64 slots[] = {DXCLUNIX_CAT(DXCLUNIX_WIDEN_, DXCLUNIX_ARITY(args)) args 0};             \
-        LONG status =                                                                              \
-            unix_dispatcher(unix_handle, DXCLUNIX_CODE_COUNT + DXCLUNIX_API_##name, slots);        \
-                                                                                                   \
-        return status < DXCLUNIX_FAULTED ? CL_INVALID_VALUE : status;                              \
-    }
-#define DXCLUNIX_DIRECT_SLOT(ret, name, params, args, result)                                      \
-    static ret WINAPI direct_##name params                                                         \
+        DXCLUNIX_CALL(name, args)                                                                  \
+        DXCLUNIX_ANSWER_##kind(ret, name, args)                                                    \
+    }                                                                                              \
+    __declspec(dllexport) ret CL_API_CALL name params                                              \
     {                                                                                              \
-        UINT64 slots[] = {DXCLUNIX_CAT(DXCLUNIX_WIDEN_, DXCLUNIX_ARITY(args)) args 0};             \
-                                                                                                   \
-        if (unix_dispatcher(unix_handle, DXCLUNIX_CODE_COUNT + DXCLUNIX_API_##name, slots))        \
-            slots[DXCLUNIX_ARITY(args)] =                                                          \
-                answer_error(DXCLUNIX_API_##name, slots, CL_INVALID_VALUE);                        \
-        result;                                                                                    \
+        if (!opened && !open_once_done()) {                                                        \
+            DXCLUNIX_UNOPENED_##kind(name)                                                         \
+        }                                                                                          \
+        DXCLUNIX_RETURN_##kind direct_##name args;                                                 \
     }
-#define DXCLUNIX_DIRECT_OBJ(ret, name, params, args)                                               \
-    DXCLUNIX_DIRECT_SLOT(ret, name, params, args, return (ret)(UINT_PTR)slots[DXCLUNIX_ARITY(args)])
-#define DXCLUNIX_DIRECT_PTR DXCLUNIX_DIRECT_OBJ
-#define DXCLUNIX_DIRECT_NONE(ret, name, params, args)                                              \
-    DXCLUNIX_DIRECT_SLOT(ret, name, params, args, )
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    DXCLUNIX_DIRECT_##kind(ret, name, params, args)
+    DXCLUNIX_CAT(DXCLUNIX_ENTRY_, DXCLUNIX_GENERATED(name))(kind, ret, name, params, args)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 
-static void *const direct_thunks[DXCLUNIX_API_COUNT] = {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args) (void *)direct_##name,
+/* ---- Extension functions (dxclunix_ext.h) ---- */
+
+/* A thunk per listed function, taking its argument slots as they come (a callee reads the
+ * ones it has; reading slots a caller of an older version did not fill is harmless). */
+#define DXCLUNIX_SLOTS_1(m) m(0)
+#define DXCLUNIX_SLOTS_2(m) DXCLUNIX_SLOTS_1(m), m(1)
+#define DXCLUNIX_SLOTS_3(m) DXCLUNIX_SLOTS_2(m), m(2)
+#define DXCLUNIX_SLOTS_4(m) DXCLUNIX_SLOTS_3(m), m(3)
+#define DXCLUNIX_SLOTS_5(m) DXCLUNIX_SLOTS_4(m), m(4)
+#define DXCLUNIX_SLOTS_6(m) DXCLUNIX_SLOTS_5(m), m(5)
+#define DXCLUNIX_SLOTS_7(m) DXCLUNIX_SLOTS_6(m), m(6)
+#define DXCLUNIX_SLOTS_8(m) DXCLUNIX_SLOTS_7(m), m(7)
+#define DXCLUNIX_SLOTS_9(m) DXCLUNIX_SLOTS_8(m), m(8)
+#define DXCLUNIX_SLOTS_10(m) DXCLUNIX_SLOTS_9(m), m(9)
+#define DXCLUNIX_SLOTS_11(m) DXCLUNIX_SLOTS_10(m), m(10)
+#define DXCLUNIX_SLOTS_12(m) DXCLUNIX_SLOTS_11(m), m(11)
+#define DXCLUNIX_SLOTS_13(m) DXCLUNIX_SLOTS_12(m), m(12)
+#define DXCLUNIX_SLOTS_14(m) DXCLUNIX_SLOTS_13(m), m(13)
+#define DXCLUNIX_SLOTS_15(m) DXCLUNIX_SLOTS_14(m), m(14)
+#define DXCLUNIX_SLOTS_16(m) DXCLUNIX_SLOTS_15(m), m(15)
+#define DXCLUNIX_SLOT_PARAM(i) UINT64 s##i
+#define DXCLUNIX_SLOT_ARG(i) s##i
+#define DXCLUNIX_EXT_RET_INT cl_int
+#define DXCLUNIX_EXT_RET_OBJ void *
+#define DXCLUNIX_EXT_RET_PTR void *
+#define DXCLUNIX_EXT_RET_NONE void
+#define DXCLUNIX_EXT_ANSWER_INT(slots, fault) return status < DXCLUNIX_FAULTED ? fault : status;
+#define DXCLUNIX_EXT_ANSWER_OBJ(slots, fault)                                                      \
+    if (status)                                                                                    \
+        return failed_object((cl_int *)(UINT_PTR)p.slot[slots - 1],                                \
+                             status == DXCLUNIX_MISSING ? CL_INVALID_OPERATION : fault);           \
+    return (void *)(UINT_PTR)p.slot[slots];
+#define DXCLUNIX_EXT_ANSWER_PTR(slots, fault)                                                      \
+    return status ? NULL : (void *)(UINT_PTR)p.slot[slots];
+#define DXCLUNIX_EXT_ANSWER_NONE(slots, fault) (void)status;
+#define DXCLUNIX_EXT_FN(kind, name, slots, fault)                                                  \
+    static DXCLUNIX_EXT_RET_##kind CL_API_CALL ext_##name(                                         \
+        DXCLUNIX_SLOTS_##slots(DXCLUNIX_SLOT_PARAM))                                               \
+    {                                                                                              \
+        struct dxclunix_ext_##name##_params p = {{DXCLUNIX_SLOTS_##slots(DXCLUNIX_SLOT_ARG)}};     \
+        LONG status = unix_dispatcher(unix_handle, DXCLUNIX_EXT_CODE(DXCLUNIX_EXT_##name), &p);    \
+                                                                                                   \
+        DXCLUNIX_EXT_ANSWER_##kind(slots, fault)                                                   \
+    }
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
+
+static void *const ext_thunks[DXCLUNIX_EXT_COUNT] = {
+#define DXCLUNIX_EXT_FN(kind, name, slots, fault) (void *)ext_##name,
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
+};
+
+/* The thunk of an extension function the host has (bound by the Unix half to the host's
+ * function, on `platform` where with_platform), or NULL. */
+static void *extension_thunk(cl_platform_id platform, bool with_platform, const char *name)
+{
+    struct dxclunix_extension params = {.platform = (UINT64)(UINT_PTR)platform,
+                                        .with_platform = with_platform};
+
+    if (!name || !open_once_done() || strlen(name) >= sizeof(params.name))
+        return NULL;
+    strcpy(params.name, name);
+    if (unix_call(DXCLUNIX_EXTENSION, &params) || params.index < 0 ||
+        params.index >= DXCLUNIX_EXT_COUNT)
+        return NULL;
+    return ext_thunks[params.index];
+}
+
+__declspec(dllexport) void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
+{
+    return extension_thunk(NULL, false, func_name);
+}
+
+__declspec(dllexport) void *CL_API_CALL
+    clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
+{
+    return extension_thunk(platform, true, func_name);
+}
+
+/* ---- The pair's own exports ---- */
+
+/* What dxclunixGetProcAddress hands out: the direct calls, and the two look-ups. */
+#define DXCLUNIX_DIRECT_0(name) (void *)name,
+#define DXCLUNIX_DIRECT_1(name) (void *)direct_##name,
+static void *const entry_points[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_CAT(DXCLUNIX_DIRECT_, DXCLUNIX_GENERATED(name))(name)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 };
 
-static UINT64 forward_extension_lookup(enum dxclunix_api index, const UINT64 *args)
-{
-    const char *name =
-        (const char *)(UINT_PTR)args[index == DXCLUNIX_API_clGetExtensionFunctionAddress ? 0 : 1];
-
-    UINT64 address;
-
-    if (!name || takes_callback(name))
-        return 0;
-    return host_call(host[index], args, api_kinds[index].arg_count, &address)
-               ? (UINT64)(UINT_PTR)extension_thunk(address)
-               : 0;
-}
-
-/* Every thunk lands here with its index and its caller's arguments. */
-__attribute__((used)) static UINT64 dxclunix_forward_c(UINT32 index, const UINT64 *args)
-{
-    UINT64 adjusted[DXCLUNIX_MAX_ARGS], ret;
-
-    if (index < DXCLUNIX_API_COUNT && plain[index]) /* the common case first */
-        return call_entry(index, args);
-    if (!open_once_done())
-        return index < DXCLUNIX_API_COUNT ? answer_missing(index, args) : 0;
-    if (index >= DXCLUNIX_API_COUNT) /* an extension function: its result type is unknown */
-        return host_call(host[index], args, DXCLUNIX_MAX_ARGS, &ret)
-                   ? ret
-                   : (UINT64)(INT64)CL_INVALID_VALUE;
-    if (!host[index] || refused[index] ||
-        (index == DXCLUNIX_API_clEnqueueSVMFree && args[3] /* pfn_free_func */))
-        return answer_missing(index, args);
-    if (index == DXCLUNIX_API_clGetExtensionFunctionAddress ||
-        index == DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform)
-        return forward_extension_lookup(index, args);
-    if (stripped[index].notify && args[stripped[index].notify - 1]) {
-        memcpy(adjusted, args, sizeof(adjusted));
-        adjusted[stripped[index].notify - 1] = 0;
-        adjusted[stripped[index].user_data - 1] = 0;
-        args = adjusted;
-    }
-    return call_entry(index, args);
-}
-
-/* The forwarder: spills the register arguments into their home slots, so that the caller's
- * arguments lie in one array above the return address, and calls dxclunix_forward_c(index,
- * array). Then the thunks: each entry point (exported by name) and each extension slot. */
-#define DXCLUNIX_STRING(x) #x
-#define DXCLUNIX_XSTRING(x) DXCLUNIX_STRING(x)
-/* clang-format off */
-__asm__(".text\n"
-        ".balign 16\n"
-        ".def dxclunix_forward; .scl 3; .type 32; .endef\n"
-        ".seh_proc dxclunix_forward\n"
-        "dxclunix_forward:\n"
-        "\tmovq %rcx, 8(%rsp)\n"
-        "\tmovq %rdx, 16(%rsp)\n"
-        "\tmovq %r8, 24(%rsp)\n"
-        "\tmovq %r9, 32(%rsp)\n"
-        "\tsubq $40, %rsp\n"
-        "\t.seh_stackalloc 40\n"
-        "\t.seh_endprologue\n"
-        "\tmovl %eax, %ecx\n"
-        "\tleaq 48(%rsp), %rdx\n"
-        "\tcall dxclunix_forward_c\n"
-        "\taddq $40, %rsp\n"
-        "\tret\n"
-        ".seh_endproc\n"
-        ".set dxclunix_index, 0\n"
-        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
-        ".globl dxclunix_api_thunks\n"
-        "dxclunix_api_thunks:\n"
-#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"                                      \
-        ".globl " #name "\n"                                                                       \
-        ".def " #name "; .scl 2; .type 32; .endef\n"                                               \
-        #name ":\n"                                                                                \
-        "\tmovl $dxclunix_index, %eax\n"                                                           \
-        "\tjmp dxclunix_forward\n"                                                                 \
-        ".set dxclunix_index, dxclunix_index + 1\n"                                                \
-        ".section .drectve\n"                                                                      \
-        ".ascii \" -export:" #name "\"\n"                                                           \
-        ".text\n"
-#include "core/cl_api.h"
-#undef DXCL_API_FN
-        ".balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
-        ".globl dxclunix_extension_thunks\n"
-        "dxclunix_extension_thunks:\n"
-        ".rept " DXCLUNIX_XSTRING(DXCLUNIX_EXTENSION_SLOTS) "\n"
-        "\tmovl $dxclunix_index, %eax\n"
-        "\tjmp dxclunix_forward\n"
-        "\t.balign " DXCLUNIX_XSTRING(DXCLUNIX_THUNK_SIZE) "\n"
-        ".set dxclunix_index, dxclunix_index + 1\n"
-        ".endr\n");
-/* clang-format on */
-
-/* dxcl's question to the pair: the thunk of an entry point the host has (its direct thunk
- * where the call passes as it is, else the forwarder's), NULL for one it lacks (or one the
- * pair refuses outright), or when the host library cannot be opened. */
+/* dxcl's question to the pair: the entry point of a function the host has and the pair hands
+ * out, NULL for one it lacks or refuses, or when the host library cannot be opened. The two
+ * extension look-ups are the pair's own, there whenever the host has them. */
 __declspec(dllexport) void *WINAPI dxclunixGetProcAddress(const char *name);
 void *WINAPI dxclunixGetProcAddress(const char *name)
 {
     if (!name || !open_once_done())
         return NULL;
-    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
-        if (!strcmp(api_names[i], name)) {
-            if (plain[i])
-                return direct_thunks[i];
-            return host[i] && !refused[i] ? (void *)(dxclunix_api_thunks + i * DXCLUNIX_THUNK_SIZE)
-                                          : NULL;
-        }
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++) {
+        bool own = i == DXCLUNIX_API_clGetExtensionFunctionAddress ||
+                   i == DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform;
+
+        if (strcmp(api_names[i], name))
+            continue;
+        if (query.state[i] == DXCLUNIX_PRESENT || (own && query.state[i] != DXCLUNIX_ABSENT))
+            return entry_points[i];
+        return NULL;
+    }
     return NULL;
 }
 
@@ -452,13 +367,55 @@ DWORD WINAPI dxclunixSignalsPutBack(char *owner, DWORD size)
     return params.count;
 }
 
-/* Closes a host fd of a twin's memory or semaphore that the driver's import refused: a
- * successful import owns its fd, a failed one leaves it with the caller. */
-__declspec(dllexport) void WINAPI dxclunixCloseFd(int32_t fd);
-void WINAPI dxclunixCloseFd(int32_t fd)
+/* Closes the host fd behind an fd handle of a twin's memory or semaphore (dxclunix.h, "An fd
+ * handle") that the driver's import refused: a successful import owns its fd, a refused one
+ * leaves it with the caller. False when `handle` is not one the Unix half issued. */
+__declspec(dllexport) BOOL WINAPI dxclunixCloseFd(int32_t handle);
+BOOL WINAPI dxclunixCloseFd(int32_t handle)
 {
-    if (fd >= 0 && unix_half_found())
-        unix_call(DXCLUNIX_CLOSE_FD, &fd);
+    struct dxclunix_fd params = {handle};
+
+    return handle >= 0 && unix_half_found() && unix_call(DXCLUNIX_CLOSE_FD, &params) == 0;
+}
+
+/* Event watches (dxclunix.h, "Event watches"): the host's clSetEventCallback result (an error
+ * of the event's kind when the call faulted). */
+__declspec(dllexport) cl_int WINAPI dxclunixWatchEvent(cl_event event);
+cl_int WINAPI dxclunixWatchEvent(cl_event event)
+{
+    struct dxclunix_watch params = {(UINT64)(UINT_PTR)event, CL_INVALID_OPERATION};
+
+    if (!open_once_done())
+        return CL_INVALID_OPERATION;
+    return unix_call(DXCLUNIX_WATCH, &params) ? CL_INVALID_EVENT : params.status;
+}
+
+/* Blocks until a watched event completed, dxclunixWakeWatcher was called or `timeout_ms`
+ * passed (INFINITE: none): the number of events that completed, each in `events` (room for
+ * DXCLUNIX_WATCHED_MAX), and in *woken whether it was woken; (DWORD)-1 when it cannot wait. */
+__declspec(dllexport) DWORD WINAPI
+    dxclunixWaitWatched(DWORD timeout_ms, cl_event *events, BOOL *woken);
+DWORD WINAPI dxclunixWaitWatched(DWORD timeout_ms, cl_event *events, BOOL *woken)
+{
+    struct dxclunix_watched params = {.timeout_ms = timeout_ms == INFINITE ? DXCLUNIX_WAIT_FOREVER
+                                                                           : timeout_ms};
+
+    if (!events || !open_once_done() || unix_call(DXCLUNIX_WAIT_WATCHED, &params) ||
+        params.count > DXCLUNIX_WATCHED_MAX)
+        return (DWORD)-1;
+    for (uint32_t i = 0; i < params.count; i++)
+        events[i] = (cl_event)(UINT_PTR)params.events[i];
+    if (woken)
+        *woken = params.woken != 0;
+    return params.count;
+}
+
+/* Ends the wait of dxclunixWaitWatched now (or the next one, if none is in progress). */
+__declspec(dllexport) void WINAPI dxclunixWakeWatcher(void);
+void WINAPI dxclunixWakeWatcher(void)
+{
+    if (unix_half_found())
+        unix_call(DXCLUNIX_WAKE_WATCHER, NULL);
 }
 
 /* At dxcl's load (src/core/driver.c, dxcl_driver_announce): finds the Unix half, so that
@@ -469,26 +426,6 @@ BOOL WINAPI dxclunixAnnounce(void)
 {
     return unix_half_found();
 }
-
-/* The GPU path's calls of dxcl's host Vulkan layer (src/core/twin.h, enum dxcl_layer_call), each
- * with its struct: the layer's answer, or -1 (*layer_missing set where the layer is not loaded:
- * VK_LAYER_PATH, VK_INSTANCE_LAYERS; clear where the Unix half is missing or the call does not
- * exist). */
-__declspec(dllexport) int32_t WINAPI
-    dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing);
-int32_t WINAPI dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing)
-{
-    struct dxclunix_layer asked = {call, -1, (uint64_t)(uintptr_t)params, 0, 0};
-
-    *layer_missing = 0;
-    if (!params || call >= DXCL_LAYER_CALL_COUNT || !unix_half_found() ||
-        unix_call(DXCLUNIX_LAYER, &asked) != 0)
-        return -1;
-    *layer_missing = asked.layer_missing;
-    return asked.result;
-}
-
-/* ---- Late calls (dxclunix.h, enum dxclunix_late_code), apart from the rest ---- */
 
 /* Where the Unix side looked for the host's OpenCL drivers and what it found (one line, for
  * dxcl's log and dxclinfo); false without the Unix half. */
@@ -502,12 +439,55 @@ BOOL WINAPI dxclunixGetHostDrivers(char *text, DWORD size)
     if (!text || !size || !unix_half_found())
         return FALSE;
     AcquireSRWLockExclusive(&lock);
-    got = !unix_dispatcher(unix_handle,
-                           DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT + DXCLUNIX_HOST_ICDS, &params);
+    got = !unix_call(DXCLUNIX_HOST_ICDS, &params);
     if (got) {
         strncpy(text, params.report, size - 1);
         text[size - 1] = 0;
     }
     ReleaseSRWLockExclusive(&lock);
     return got;
+}
+
+/* The GPU path's calls of dxcl's host Vulkan layer (src/core/twin.h, enum dxcl_layer_call), one
+ * Unix call each (dxclunix.h, DXCLUNIX_LAYER_CALLS): the call's struct goes in its Unix call's
+ * params and comes back. */
+#define DXCLUNIX_LAYER_FN(id, name, type)                                                          \
+    static int32_t layer_##name(void *params, uint32_t *layer_missing)                             \
+    {                                                                                              \
+        struct dxclunix_layer_##name p = {.result = -1};                                           \
+                                                                                                   \
+        memcpy(&p.call, params, sizeof(p.call));                                                   \
+        if (unix_call(DXCLUNIX_LAYER_CODE(id), &p))                                                \
+            return -1;                                                                             \
+        memcpy(params, &p.call, sizeof(p.call));                                                   \
+        *layer_missing = p.layer_missing;                                                          \
+        return p.result;                                                                           \
+    }
+DXCLUNIX_LAYER_CALLS
+#undef DXCLUNIX_LAYER_FN
+
+static int32_t (*const layer_calls[DXCL_LAYER_CALL_COUNT])(void *params, uint32_t *missing) = {
+#define DXCLUNIX_LAYER_FN(id, name, type) [id] = layer_##name,
+    DXCLUNIX_LAYER_CALLS
+#undef DXCLUNIX_LAYER_FN
+};
+
+/* A call of the layer with its struct: the layer's answer, or -1 (*layer_missing set where the
+ * layer is not loaded: VK_LAYER_PATH, VK_INSTANCE_LAYERS; clear where the Unix half is missing,
+ * the call does not exist or the Unix half refused its parameters). The fds it hands out are fd
+ * handles. */
+__declspec(dllexport) int32_t WINAPI
+    dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing);
+int32_t WINAPI dxclunixLayerCall(uint32_t call, void *params, uint32_t *layer_missing)
+{
+    uint32_t missing = 0;
+    int32_t result;
+
+    if (!params || call >= DXCL_LAYER_CALL_COUNT || !unix_half_found())
+        result = -1;
+    else
+        result = layer_calls[call](params, &missing);
+    if (layer_missing)
+        *layer_missing = missing;
+    return result;
 }

@@ -1,32 +1,30 @@
 /* dxclunix.so, the Unix half of dxcl's builtin pair: Wine loads it beside dxclunix.dll and the
- * PE half reaches it through __wine_unix_call. It opens the host's libOpenCL.so.1 (the ICD
- * loader, or any library of that name on the library path; DXCL_UNIX_LIBRARY names another;
- * inside Steam's container with the host's drivers added: host_icds.h), looks functions up, and
- * calls them; it also reaches dxcl's host Vulkan layer for the GPU path's twins (docs/proxy.md,
- * "The Vulkan layer"). It never calls PE code: the PE half strips or refuses every callback before
- * a call gets here (src/unix/pe/dxclunix_pe.c). Handles, pointers and buffers pass as they are: on
- * x86-64 without WoW64 both halves share the address space. */
+ * PE half reaches it through __wine_unix_call (the interface: ../dxclunix.h). It opens the
+ * host's libOpenCL.so.1 (the ICD loader, or any library of that name on the library path;
+ * DXCL_UNIX_LIBRARY names another; inside Steam's container with the host's drivers added:
+ * host_icds.h), and calls the host's functions by the index of each Unix call, from tables of
+ * its own: the entry points of core/cl_api.h and the extension functions of dxclunix_ext.h. It
+ * also makes the GPU path's calls of dxcl's host Vulkan layer, one Unix call each (docs/proxy.md,
+ * "The Vulkan layer"), watches OpenCL's releases for the layer, and keeps the host fds of the
+ * twins behind handles (fd_handles.c). It never calls PE code: arguments that would have the host
+ * call PE code are dropped or refused here, whatever the PE half sent. Handles, pointers and
+ * buffers pass as they are: on x86-64 without WoW64 both halves share the address space. */
 #define _GNU_SOURCE
-#include "../dxclunix.h"
+#include "dxclunix_so.h"
 #include "host_icds.h"
 #include "unix/host_config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Wine's NTSTATUS and the type of a __wine_unix_call_funcs entry (include/wine/unixlib.h). */
-typedef int32_t NTSTATUS;
-typedef NTSTATUS (*unixlib_entry_t)(void *args);
-
-/* A host function of n integer arguments, returning `type`, called with p[0..n-1] (OpenCL functions
- * take no floating-point or struct arguments by value). */
+/* A host function of n integer arguments, returning `type`, called with p[0..n-1] (OpenCL
+ * functions take no floating-point or struct arguments by value). */
 #define DXCLUNIX_HOST_CALL(type, n, fn, p)                                                         \
     ((type(*)(DXCLUNIX_CAT(DXCLUNIX_TYPES_, n)))(fn))(DXCLUNIX_CAT(DXCLUNIX_ARGS_, n)(p))
 #define DXCLUNIX_TYPES_0 void
@@ -63,14 +61,7 @@ typedef NTSTATUS (*unixlib_entry_t)(void *args);
 #define DXCLUNIX_ARGS_14(p) DXCLUNIX_ARGS_13(p), p[13]
 #define DXCLUNIX_ARGS_15(p) DXCLUNIX_ARGS_14(p), p[14]
 #define DXCLUNIX_ARGS_16(p) DXCLUNIX_ARGS_15(p), p[15]
-
-/* Every entry point of core/cl_api.h, in its order: its index in api_functions[]. */
-enum dxclunix_api {
-#define DXCL_API_FN(route, kind, ret, name, version, params, args) DXCLUNIX_API_##name,
-#include "core/cl_api.h"
-#undef DXCL_API_FN
-    DXCLUNIX_API_COUNT
-};
+#define DXCLUNIX_MAX_ARGS 16
 
 static const char *const api_names[DXCLUNIX_API_COUNT] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) #name,
@@ -78,77 +69,53 @@ static const char *const api_names[DXCLUNIX_API_COUNT] = {
 #undef DXCL_API_FN
 };
 
-/* The host's address of each entry point, filled when the library opens. The PE half makes a
- * direct call only of one the host has (dxclunixGetProcAddress), so none reads a NULL here. */
-static uintptr_t api_functions[DXCLUNIX_API_COUNT];
+enum kind { KIND_INT, KIND_OBJ, KIND_PTR, KIND_NONE };
+static const struct {
+    unsigned char kind, arity;
+} api_shapes[DXCLUNIX_API_COUNT] = {
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    {KIND_##kind, DXCLUNIX_ARITY(args)},
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+};
 
-/* Signal handlers (docs/proxy.md, "Signal handlers"). Wine runs on its handlers: SIGUSR1
- * suspends a thread (SuspendThread, GetThreadContext), SIGQUIT ends the other threads at exit,
- * SIGSEGV and others raise exceptions. LLVM, in a driver that compiles with it (PoCL), puts
- * its own in their place the first time it writes a file (llvm::sys::RemoveFileOnSignal):
- * SIGUSR1 then suspends nothing, GetThreadContext waits forever, and its one-shot SIGQUIT
- * handler lets a second SIGQUIT kill the process. Wine's handlers are saved before the host
- * library loads and put back after each call that may compile, wherever the handler in place
- * is LLVM's (its code lives in a library named *LLVM*); a driver's other handlers stay. LLVM
- * installs its handlers once, so after the first put-back it does not take them again. */
-#define DXCLUNIX_SIGNAL_LIMIT 32
-static struct sigaction wine_actions[DXCLUNIX_SIGNAL_LIMIT];
-static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_uint signals_put_back;
-static char signals_owner[256]; /* the library whose handlers were taken out */
+/* The host's address of each entry point (host_functions), and of those the PE half may call
+ * (api_functions: the refused ones are 0 there); filled when the library opens. */
+static uintptr_t host_functions[DXCLUNIX_API_COUNT], api_functions[DXCLUNIX_API_COUNT];
 
-static void save_wine_handlers(void)
+uintptr_t dxclunix_host_function(enum dxclunix_api index)
 {
-    for (int sig = 1; sig < DXCLUNIX_SIGNAL_LIMIT; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, NULL, &wine_actions[sig]);
+    return (unsigned)index < DXCLUNIX_API_COUNT ? host_functions[index] : 0;
 }
 
-static bool same_handler(const struct sigaction *a, const struct sigaction *b)
-{
-    return a->sa_handler == b->sa_handler;
-}
+/* Entry points the pair refuses (their calls answer that the function is missing): they
+ * would have the host call PE code, or give the PE half a host address (the extension
+ * look-ups go through DXCLUNIX_EXTENSION instead). */
+static const bool refused[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clSetEventCallback] = true,
+    [DXCLUNIX_API_clSetMemObjectDestructorCallback] = true,
+    [DXCLUNIX_API_clSetContextDestructorCallback] = true,
+    [DXCLUNIX_API_clSetProgramReleaseCallback] = true,
+    [DXCLUNIX_API_clEnqueueNativeKernel] = true,
+    [DXCLUNIX_API_clGetExtensionFunctionAddress] = true,
+    [DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform] = true,
+};
 
-/* The file of the library a handler lives in, when that is LLVM's. */
-static const char *llvm_library_of(const struct sigaction *action)
-{
-    Dl_info info;
-
-    if (action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN ||
-        !dladdr((void *)action->sa_handler, &info) || !info.dli_fname)
-        return NULL;
-    const char *base = strrchr(info.dli_fname, '/');
-    return strstr(base ? base : info.dli_fname, "LLVM") ? info.dli_fname : NULL;
-}
-
-static bool handler_changed(int sig)
-{
-    struct sigaction now;
-
-    return sigaction(sig, NULL, &now) == 0 && !same_handler(&now, &wine_actions[sig]);
-}
-
-static void put_back_wine_handlers(void)
-{
-    /* LLVM takes all its signals at once; these two are the ones Wine cannot do without. */
-    if (!handler_changed(SIGUSR1) && !handler_changed(SIGQUIT))
-        return;
-    pthread_mutex_lock(&signals_lock);
-    for (int sig = 1; sig < DXCLUNIX_SIGNAL_LIMIT; sig++) {
-        struct sigaction now;
-        const char *owner;
-
-        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &now) != 0 ||
-            same_handler(&now, &wine_actions[sig]) || !(owner = llvm_library_of(&now)))
-            continue;
-        if (sigaction(sig, &wine_actions[sig], NULL) == 0) {
-            if (!signals_owner[0])
-                snprintf(signals_owner, sizeof(signals_owner), "%s", owner);
-            atomic_fetch_add(&signals_put_back, 1);
-        }
-    }
-    pthread_mutex_unlock(&signals_lock);
-}
+/* The calls that special_call makes: a callback argument dropped (the function pointer and its
+ * user data, 0-based slots), clEnqueueSVMFree refused with a free function, and the imports
+ * whose properties (slot 1) may name fd handles. */
+static const struct {
+    unsigned char special, notify, user_data;
+} specials[DXCLUNIX_API_COUNT] = {
+    [DXCLUNIX_API_clCreateContext] = {1, 3, 4},
+    [DXCLUNIX_API_clCreateContextFromType] = {1, 2, 3},
+    [DXCLUNIX_API_clBuildProgram] = {1, 4, 5},
+    [DXCLUNIX_API_clCompileProgram] = {1, 7, 8},
+    [DXCLUNIX_API_clLinkProgram] = {1, 6, 7},
+    [DXCLUNIX_API_clEnqueueSVMFree] = {1, 0, 0},
+    [DXCLUNIX_API_clCreateBufferWithProperties] = {1, 0, 0},
+    [DXCLUNIX_API_clCreateImageWithProperties] = {1, 0, 0},
+};
 
 /* The entry points after which the handlers are looked at: those that compile (PoCL compiles
  * at build time and when it first runs a kernel of a work-group size, on its own threads) and
@@ -165,15 +132,6 @@ static const bool may_compile[DXCLUNIX_API_COUNT] = {
     [DXCLUNIX_API_clWaitForEvents] = true,
 };
 
-static void put_back_after(uint64_t fn)
-{
-    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
-        if (may_compile[i] && api_functions[i] == fn) {
-            put_back_wine_handlers();
-            return;
-        }
-}
-
 static void *library;
 static char library_path[512];
 static char library_error[256];
@@ -188,14 +146,16 @@ static void load_library(void)
 
     if (!name || !*name)
         name = "libOpenCL.so.1";
-    save_wine_handlers();
+    dxclunix_save_wine_handlers();
     library = dxcl_host_icds_open(name, library_error, sizeof(library_error), host_icds_report,
                                   sizeof(host_icds_report));
-    put_back_wine_handlers(); /* the loader may have started the drivers */
+    dxclunix_put_back_wine_handlers(); /* the loader may have started the drivers */
     if (!library)
         return;
-    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
-        api_functions[i] = (uintptr_t)dlsym(library, api_names[i]);
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++) {
+        host_functions[i] = (uintptr_t)dlsym(library, api_names[i]);
+        api_functions[i] = refused[i] ? 0 : host_functions[i];
+    }
     probe = dlsym(library, "clGetPlatformIDs");
     if (probe && dladdr(probe, &info) && info.dli_fname)
         snprintf(library_path, sizeof(library_path), "%s", info.dli_fname);
@@ -207,6 +167,8 @@ static NTSTATUS unix_open(void *args)
 {
     struct dxclunix_open *params = args;
 
+    if (!params)
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
     pthread_once(&library_once, load_library);
     params->status = library ? 0 : -1;
     memcpy(params->path, library_path, sizeof(params->path));
@@ -214,52 +176,202 @@ static NTSTATUS unix_open(void *args)
     return 0;
 }
 
-static NTSTATUS unix_lookup(void *args)
+static NTSTATUS unix_query(void *args)
 {
-    struct dxclunix_lookup *params = args;
+    struct dxclunix_query *params = args;
 
-    for (uint32_t i = 0; i < params->count; i++) {
-        void *address = library ? dlsym(library, params->names[i]) : NULL;
+    if (!params || params->count != DXCLUNIX_API_COUNT)
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
+    for (int i = 0; i < DXCLUNIX_API_COUNT; i++)
+        params->state[i] = !host_functions[i] ? DXCLUNIX_ABSENT
+                           : refused[i]       ? DXCLUNIX_REFUSED
+                                              : DXCLUNIX_PRESENT;
+    return 0;
+}
 
-        params->addresses[i] = (uint64_t)(uintptr_t)address;
+/* ---- Extension functions (dxclunix_ext.h) ---- */
+
+static const char *const ext_names[DXCLUNIX_EXT_COUNT] = {
+#define DXCLUNIX_EXT_FN(kind, name, slots, fault) #name,
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
+};
+
+/* The host's address of each, bound at its first look-up that finds one; one platform's per
+ * function (the index names the function, not the platform). */
+static _Atomic uintptr_t ext_functions[DXCLUNIX_EXT_COUNT];
+
+static int ext_index(const char *name)
+{
+    for (int i = 0; i < DXCLUNIX_EXT_COUNT; i++)
+        if (!strcmp(ext_names[i], name))
+            return i;
+    return -1;
+}
+
+/* The host's address of `name`: the host's look-up, which may fault on a bad platform (no lock
+ * is held). */
+static uintptr_t host_extension(uint64_t platform, bool with_platform, const char *name)
+{
+    __typeof__(&clGetExtensionFunctionAddressForPlatform) for_platform =
+        (__typeof__(&clGetExtensionFunctionAddressForPlatform))
+            host_functions[DXCLUNIX_API_clGetExtensionFunctionAddressForPlatform];
+    __typeof__(&clGetExtensionFunctionAddress) any = (__typeof__(&clGetExtensionFunctionAddress))
+        host_functions[DXCLUNIX_API_clGetExtensionFunctionAddress];
+
+    if (with_platform)
+        return for_platform ? (uintptr_t)for_platform((cl_platform_id)(uintptr_t)platform, name)
+                            : 0;
+    return any ? (uintptr_t)any(name) : 0;
+}
+
+static NTSTATUS unix_extension(void *args)
+{
+    struct dxclunix_extension *params = args;
+    char name[sizeof(params->name)], why[sizeof(params->why)] = "";
+    uintptr_t address, bound = 0;
+    int index;
+
+    if (!params)
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
+    memcpy(name, params->name, sizeof(name));
+    if (!memchr(name, 0, sizeof(name)))
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
+    if ((index = ext_index(name)) < 0)
+        snprintf(why, sizeof(why), "not one the pair hands out (src/unix/dxclunix_ext.h)");
+    else if (!library)
+        snprintf(why, sizeof(why), "no host library");
+    else if (!(address = host_extension(params->platform, params->with_platform, name)))
+        snprintf(why, sizeof(why), "the host has none");
+    else if (!atomic_compare_exchange_strong(&ext_functions[index], &bound, address) &&
+             bound != address)
+        snprintf(why, sizeof(why), "another platform's is bound to it already");
+    params->index = why[0] ? -1 : index;
+    memcpy(params->why, why, sizeof(params->why));
+    return 0;
+}
+
+/* ---- The calls of OpenCL functions ---- */
+
+/* A create function whose properties (slot `at`) may name fd handles: the host gets the fds
+ * in their place (fd_handles.c). The call's kind is OBJ: its errcode_ret is the last slot. */
+static NTSTATUS import_call(uintptr_t fn, uint64_t *slots, unsigned arity, unsigned at)
+{
+    uint64_t a[DXCLUNIX_MAX_ARGS] = {0}, ret;
+    struct dxclunix_import import;
+
+    memcpy(a, slots, arity * sizeof(*a));
+    switch (dxclunix_import_properties((const uint64_t *)(uintptr_t)a[at], &import)) {
+    case DXCLUNIX_IMPORT_REFUSED:
+        if (a[arity - 1])
+            *(cl_int *)(uintptr_t)a[arity - 1] = CL_INVALID_PROPERTY;
+        slots[arity] = 0;
+        return 0;
+    case DXCLUNIX_IMPORT_FDS:
+        a[at] = (uint64_t)(uintptr_t)import.properties;
+        break;
+    case DXCLUNIX_IMPORT_AS_IS:
+        break;
     }
+    ret = DXCLUNIX_HOST_CALL(uint64_t, 16, fn, a);
+    dxclunix_import_done(&import, ret != 0);
+    slots[arity] = ret;
     return 0;
 }
 
-static NTSTATUS unix_call(void *args)
+/* The entry points of `specials`, with a copy of their arguments. */
+static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *slots)
 {
-    struct dxclunix_call *params = args;
-    const uint64_t *a = params->args;
+    unsigned arity = api_shapes[index].arity;
+    uint64_t a[DXCLUNIX_MAX_ARGS] = {0}, ret;
 
-    params->ret = DXCLUNIX_HOST_CALL(uint64_t, 16, (uintptr_t)params->fn, a);
-    put_back_after(params->fn);
+    if (index == DXCLUNIX_API_clCreateBufferWithProperties ||
+        index == DXCLUNIX_API_clCreateImageWithProperties)
+        return import_call(fn, slots, arity, 1);
+    memcpy(a, slots, arity * sizeof(*a));
+    if (index == DXCLUNIX_API_clEnqueueSVMFree && a[3] /* pfn_free_func */)
+        return CL_INVALID_OPERATION;
+    if (specials[index].notify)
+        a[specials[index].notify] = a[specials[index].user_data] = 0;
+    ret = DXCLUNIX_HOST_CALL(uint64_t, 16, fn, a);
+    if (may_compile[index])
+        dxclunix_put_back_wine_handlers();
+    if (api_shapes[index].kind == KIND_INT)
+        return (int32_t)ret;
+    slots[arity] = ret;
     return 0;
 }
 
-static NTSTATUS unix_signals(void *args)
-{
-    struct dxclunix_signals *params = args;
+/* What a call answers for a function the host lacks, by kind. */
+#define DXCLUNIX_ABSENT_INT CL_INVALID_OPERATION
+#define DXCLUNIX_ABSENT_OBJ DXCLUNIX_MISSING
+#define DXCLUNIX_ABSENT_PTR DXCLUNIX_MISSING
+#define DXCLUNIX_ABSENT_NONE DXCLUNIX_MISSING
 
-    pthread_mutex_lock(&signals_lock);
-    params->count = atomic_load(&signals_put_back);
-    memcpy(params->owner, signals_owner, sizeof(params->owner));
-    pthread_mutex_unlock(&signals_lock);
+/* The call of each entry point: its arguments, then the slot of its result; an INT entry
+ * point's cl_int is the call's status instead (dxclunix.h). */
+#define DXCLUNIX_RESULT_INT(n, fn, p) return DXCLUNIX_HOST_CALL(int32_t, n, fn, p->slot);
+#define DXCLUNIX_RESULT_OBJ(n, fn, p)                                                              \
+    p->slot[n] = DXCLUNIX_HOST_CALL(uint64_t, n, fn, p->slot);                                     \
     return 0;
-}
-
-static NTSTATUS unix_close_fd(void *args)
-{
-    const int32_t *fd = args;
-
-    if (*fd >= 0)
-        close(*fd);
+#define DXCLUNIX_RESULT_PTR DXCLUNIX_RESULT_OBJ
+#define DXCLUNIX_RESULT_NONE DXCLUNIX_RESULT_OBJ
+#define DXCLUNIX_COMPILING_INT(name, args)                                                         \
+    int32_t status = DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                             \
+                                        api_functions[DXCLUNIX_API_##name], p->slot);              \
+    dxclunix_put_back_wine_handlers();                                                             \
+    return status;
+#define DXCLUNIX_COMPILING_OBJ(name, args)                                                         \
+    p->slot[DXCLUNIX_ARITY(args)] = DXCLUNIX_HOST_CALL(                                            \
+        uint64_t, DXCLUNIX_ARITY(args), api_functions[DXCLUNIX_API_##name], p->slot);              \
+    dxclunix_put_back_wine_handlers();                                                             \
     return 0;
-}
+#define DXCLUNIX_COMPILING_PTR DXCLUNIX_COMPILING_OBJ
+#define DXCLUNIX_COMPILING_NONE DXCLUNIX_COMPILING_OBJ
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    static NTSTATUS direct_##name(void *args_and_result)                                           \
+    {                                                                                              \
+        union dxclunix_##name##_params *p = args_and_result;                                       \
+        const uintptr_t fn = api_functions[DXCLUNIX_API_##name];                                   \
+                                                                                                   \
+        if (!p)                                                                                    \
+            return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
+        if (!fn)                                                                                   \
+            return DXCLUNIX_ABSENT_##kind;                                                         \
+        if (specials[DXCLUNIX_API_##name].special)                                                 \
+            return special_call(DXCLUNIX_API_##name, fn, p->slot);                                 \
+        if (may_compile[DXCLUNIX_API_##name]) {                                                    \
+            DXCLUNIX_COMPILING_##kind(name, args)                                                  \
+        }                                                                                          \
+        DXCLUNIX_RESULT_##kind(DXCLUNIX_ARITY(args), fn, p)                                        \
+    }
+#include "core/cl_api.h"
+#undef DXCL_API_FN
 
-/* The GPU path's calls of dxcl's Vulkan layer (core/twin.h, enum dxcl_layer_call): found in the
- * layer the Vulkan loader has loaded, never loaded here. A device may be made after dxcl's first
- * call, so a lookup that finds no layer is tried again on the next call (a dlopen that only
- * looks). */
+/* The call of each extension function, from the table of addresses bound by its look-up. */
+#define DXCLUNIX_EXT_FN(kind, name, slots, fault)                                                  \
+    static NTSTATUS ext_##name(void *args_and_result)                                              \
+    {                                                                                              \
+        struct dxclunix_ext_##name##_params *p = args_and_result;                                  \
+        const uintptr_t fn =                                                                       \
+            atomic_load_explicit(&ext_functions[DXCLUNIX_EXT_##name], memory_order_acquire);       \
+                                                                                                   \
+        if (!p)                                                                                    \
+            return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
+        if (!fn)                                                                                   \
+            return DXCLUNIX_ABSENT_##kind;                                                         \
+        if (DXCLUNIX_EXT_##name == DXCLUNIX_EXT_clCreateSemaphoreWithPropertiesKHR)                \
+            return import_call(fn, p->slot, slots, 1);                                             \
+        DXCLUNIX_RESULT_##kind(slots, fn, p)                                                       \
+    }
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
+
+/* ---- The GPU path's calls of dxcl's Vulkan layer (dxclunix.h, DXCLUNIX_LAYER_CALLS) ---- */
+
+/* The layer's exports (core/twin.h, DXCL_LAYER_EXPORTS): found in the layer the Vulkan loader
+ * has loaded, never loaded here. A device may be made after dxcl's first call, so a lookup that
+ * finds no layer is tried again on the next call (a dlopen that only looks). */
 static pthread_mutex_t layer_lock = PTHREAD_MUTEX_INITIALIZER;
 static dxcl_layer_export_fn layer_exports[DXCL_LAYER_CALL_COUNT];
 static const char *const layer_names[DXCL_LAYER_CALL_COUNT] = {
@@ -286,6 +398,14 @@ static bool find_layer(void)
     return found;
 }
 
+static bool layer_lock_busy(void)
+{
+    if (pthread_mutex_trylock(&layer_lock))
+        return true;
+    pthread_mutex_unlock(&layer_lock);
+    return false;
+}
+
 /* OpenCL's release of a hand-out is done: the layer lets Direct3D's queue go on. */
 struct release_watch {
     uint64_t event, twin, value;
@@ -296,13 +416,21 @@ static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
 {
     uint64_t args[1] = {event};
 
-    return DXCLUNIX_HOST_CALL(int32_t, 1, api_functions[api], args);
+    return DXCLUNIX_HOST_CALL(int32_t, 1, host_functions[api], args);
 }
 
 /* The events of watches that ended, released at the next watch's start: not inside the driver's
  * callback (PoCL 3.1 aborts when an event is released in its own callback). */
 static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct release_watch *ended;
+
+static bool ended_lock_busy(void)
+{
+    if (pthread_mutex_trylock(&ended_lock))
+        return true;
+    pthread_mutex_unlock(&ended_lock);
+    return false;
+}
 
 static void release_ended(void)
 {
@@ -345,13 +473,16 @@ static void *release_waiter(void *data)
     uint64_t wait_args[2] = {1, (uint64_t)(uintptr_t)&watch->event};
     int32_t status = -1;
 
-    DXCLUNIX_HOST_CALL(int32_t, 2, api_functions[DXCLUNIX_API_clWaitForEvents], wait_args);
+    DXCLUNIX_HOST_CALL(int32_t, 2, host_functions[DXCLUNIX_API_clWaitForEvents], wait_args);
     args[3] = (uint64_t)(uintptr_t)&status;
-    DXCLUNIX_HOST_CALL(int32_t, 5, api_functions[DXCLUNIX_API_clGetEventInfo], args);
+    DXCLUNIX_HOST_CALL(int32_t, 5, host_functions[DXCLUNIX_API_clGetEventInfo], args);
     tell_released(watch, status);
     return NULL;
 }
 
+/* DXCL_LAYER_RELEASE_WHEN, the Unix half's own: the host calls released_callback, a function of
+ * this half (the pair refuses clSetEventCallback to the PE half, not to itself). No lock is held
+ * across the host calls, which fault on a bad event. */
 static int32_t release_when(struct dxcl_layer_release_when *asked)
 {
     struct release_watch *watch = malloc(sizeof(*watch));
@@ -362,7 +493,8 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
     release_ended();
     if (!watch)
         return -6; /* CL_OUT_OF_HOST_MEMORY */
-    if (!api_functions[DXCLUNIX_API_clRetainEvent] || !api_functions[DXCLUNIX_API_clReleaseEvent]) {
+    if (!host_functions[DXCLUNIX_API_clRetainEvent] ||
+        !host_functions[DXCLUNIX_API_clReleaseEvent]) {
         free(watch);
         return -59; /* CL_INVALID_OPERATION */
     }
@@ -371,17 +503,18 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
         free(watch);
         return result;
     }
-    if (api_functions[DXCLUNIX_API_clSetEventCallback]) {
+    if (host_functions[DXCLUNIX_API_clSetEventCallback]) {
         callback_args[0] = watch->event;
         callback_args[1] = 0; /* CL_COMPLETE, which negative statuses reach too */
         callback_args[2] = (uint64_t)(uintptr_t)released_callback;
         callback_args[3] = (uint64_t)(uintptr_t)watch;
-        result = DXCLUNIX_HOST_CALL(int32_t, 4, api_functions[DXCLUNIX_API_clSetEventCallback],
+        result = DXCLUNIX_HOST_CALL(int32_t, 4, host_functions[DXCLUNIX_API_clSetEventCallback],
                                     callback_args);
         if (!result)
             return 0;
     }
-    if (api_functions[DXCLUNIX_API_clWaitForEvents] && api_functions[DXCLUNIX_API_clGetEventInfo] &&
+    if (host_functions[DXCLUNIX_API_clWaitForEvents] &&
+        host_functions[DXCLUNIX_API_clGetEventInfo] &&
         !pthread_create(&thread, NULL, release_waiter, watch)) {
         pthread_detach(thread);
         return 0;
@@ -391,79 +524,166 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
     return result ? result : -59;
 }
 
-static NTSTATUS unix_layer(void *args)
+/* What the Unix half checks and clears before the layer sees a call: the counts it reads arrays
+ * by, and the out fds (a value the PE half left there never comes back as the layer's). */
+static bool layer_params_in(enum dxcl_layer_call call, void *params)
 {
-    struct dxclunix_layer *params = args;
-    void *call = (void *)(uintptr_t)params->params;
-
-    params->result = -1;
-    params->layer_missing = 0;
-    if (params->call >= DXCL_LAYER_CALL_COUNT || !call)
-        return 0;
-    if (params->call == DXCL_LAYER_RELEASE_WHEN)
-        params->result = release_when(call);
-    else if (!find_layer() || !layer_exports[params->call])
-        params->layer_missing = 1;
-    else
-        params->result = layer_exports[params->call](call);
-    return 0;
+    switch (call) {
+    case DXCL_LAYER_HAND_OVER:
+        return ((struct dxcl_hand_over *)params)->count <= DXCL_HAND_OVER_MAX;
+    case DXCL_LAYER_TWIN_CREATE:
+        ((struct dxcl_layer_twin_create *)params)->twin.fd = -1;
+        return true;
+    case DXCL_LAYER_TWIN_EXPORT:
+    case DXCL_LAYER_TWIN_READY_FD:
+        ((struct dxcl_layer_twin_fd *)params)->fd = -1;
+        return true;
+    default:
+        return true;
+    }
 }
 
-/* The direct call of each entry point: its arguments, then the slot of its result; an INT
- * entry point's cl_int is the call's status instead (dxclunix.h, "enum dxclunix_code"). */
-#define DXCLUNIX_DIRECT_INT(name, args)                                                            \
-    static NTSTATUS direct_##name(void *args_and_result)                                           \
-    {                                                                                              \
-        const uint64_t *p = args_and_result;                                                       \
-                                                                                                   \
-        int32_t status;                                                                            \
-                                                                                                   \
-        (void)p; /* clUnloadCompiler has no arguments */                                           \
-        status = DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                                 \
-                                    api_functions[DXCLUNIX_API_##name], p);                        \
-        if (may_compile[DXCLUNIX_API_##name])                                                      \
-            put_back_wine_handlers();                                                              \
-        return status;                                                                             \
+/* An fd the layer handed out becomes an fd handle (dxclunix.h, "An fd handle"): false, the fd
+ * closed and *fd -1, when the table is full. */
+static bool fd_out(int32_t *fd)
+{
+    int raw = *fd;
+
+    if (raw < 0) {
+        *fd = -1;
+        return true;
     }
-#define DXCLUNIX_DIRECT_OBJ(name, args)                                                            \
-    static NTSTATUS direct_##name(void *args_and_result)                                           \
+    if ((*fd = dxclunix_issue_fd(raw)) >= 0)
+        return true;
+    close(raw);
+    *fd = -1;
+    return false;
+}
+
+static void layer_fds_out(enum dxcl_layer_call call, void *params, int32_t *result)
+{
+    struct dxcl_layer_twin_fd *asked = params;
+
+    switch (call) {
+    case DXCL_LAYER_TWIN_CREATE: /* a twin without its fd: the next export gives one */
+        fd_out(&((struct dxcl_layer_twin_create *)params)->twin.fd);
+        return;
+    case DXCL_LAYER_TWIN_EXPORT:
+    case DXCL_LAYER_TWIN_READY_FD:
+        if (*result || fd_out(&asked->fd))
+            return;
+        *result = asked->error.result = -1;
+        snprintf(asked->error.text, sizeof(asked->error.text), "the Unix side holds too many fds");
+        return;
+    default:
+        return;
+    }
+}
+
+/* A call of the layer on the Unix half's own copy of its struct. */
+static int32_t layer_call(enum dxcl_layer_call call, void *params, uint32_t *layer_missing)
+{
+    int32_t result;
+
+    if (call == DXCL_LAYER_RELEASE_WHEN)
+        return release_when(params);
+    if (!find_layer() || !layer_exports[call]) {
+        *layer_missing = 1;
+        return -1;
+    }
+    result = layer_exports[call](params);
+    layer_fds_out(call, params, &result);
+    return result;
+}
+
+/* One Unix call per layer call: the struct is copied in and back out with no lock held (either
+ * copy may fault), and the layer only ever sees this half's copy. */
+#define DXCLUNIX_LAYER_FN(id, name, type)                                                          \
+    static NTSTATUS layer_##name(void *args)                                                       \
     {                                                                                              \
-        uint64_t *p = args_and_result;                                                             \
+        struct dxclunix_layer_##name *p = args, own;                                               \
                                                                                                    \
-        p[DXCLUNIX_ARITY(args)] = DXCLUNIX_HOST_CALL(uint64_t, DXCLUNIX_ARITY(args),               \
-                                                     api_functions[DXCLUNIX_API_##name], p);       \
-        if (may_compile[DXCLUNIX_API_##name])                                                      \
-            put_back_wine_handlers();                                                              \
+        if (!p)                                                                                    \
+            return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
+        memcpy(&own, p, sizeof(own));                                                              \
+        if (!layer_params_in(id, &own.call))                                                       \
+            return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
+        own.layer_missing = 0;                                                                     \
+        own.result = layer_call(id, &own.call, &own.layer_missing);                                \
+        memcpy(p, &own, sizeof(own));                                                              \
         return 0;                                                                                  \
     }
-#define DXCLUNIX_DIRECT_PTR DXCLUNIX_DIRECT_OBJ
-#define DXCLUNIX_DIRECT_NONE DXCLUNIX_DIRECT_OBJ
-#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    DXCLUNIX_DIRECT_##kind(name, args)
-#include "core/cl_api.h"
-#undef DXCL_API_FN
+DXCLUNIX_LAYER_CALLS
+#undef DXCLUNIX_LAYER_FN
 
-/* ---- Late calls (dxclunix.h, enum dxclunix_late_code), apart from the rest ---- */
-
-/* Where the Unix side looked for the host's drivers and what it found (host_icds.h). */
+/* ---- Where the Unix half looked for the host's drivers (host_icds.h) ---- */
 static NTSTATUS unix_host_icds(void *args)
 {
     struct dxclunix_host_icds *params = args;
 
+    if (!params)
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
     pthread_once(&library_once, load_library);
     memcpy(params->report, host_icds_report, sizeof(params->report));
     return 0;
 }
 
-/* Wine looks this table up by name; the order is enum dxclunix_code's, then cl_api.h's, then
- * enum dxclunix_late_code's. */
+/* Test hooks (dxclunix.h, struct dxclunix_test): for tests/test_unix_interface.c only, and off
+ * unless the host environment has DXCL_UNIX_TEST_HOOKS=1. */
+static NTSTATUS unix_test(void *args)
+{
+    struct dxclunix_test *params = args;
+    const char *hooks = getenv("DXCL_UNIX_TEST_HOOKS");
+    uint8_t open_fds[sizeof(params->open_fds)] = {0};
+
+    if (!hooks || strcmp(hooks, "1"))
+        return DXCLUNIX_STATUS_NOT_SUPPORTED;
+    if (!params)
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
+    switch (params->op) {
+    case DXCLUNIX_TEST_ISSUE_FD: {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int32_t handle = dxclunix_issue_fd(fd);
+
+        if (fd >= 0 && handle < 0)
+            close(fd);
+        params->handle = handle;
+        params->fd = handle < 0 ? -1 : fd;
+        return 0;
+    }
+    case DXCLUNIX_TEST_OPEN_FDS:
+        for (int fd = 0; fd < (int)sizeof(open_fds) * 8; fd++)
+            if (fcntl(fd, F_GETFD) != -1)
+                open_fds[fd / 8] |= (uint8_t)(1u << (fd % 8));
+        memcpy(params->open_fds, open_fds, sizeof(open_fds));
+        return 0;
+    case DXCLUNIX_TEST_LOCKS:
+        params->locks_held = (uint32_t)dxclunix_fd_lock_busy() |
+                             (uint32_t)dxclunix_watch_lock_busy() << 1 |
+                             (uint32_t)dxclunix_signals_lock_busy() << 2 |
+                             (uint32_t)layer_lock_busy() << 3 | (uint32_t)ended_lock_busy() << 4;
+        return 0;
+    default:
+        return DXCLUNIX_STATUS_INVALID_PARAMETER;
+    }
+}
+
+/* Wine looks this table up by name; the order is enum dxclunix_code's (the layer's calls last,
+ * in enum dxcl_layer_call's order), then cl_api.h's, then dxclunix_ext.h's. */
 __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_funcs[] = {
-    unix_open,      unix_lookup, unix_call, unix_layer, unix_signals, unix_close_fd,
+    unix_open,           unix_query,     unix_extension,        dxclunix_signals,
+    dxclunix_close_fd,   dxclunix_watch, dxclunix_wait_watched, dxclunix_wake_watcher,
+    unix_host_icds,      unix_test,
+#define DXCLUNIX_LAYER_FN(id, name, type) layer_##name,
+    DXCLUNIX_LAYER_CALLS
+#undef DXCLUNIX_LAYER_FN
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
-    unix_host_icds,
+#define DXCLUNIX_EXT_FN(kind, name, slots, fault) ext_##name,
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
 };
 _Static_assert(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==
-                   DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT + DXCLUNIX_LATE_COUNT,
-               "one entry per enum dxclunix_code, one per entry point, one per late code");
+                   DXCLUNIX_CODE_COUNT + DXCLUNIX_API_COUNT + DXCLUNIX_EXT_COUNT,
+               "one entry per enum dxclunix_code, then one per entry point and extension function");

@@ -1,0 +1,240 @@
+/* Event watches (core/watch.h; docs/design.md, "The waiter"): the waiter sleeps until an event
+ * it waits for completes. The first watch chooses how the driver tells, once per process:
+ *   - the Unix side (dxclunixWatchEvent): the host driver calls a function of the Unix half
+ *     back, which queues the event; dxcl's watch thread, blocked in dxclunixWaitWatched (a Unix
+ *     call that returns once something is queued), wakes the waiter. No PE code ever runs on a
+ *     host thread: the standard Wine pattern for host callbacks;
+ *   - a driver whose clSetEventCallback works (a Windows driver, another dxcl): its callback
+ *     queues the event and wakes the waiter;
+ *   - otherwise (Wine's opencl.dll refuses callbacks): a thread-pool thread blocks in
+ *     clWaitForEvents on the event, then wakes the waiter.
+ * Each event is watched once at a time (a set of them, under the watch lock, which guards the
+ * set alone: the driver is called outside it), and retained until it completed. */
+#include "core/watch.h"
+#include "core/driver.h"
+#include "core/lock.h"
+#include "core/log.h"
+#include "core/table.h"
+#include "core/waiter.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+
+enum route { ROUTE_UNKNOWN, ROUTE_UNIX, ROUTE_CALLBACK, ROUTE_THREAD, ROUTE_NONE };
+static const char *const route_names[] = {"not used yet", "the Unix side's event watches",
+                                          "the driver's event callbacks",
+                                          "threads waiting in clWaitForEvents", "none"};
+
+static volatile LONG route = ROUTE_UNKNOWN;
+static INIT_ONCE route_once = INIT_ONCE_STATIC_INIT;
+static SRWLOCK watch_lock = SRWLOCK_INIT;
+static struct dxcl_table watched; /* cl_event -> (void *)1, guarded by watch_lock */
+
+/* The pair's watches (src/unix/pe/dxclunix_pe.c); WATCHED_MAX events at most per wait. */
+#define WATCHED_MAX 64
+typedef cl_int(WINAPI *pair_watch_fn)(cl_event event);
+typedef DWORD(WINAPI *pair_wait_fn)(DWORD timeout_ms, cl_event *events, BOOL *woken);
+static pair_watch_fn pair_watch;
+static pair_wait_fn pair_wait;
+
+/* An event the driver's callback delivered, on its way to dxcl_watch_collect. */
+struct fired {
+    SLIST_ENTRY entry; /* first: MEMORY_ALLOCATION_ALIGNMENT */
+    cl_event event;
+};
+static SLIST_HEADER fired_events;
+
+/* Adds `event` to the set: 1 when it was not there, 0 when it is watched already, -1 when out
+ * of memory. */
+static int claim(cl_event event)
+{
+    int claimed;
+
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    claimed = dxcl_table_get(&watched, event)              ? 0
+              : dxcl_table_put(&watched, event, (void *)1) ? 1
+                                                           : -1;
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    return claimed;
+}
+
+static void forget(cl_event event)
+{
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    dxcl_table_remove(&watched, event);
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+}
+
+/* The Unix side's watch thread: forgets what completed, and wakes the waiter. */
+static DWORD WINAPI watch_thread(void *unused)
+{
+    cl_event events[WATCHED_MAX];
+
+    (void)unused;
+    for (;;) {
+        BOOL woken = FALSE;
+        DWORD count = pair_wait(INFINITE, events, &woken);
+
+        if (count == (DWORD)-1 || count > WATCHED_MAX) {
+            DXCL_LOG("watches: the Unix side's wait failed; the waiter polls instead");
+            InterlockedExchange(&route, ROUTE_NONE);
+            return 0;
+        }
+        for (DWORD i = 0; i < count; i++)
+            forget(events[i]);
+        if (count)
+            dxcl_waiter_wake();
+    }
+}
+
+/* The pair's watches, where the driver is the Unix side; its thread pins nothing: the waiter
+ * pinned dxcl already (dxcl_watch_event starts it first). */
+static bool unix_route(void)
+{
+    HANDLE thread;
+
+    pair_watch = (pair_watch_fn)dxcl_driver_export("dxclunixWatchEvent");
+    pair_wait = (pair_wait_fn)dxcl_driver_export("dxclunixWaitWatched");
+    if (!pair_watch || !pair_wait || !(thread = CreateThread(NULL, 0, watch_thread, NULL, 0, NULL)))
+        return false;
+    CloseHandle(thread);
+    return true;
+}
+
+static BOOL CALLBACK choose_route(INIT_ONCE *once, void *param, void **context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    (void)once, (void)param, (void)context;
+    InitializeSListHead(&fired_events);
+    if (unix_route())
+        route = ROUTE_UNIX;
+    else if (drv->clSetEventCallback && drv->clRetainEvent && drv->clReleaseEvent)
+        route = ROUTE_CALLBACK; /* until the driver refuses one */
+    else if (drv->clWaitForEvents && drv->clRetainEvent && drv->clReleaseEvent)
+        route = ROUTE_THREAD;
+    else
+        route = ROUTE_NONE;
+    DXCL_LOG("watches: the waiter learns of completed events through %s", route_names[route]);
+    return TRUE;
+}
+
+/* The driver cannot call back: threads wait for the events from now on. */
+static void fall_back(LONG from)
+{
+    if (InterlockedCompareExchange(&route, ROUTE_THREAD, from) == from)
+        DXCL_LOG("watches: %s refused a watch; threads wait in clWaitForEvents instead",
+                 route_names[from]);
+}
+
+static void CL_CALLBACK callback_fired(cl_event event, cl_int status, void *data)
+{
+    struct fired *fired = data;
+
+    (void)event, (void)status;
+    InterlockedPushEntrySList(&fired_events, &fired->entry);
+    dxcl_waiter_wake();
+}
+
+/* The driver's callback; CL_INVALID_OPERATION when it cannot call back. */
+static cl_int watch_by_callback(cl_event event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    struct fired *fired = _aligned_malloc(sizeof(*fired), MEMORY_ALLOCATION_ALIGNMENT);
+    cl_int err;
+
+    if (!fired)
+        return CL_OUT_OF_HOST_MEMORY;
+    fired->event = event;
+    if ((err = drv->clRetainEvent(event)) != CL_SUCCESS) {
+        _aligned_free(fired);
+        return err;
+    }
+    if ((err = drv->clSetEventCallback(event, CL_COMPLETE, callback_fired, fired)) != CL_SUCCESS) {
+        drv->clReleaseEvent(event);
+        _aligned_free(fired);
+    }
+    return err;
+}
+
+static DWORD WINAPI wait_in_thread(void *param)
+{
+    cl_event event = param;
+
+    dxcl_driver()->clWaitForEvents(1, &event);
+    forget(event);
+    dxcl_driver()->clReleaseEvent(event);
+    dxcl_waiter_wake();
+    return 0;
+}
+
+static bool watch_by_thread(cl_event event)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+
+    if (drv->clRetainEvent(event) != CL_SUCCESS)
+        return false;
+    if (QueueUserWorkItem(wait_in_thread, event, WT_EXECUTELONGFUNCTION))
+        return true;
+    drv->clReleaseEvent(event);
+    return false;
+}
+
+static bool watch_by_route(cl_event event)
+{
+    for (;;) {
+        LONG now = route;
+        cl_int err;
+
+        switch (now) {
+        case ROUTE_UNIX:
+            if ((err = pair_watch(event)) != CL_INVALID_OPERATION)
+                return err == CL_SUCCESS;
+            fall_back(now);
+            break;
+        case ROUTE_CALLBACK:
+            if ((err = watch_by_callback(event)) != CL_INVALID_OPERATION)
+                return err == CL_SUCCESS;
+            fall_back(now);
+            break;
+        case ROUTE_THREAD:
+            return watch_by_thread(event);
+        default:
+            return false;
+        }
+    }
+}
+
+bool dxcl_watch_event(cl_event event)
+{
+    int claimed;
+
+    if (!event || !dxcl_waiter_start())
+        return false;
+    InitOnceExecuteOnce(&route_once, choose_route, NULL, NULL);
+    if ((claimed = claim(event)) <= 0)
+        return claimed == 0;
+    if (watch_by_route(event))
+        return true;
+    forget(event);
+    return false;
+}
+
+void dxcl_watch_collect(void)
+{
+    PSLIST_ENTRY entry = InterlockedFlushSList(&fired_events);
+
+    while (entry) {
+        struct fired *fired = (struct fired *)entry;
+
+        entry = entry->Next;
+        forget(fired->event);
+        dxcl_driver()->clReleaseEvent(fired->event);
+        _aligned_free(fired);
+    }
+}
+
+const char *dxcl_watch_route(void)
+{
+    return route_names[route];
+}

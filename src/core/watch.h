@@ -1,0 +1,23 @@
+/* Event watches (src/core/watch.c; docs/design.md, "The waiter"): how the waiter sleeps until
+ * an event it waits for completes, instead of polling for it. */
+#ifndef DXCL_WATCH_H
+#define DXCL_WATCH_H
+
+#include "core/common.h"
+
+/* The waiter's next round comes as soon as `event` completes (or fails). True when that is
+ * arranged, now or by an earlier watch of the same event; false when it cannot be (the waiter
+ * then finds it by its rounds alone). The event is retained until it completed. Calls the
+ * driver: no dxcl lock may be held. */
+bool dxcl_watch_event(cl_event event);
+
+/* Lets go of the events that completed since the last call, where the driver's own callback
+ * delivered them (the waiter calls it at each round). */
+void dxcl_watch_collect(void);
+
+/* How the watches reach the driver, in words, for the log and the tests: "not used yet",
+ * "the Unix side's event watches", "the driver's event callbacks", "threads waiting in
+ * clWaitForEvents" or "none". */
+const char *dxcl_watch_route(void);
+
+#endif
