@@ -16,7 +16,9 @@
  *     an fd of its memory; the texture keeps its pixels after it; a render target of that size
  *     and the 67x45 texture have none.
  *   - A twin of an image the device did not make fails with the layer's error and holds
- *     nothing. */
+ *     nothing; an export, a `ready`, a release state and a hand-over of a twin id the layer never
+ *     issued are refused with no fd, a batch of more than DXCL_HAND_OVER_MAX twins is refused,
+ *     and fd handles never issued (or closed) close nothing. */
 #include "testlib.h"
 
 #include <initguid.h>
@@ -32,9 +34,10 @@ enum { WIDTH = 67, HEIGHT = 45 }; /* odd: rows are padded to the layer's row pit
 #define VK_IMAGE_TYPE_2D 1
 
 typedef int32_t(WINAPI *layer_call_fn)(uint32_t call, void *params, uint32_t *layer_missing);
-typedef void(WINAPI *close_fd_fn)(int32_t fd);
+typedef BOOL(WINAPI *close_fd_fn)(int32_t handle);
 static layer_call_fn layer_call;
-static close_fd_fn close_fd; /* a host fd the layer gave out: the Unix side closes it */
+static close_fd_fn close_fd; /* the fd handle of a host fd the layer gave out: the Unix side
+                              * closes it */
 
 /* A call of the layer through the pair: its answer; *missing where the layer is not loaded. */
 static int32_t call(enum dxcl_layer_call which, void *params, uint32_t *missing)
@@ -245,6 +248,33 @@ static void check_unknown_image(uint64_t shared, const char *want)
           want);
 }
 
+/* With the layer loaded: ids it never issued and a batch of too many twins are refused, and no
+ * fd comes back (the Unix side checks the count before the layer reads the items). */
+static void check_bad_input(uint64_t shared)
+{
+    static struct dxcl_hand_over batch;
+    struct dxcl_layer_twin_fd fd = {.twin = 0xdead, .fd = 1};
+    struct dxcl_layer_release_state state = {.twin = 0xdead, .value = 1};
+    uint32_t missing = 1;
+
+    CHECK(call(DXCL_LAYER_TWIN_EXPORT, &fd, &missing) != 0 && !missing && fd.fd == -1 &&
+              fd.error.text[0],
+          "an export of twin 0xdead: refused, no fd (%s)", fd.error.text);
+    fd = (struct dxcl_layer_twin_fd){.twin = 0xdead, .fd = 2};
+    CHECK(call(DXCL_LAYER_TWIN_READY_FD, &fd, &missing) != 0 && !missing && fd.fd == -1,
+          "twin 0xdead's `ready`: refused, no fd (%s)", fd.error.text);
+    CHECK(call(DXCL_LAYER_RELEASE_STATE, &state, &missing) != 0 && !missing,
+          "the release state of twin 0xdead: refused");
+    batch = (struct dxcl_hand_over){.device = shared, .count = DXCL_HAND_OVER_MAX + 1};
+    CHECK(call(DXCL_LAYER_HAND_OVER, &batch, &missing) == -1 && !missing,
+          "a hand-over of %u twins: refused", batch.count);
+    batch.count = 1;
+    batch.items[0] = (struct dxcl_hand_over_item){.twin = 0xdead, .op = DXCL_HAND_IN};
+    CHECK(call(DXCL_LAYER_HAND_OVER, &batch, &missing) != 0 && !missing,
+          "a hand-over of twin 0xdead: refused (%s)", batch.error.text);
+    CHECK(!close_fd(1) && !close_fd(0x40000000 | 0x123456), "fd handles never issued are refused");
+}
+
 /* Sharing starts on the device of a texture: the layer's id of its Vulkan device. */
 static uint64_t start_sharing(dxvk_vk_image image)
 {
@@ -277,7 +307,8 @@ static void check_direct_twin(ID3D11Device *device, uint64_t shared, ID3D11Textu
           twin.fd);
     CHECK(twin.size >= BIG_WIDTH * BIG_HEIGHT * 4ull, "its memory's size %llu",
           (unsigned long long)twin.size);
-    close_fd(twin.fd);
+    CHECK(close_fd(twin.fd), "the twin's fd handle closes");
+    CHECK(!close_fd(twin.fd), "a closed fd handle is stale");
     give_up(twin.id);
     test_d3d11_read(device, (ID3D11Resource *)texture, got, BIG_WIDTH * 4, BIG_HEIGHT);
     CHECK(!memcmp(got, pixels, sizeof(got)), "the texture keeps its pixels after the twin goes");
@@ -333,6 +364,7 @@ int main(void)
     shared = start_sharing(image);
     check_round_trip(device, immediate, interop, shared, texture, image);
     check_unknown_image(shared, "made no image 0x7e57");
+    check_bad_input(shared);
     check_direct_twin(device, shared, texture);
 
     ID3D11Texture2D_Release(texture);
