@@ -63,6 +63,7 @@ struct dxcl_pending_release {
     volatile LONG refs;  /* the poller's, and each acquire joining it */
     volatile LONG taken; /* the end is run by one thread */
     bool unpolled;       /* no waiter took it: the poller's reference is its joiner's to drop */
+    ULONGLONG failed_at; /* when the poller first saw `final` failed (GetTickCount64), or 0 */
     HANDLE done;         /* set when the end ran */
 };
 
@@ -678,11 +679,31 @@ static bool pending_end(struct dxcl_pending_release *p)
     return true;
 }
 
+/* Whether the poller leaves a failed release for a later round: PoCL 3.1 may still be failing
+ * the commands behind the failed one when `final` reads failed, and aborts when one of their
+ * events (the barrier) is released then. The watch wakes the waiter as `final` fails; the end
+ * comes at a round of the backoff DXCL_FAILED_END_DELAY_MS later, as it came when the waiter
+ * polled. */
+#define DXCL_FAILED_END_DELAY_MS 10
+static bool failure_settling(struct dxcl_pending_release *p)
+{
+    cl_int status = CL_COMPLETE;
+    ULONGLONG now = GetTickCount64();
+
+    if (dxcl_driver()->clGetEventInfo(p->final, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                      &status, NULL) != CL_SUCCESS ||
+        status >= CL_COMPLETE)
+        return false;
+    if (!p->failed_at)
+        p->failed_at = now;
+    return now - p->failed_at < DXCL_FAILED_END_DELAY_MS;
+}
+
 static bool poll_pending(void *arg)
 {
     struct dxcl_pending_release *p = arg;
 
-    if (!p->taken && still_running(p->final))
+    if (!p->taken && (still_running(p->final) || failure_settling(p)))
         return false;
     if (!p->taken)
         pending_end(p);
