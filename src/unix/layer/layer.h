@@ -99,13 +99,16 @@ struct image_table {
 
 /* The command buffers of the layer's submissions on a device (handover.c): each is reused
  * once the device's timeline says the GPU ran it. */
-#define RING_SLOTS 64
+/* The ring grows while its command buffers are all on the GPU (a program's loop of acquire and
+ * release runs ahead of it, each batch behind OpenCL's release); only at the most does a batch
+ * wait for the GPU. */
+#define RING_MOST 4096
 struct ring {
     VkCommandPool pool;
     uint32_t family;
-    unsigned count, next;
-    VkCommandBuffer buffers[RING_SLOTS];
-    uint64_t values[RING_SLOTS]; /* the timeline value of its last submission; 0: never */
+    unsigned count, capacity, next;
+    VkCommandBuffer *buffers;
+    uint64_t *values; /* the timeline value of each one's last submission; 0: never */
 };
 
 /* A device. Found from any of its dispatchable handles by dispatch key without a lock
