@@ -831,6 +831,20 @@ static void check_releases(VkPhysicalDevice physical)
             pending += release_state(twin.id, values[i]).state == DXCL_RELEASE_PENDING;
         check(pending == AHEAD, "%d releases ahead: all still pending (%d)", AHEAD, pending);
         check(!went_on_within(&behind, 50), "the queue waits for the first of them");
+        /* This far ahead, a hand-in leaves `ready` alone (the host waits for it instead). */
+        {
+            struct dxcl_hand_over_item in = own_item(&twin, DXCL_HAND_IN, VK_IMAGE_LAYOUT_GENERAL);
+            struct dxcl_hand_over batch = {.device = device, .count = 1};
+
+            in.signal_ready = 1;
+            batch.items[0] = in;
+            REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-in: %s", batch.error.text);
+            check(batch.ready_skipped, "%d releases pending: the hand-in skips `ready`", AHEAD);
+            batch = (struct dxcl_hand_over){.device = device, .count = 1};
+            batch.items[0] = own_item(&twin, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_GENERAL);
+            batch.items[0].opencl_used = 0;
+            REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-out: %s", batch.error.text);
+        }
         for (int i = 0; i < AHEAD; i++)
             released(twin.id, values[i], 0);
         check(went_on_within(&behind, 2000), "all told done: the queue goes on");

@@ -23,6 +23,22 @@ uint64_t releases_bound_ns(void)
     return (uint64_t)ms * 1000000u;
 }
 
+/* DXCL_GPU_READY_AHEAD=<n>: TWIN_READY_AHEAD, read once. */
+uint64_t releases_ready_ahead(void)
+{
+    static _Atomic uint64_t ahead;
+    const char *setting;
+    char *end;
+    unsigned long n;
+
+    if (ahead)
+        return ahead;
+    setting = dxcl_host_setting("DXCL_GPU_READY_AHEAD");
+    n = setting ? strtoul(setting, &end, 10) : 0;
+    ahead = setting && *setting && !*end && n ? n : TWIN_READY_AHEAD;
+    return ahead;
+}
+
 /* ---- A twin's release values (the caller holds the twin's lock) ---- */
 
 static struct release_outcome *outcome_of(struct twin *twin, uint64_t value)
@@ -120,7 +136,8 @@ uint64_t twin_issue_release(struct twin *twin)
 
 bool twin_may_signal_ready(const struct twin *twin)
 {
-    return !twin->ended_early;
+    return !twin->ended_early &&
+           twin->release_issued - twin->release_signalled < releases_ready_ahead();
 }
 
 void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t status)

@@ -15,6 +15,11 @@ struct release_outcome {
  * pending one end early (said in the log), which lets Direct3D's queue go on without it. */
 #define TWIN_OUTCOMES_FIRST 16
 #define TWIN_OUTCOMES_MOST 4096
+/* How many releases of a twin may pend while its hand-ins still signal `ready` for OpenCL's
+ * wait on the GPU; past that the host waits for the hand-in instead, which keeps a program's
+ * loop this close to the GPU. NVIDIA's OpenCL stopped taking `ready` with 168 releases pending
+ * (the H200, test_gpu_path's ahead_of_the_gpu). */
+#define TWIN_READY_AHEAD 4
 
 struct twin {
     struct twin *next; /* in its bucket of the table */
@@ -56,9 +61,11 @@ uint64_t twin_issue_release(struct twin *twin);
 /* Ends `value` (DONE, or FAILED with status) and signals what is contiguous; the caller holds
  * the twin's device (or destroys it). */
 void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t status);
-/* Whether a hand-in may signal the twin's `ready` (not after a release ended early); under the
- * twin's lock. */
+/* Whether a hand-in may signal the twin's `ready`: not after a release ended early, nor with
+ * TWIN_READY_AHEAD releases pending; under the twin's lock. */
 bool twin_may_signal_ready(const struct twin *twin);
+/* TWIN_READY_AHEAD, or DXCL_GPU_READY_AHEAD. */
+uint64_t releases_ready_ahead(void);
 /* Every pending release of the twin ends as failed (logged with `why`). */
 void twin_end_releases(struct twin *twin, const char *why);
 
