@@ -3,6 +3,7 @@
 #include "core/driver.h"
 #include "core/fault.h"
 #include "engine/gpu_path.h"
+#include "formats/formats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
