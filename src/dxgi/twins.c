@@ -4,6 +4,7 @@
 #include "core/env.h"
 #include "core/fault.h"
 #include "engine/gpu_path.h"
+#include "formats/formats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -38,24 +38,7 @@
 
 enum { THREADS = 4, IMAGES_PER_THREAD = 600 };
 
-static int passed, failed;
-
-static void check(bool ok, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *format, ...)
-{
-    va_list args;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL: ");
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    printf("\n");
-}
+#include "native_check.h"
 
 #define REQUIRE(cond, ...)                                                                         \
     do {                                                                                           \
