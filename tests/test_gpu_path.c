@@ -735,6 +735,46 @@ static void direct(struct interop_env *env)
     render_target_twin(env, D3D11_BIND_UNORDERED_ACCESS);
 }
 
+/* A program's loop that runs ahead of the GPU (bench P5's shape): acquire, a first touch and a
+ * release, 200 times with no wait, then one clFinish. Every release pends behind the earlier
+ * ones; none may end early, and the hand-ins' `ready` signals may not outrun OpenCL's waits
+ * (the H200's bench hung in this loop). Direct3D then reads the last fill. */
+static void ahead_of_the_gpu(struct interop_env *env)
+{
+    enum { ROUNDS = 200 };
+    const struct test_texture_desc desc = {DW, DH, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    const size_t origin[3] = {0, 0, 0}, region[3] = {DW, DH, 1};
+    unsigned char *got = malloc(DW * DH * 4), want[4];
+    struct test_texture tex;
+    unsigned failed = 0;
+    cl_int err;
+
+    REQUIRE(got && test_texture_create(env->api, env->d3d, &tex, &desc, false, 53), "texture");
+    cl_mem mem = env->cl->create_texture2d(env->context, 0, tex.resource, 0, &err);
+    REQUIRE(err == CL_SUCCESS, "object: %d", err);
+    for (int round = 0; round < ROUNDS; round++) {
+        const cl_uint4 fill = {{round & 255, (round * 7) & 255, 3, 255}};
+        failed += env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL) != CL_SUCCESS;
+        failed +=
+            clEnqueueFillImage(env->queue, mem, &fill, origin, region, 0, NULL, NULL) != CL_SUCCESS;
+        failed += env->cl->release(env->queue, 1, &mem, 0, NULL, NULL) != CL_SUCCESS;
+    }
+    CHECK(failed == 0, "%u calls of %d rounds failed", failed, ROUNDS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    want[0] = (ROUNDS - 1) & 255;
+    want[1] = ((ROUNDS - 1) * 7) & 255;
+    want[2] = 3;
+    want[3] = 255;
+    test_d3d11_read(env->d3d, tex.resource, got, DW * 4, DH);
+    CHECK(off_pixels(got, DW * DH, want) == 0,
+          "%d rounds ahead: Direct3D reads the last fill "
+          "(%u pixels off)",
+          ROUNDS, off_pixels(got, DW * DH, want));
+    clReleaseMemObject(mem);
+    test_texture_free(env->api, &tex);
+    free(got);
+}
+
 /* ---- Direct3D's waits for OpenCL, bounded (core/twin.h; docs/reliability.md) ---- */
 
 enum { FW = 48, FH = 20 };
@@ -952,6 +992,7 @@ int main(int argc, char **argv)
     every_frame(&env);
     two_accesses(&env);
     direct(&env);
+    ahead_of_the_gpu(&env);
     release_bound(&env);
     release_failed_wait_list(&env);
     exits_pending();

@@ -72,6 +72,9 @@ void dxcl_queue_put(struct dxcl_queue *queue);
  * holds: dxcl saw every queue made (clCreateCommandQueue*), so anything else (a memory
  * object, a context, garbage) is no queue; the value itself is never read. */
 struct dxcl_queue *dxcl_queue_hold(cl_command_queue queue);
+/* The platform of `queue`'s device. NULL for a value that is no queue the program holds
+ * (dxcl_queue_hold), never read. */
+cl_platform_id dxcl_platform_of_queue(cl_command_queue queue);
 /* Markers behind everything queued so far on each queue of `context` the program holds (each
  * flushed), plus `extra` free slots at the end: a malloc'ed array of *count events, or NULL
  * (then *count is 0). The caller releases the events and frees the array. */

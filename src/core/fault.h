@@ -22,7 +22,7 @@ enum dxcl_fault_point {
     DXCL_FAULT_MOVE,      /* a D3D10/D3D11 staging map returns another address (not a failure) */
     DXCL_FAULT_CONVERT,   /* the device conversion of an emulated format: its build, a command */
     DXCL_FAULT_TWIN,      /* a batch of GPU-path hand-overs on Direct3D's queue (not sent) */
-    DXCL_FAULT_TWIN_MAKE, /* the Vulkan layer makes no new twin for a texture */
+    DXCL_FAULT_TWIN_MAKE, /* no twin serves a texture: neither direct, pooled nor new */
     DXCL_FAULT_IMPORT,    /* the driver's import of a twin's memory: asked for an image of width
                            * 0, so that the real driver refuses it (the fd stays with dxcl) */
     DXCL_FAULT_RELEASE_WATCH, /* the GPU path: OpenCL's release of a hand-out is never told to the

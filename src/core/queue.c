@@ -123,6 +123,20 @@ struct dxcl_queue *dxcl_queue_hold(cl_command_queue queue)
     return record;
 }
 
+cl_platform_id dxcl_platform_of_queue(cl_command_queue queue)
+{
+    struct dxcl_queue *held = dxcl_queue_hold(queue);
+    cl_device_id device = NULL;
+    cl_int err;
+
+    if (!held)
+        return NULL; /* no queue: dxcl's own path says so, without the driver reading it */
+    err = DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo,
+                               (queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL));
+    dxcl_queue_put(held);
+    return err == CL_SUCCESS ? dxcl_platform_of_device(device) : NULL;
+}
+
 struct dxcl_context *dxcl_queue_context(cl_command_queue queue)
 {
     struct dxcl_queue *record;

@@ -1,6 +1,5 @@
 /* Path selection per platform and extension (see route.h). */
 #include "core/route.h"
-#include "core/context.h"
 #include "core/env.h"
 #include "core/names.h"
 #include "core/driver.h"
@@ -263,20 +262,6 @@ bool dxcl_context_is_drivers(cl_context context)
             interop |= props[i + 1] && is_interop_property(props[i]);
     free(props);
     return interop;
-}
-
-cl_platform_id dxcl_platform_of_queue(cl_command_queue queue)
-{
-    struct dxcl_queue *held = dxcl_queue_hold(queue);
-    cl_device_id device = NULL;
-    cl_int err;
-
-    if (!held)
-        return NULL; /* no queue: dxcl's own path says so, without the driver reading it */
-    err = DXCL_DRIVER_CALL_INT(clGetCommandQueueInfo,
-                               (queue, CL_QUEUE_DEVICE, sizeof(device), &device, NULL));
-    dxcl_queue_put(held);
-    return err == CL_SUCCESS ? dxcl_platform_of_device(device) : NULL;
 }
 
 cl_platform_id dxcl_platform_of_creation(const cl_context_properties *properties,

@@ -39,9 +39,8 @@ bool dxcl_property_routed(cl_platform_id platform, cl_context_properties propert
  * interop property: a context of the driver's own sharing, whose queries the driver answers. */
 bool dxcl_context_is_drivers(cl_context context);
 
-/* dxcl_platform_of_device and dxcl_platform_of_context are in core/driver.h. NULL for a value
- * that is no queue the program holds (core/context.h, dxcl_queue_hold), never read. */
-cl_platform_id dxcl_platform_of_queue(cl_command_queue queue);
+/* dxcl_platform_of_device and dxcl_platform_of_context are in core/driver.h,
+ * dxcl_platform_of_queue in core/context.h. */
 /* The platform a context creation call names: CL_CONTEXT_PLATFORM, else the first device's,
  * else the driver's first platform. */
 cl_platform_id dxcl_platform_of_creation(const cl_context_properties *properties,

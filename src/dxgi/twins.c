@@ -1,8 +1,10 @@
 /* The GPU path of D3D1x on DXVK (dxgi/twins.h; docs/design.md, "The GPU path"). */
 #include "dxgi/twins.h"
 #include "core/driver.h"
+#include "core/env.h"
 #include "core/fault.h"
 #include "engine/gpu_path.h"
+#include "formats/formats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,10 +135,6 @@ static struct dxcl_dxgi_twin *new_twin(const struct dxcl_twin_request *request)
     struct dxcl_layer_twin_create create = {.request = *request};
     struct dxcl_dxgi_twin *twin;
 
-    if (dxcl_fault_hit(DXCL_FAULT_TWIN_MAKE)) {
-        DXCL_LOG("the GPU path: a twin: fault injected (twin_make)");
-        return NULL;
-    }
     if (!layer_call(DXCL_LAYER_TWIN_CREATE, &create, &create.twin.error, "a twin") ||
         !(twin = calloc(1, sizeof(*twin)))) {
         if (create.twin.id) { /* made, but no memory here for it */
@@ -351,6 +349,9 @@ static const char *find_twin(struct dxcl_surface *surface, struct dxcl_device_st
         return "a staging texture has no Vulkan image on DXVK";
     if (!surface->context->gpu_device)
         return "sharing did not start on the device's Vulkan device (see above)";
+    /* Once per texture, so that neither a direct nor an ordinary twin serves it. */
+    if (dxcl_fault_hit(DXCL_FAULT_TWIN_MAKE))
+        return "the Vulkan layer made no twin (fault injected: twin_make)";
     want->direct_image = direct_image_of(surface, want, storage->host_import, &layout);
     if ((storage->direct = take_direct(surface, storage->flags, want, layout)))
         return NULL;
@@ -479,6 +480,20 @@ static bool take_back(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface 
     return !s->twin->handed_in;
 }
 
+/* DXCL_GPU_READY=host: OpenCL never waits for Direct3D's hand-in on the GPU (its `ready`); the
+ * host waits for the hand-in's end instead, as where the driver imports no semaphore. */
+static bool host_waits_hand_ins(void)
+{
+    static LONG state; /* 0 unread, 1 the GPU waits, 2 the host */
+    char value[8];
+
+    if (!state)
+        InterlockedExchange(
+            &state,
+            dxcl_getenv("GPU_READY", value, sizeof(value)) && !strcmp(value, "host") ? 2 : 1);
+    return state == 2;
+}
+
 cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
                          bool contents)
 {
@@ -502,7 +517,7 @@ cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surfa
     item = add_item(surface->context, &(struct pending_item){surface, twin, api, false});
     item->op = DXCL_HAND_IN;
     item->contents = contents || twin->vk.direct; /* a direct twin is the texture: kept */
-    item->signal_ready = surface->gpu_synced;
+    item->signal_ready = surface->gpu_synced && !host_waits_hand_ins();
     if (!name_images(surface, twin, item))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s resource %p: DXVK gave no Vulkan image",
                          surface->backend->name, (void *)surface->resource);

@@ -9,7 +9,7 @@
 #ifndef DXCL_DXGI_TWINS_H
 #define DXCL_DXGI_TWINS_H
 
-#include "dxgi/dxgi.h"
+#include "dxgi/pool.h"
 
 struct dxcl_dxgi_twin_api {
     /* DXVK's copy of the surface's subresource into its twin's texture (to_twin) or back, on

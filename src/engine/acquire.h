@@ -3,6 +3,7 @@
 #define DXCL_ACQUIRE_H
 
 #include "core/backend.h"
+#include "core/context.h"
 #include "core/route.h"
 
 struct dxcl_memobj;

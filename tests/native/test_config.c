@@ -20,24 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-static void check(bool ok, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *format, ...)
-{
-    va_list args;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL: ");
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    printf("\n");
-}
+#include "native_check.h"
 
 static bool value_is(const struct dxcl_config *config, const char *name, const char *want)
 {

@@ -24,25 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
 static char root[256], report[2048], error[256];
 
-static void check(bool ok, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *format, ...)
-{
-    va_list args;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL: ");
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    printf("\n  report: %s\n", report);
-}
+#define CHECK_NOTE() printf("  report: %s\n", report)
+#include "native_check.h"
 
 static void write_file(const char *path, const char *text)
 {

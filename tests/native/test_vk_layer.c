@@ -38,24 +38,7 @@
 
 enum { THREADS = 4, IMAGES_PER_THREAD = 600 };
 
-static int passed, failed;
-
-static void check(bool ok, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *format, ...)
-{
-    va_list args;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL: ");
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    printf("\n");
-}
+#include "native_check.h"
 
 #define REQUIRE(cond, ...)                                                                         \
     do {                                                                                           \
@@ -815,6 +798,44 @@ static void check_releases(VkPhysicalDevice physical)
     released(twin.id, v, 0);
     check(went_on_within(&behind, 2000), "the earlier one too: it goes on");
 
+    /* A program's loop runs ahead of the GPU: many releases pend at once, and none ends before
+     * OpenCL says it is done (the H200's bench ran 200 pairs; past 16 the oldest used to end
+     * early, and Direct3D's signals of `ready` then outran OpenCL's waits). */
+    {
+        enum { AHEAD = 40 };
+        uint64_t values[AHEAD];
+        int pending = 0;
+
+        values[0] = in_and_out(device, &twin, true);
+        for (int i = 1; i < AHEAD; i++)
+            values[i] = in_and_out(device, &twin, false);
+        behind = submit_behind(handle);
+        for (int i = 0; i < AHEAD; i++)
+            pending += release_state(twin.id, values[i]).state == DXCL_RELEASE_PENDING;
+        check(pending == AHEAD, "%d releases ahead: all still pending (%d)", AHEAD, pending);
+        check(!went_on_within(&behind, 50), "the queue waits for the first of them");
+        /* This far ahead, a hand-in leaves `ready` alone (the host waits for it instead). */
+        {
+            struct dxcl_hand_over_item in = own_item(&twin, DXCL_HAND_IN, VK_IMAGE_LAYOUT_GENERAL);
+            struct dxcl_hand_over batch = {.device = device, .count = 1};
+
+            in.signal_ready = 1;
+            batch.items[0] = in;
+            REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-in: %s", batch.error.text);
+            check(batch.ready_skipped, "%d releases pending: the hand-in skips `ready`", AHEAD);
+            batch = (struct dxcl_hand_over){.device = device, .count = 1};
+            batch.items[0] = own_item(&twin, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_GENERAL);
+            batch.items[0].opencl_used = 0;
+            REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-out: %s", batch.error.text);
+        }
+        for (int i = 0; i < AHEAD; i++)
+            released(twin.id, values[i], 0);
+        check(went_on_within(&behind, 2000), "all told done: the queue goes on");
+        state = release_state(twin.id, values[0]);
+        check(state.state == DXCL_RELEASE_DONE, "the first ended done (%d, %d)", state.state,
+              state.status);
+    }
+
     /* The bound: nothing tells the release; the queue goes on after it all the same. */
     setenv("DXCL_GPU_WAIT_BOUND_MS", "300", 1);
     start = now_ms();
@@ -828,6 +849,31 @@ static void check_releases(VkPhysicalDevice physical)
           "the release ended failed at its bound (%d, %d)", state.state, state.status);
     released(twin.id, v, 0); /* late: changes nothing */
     check(release_state(twin.id, v).state == DXCL_RELEASE_FAILED, "a late word changes nothing");
+    /* OpenCL may not have taken `ready`'s last signal: the next hand-in does not signal it
+     * (even on a busy device), until a later release ends done. */
+    {
+        struct dxcl_hand_over_item in = own_item(&twin, DXCL_HAND_IN, VK_IMAGE_LAYOUT_GENERAL);
+        struct dxcl_hand_over batch = {.device = device, .count = 1};
+
+        in.signal_ready = 1;
+        batch.items[0] = in;
+        REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-in: %s", batch.error.text);
+        check(batch.ready_skipped, "after a release ended at its bound, `ready` is not signalled");
+        REQUIRE(wait_value(device, batch.done_value, 5000) == 0, "the hand-in ran");
+        REQUIRE(
+            hand_over(device, own_item(&twin, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_GENERAL), &batch) == 0,
+            "hand-out: %s", batch.error.text);
+        released(twin.id, batch.items[0].release_value, 0);
+        batch = (struct dxcl_hand_over){.device = device, .count = 1};
+        batch.items[0] = in;
+        REQUIRE(layer[DXCL_LAYER_HAND_OVER](&batch) == 0, "hand-in: %s", batch.error.text);
+        check(!batch.ready_skipped, "a later release ended done: `ready` is signalled again");
+        REQUIRE(wait_value(device, batch.done_value, 5000) == 0, "the hand-in ran");
+        REQUIRE(
+            hand_over(device, own_item(&twin, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_GENERAL), &batch) == 0,
+            "hand-out: %s", batch.error.text);
+        released(twin.id, batch.items[0].release_value, 0);
+    }
     unsetenv("DXCL_GPU_WAIT_BOUND_MS");
 
     /* Given up with a release pending: the queue goes on. */

@@ -17,7 +17,7 @@
 #include <libavutil/hwcontext_opencl.h>
 #include <libavutil/log.h>
 
-static const char *program_name;
+static const char *check_program;
 
 static int passed, failed;
 
@@ -38,7 +38,7 @@ static void check(int ok, const char *fmt, ...)
 
 static int finish(int code)
 {
-    printf("%s: %d passed, %d failed\n", program_name, passed, failed);
+    printf("%s: %d passed, %d failed\n", check_program, passed, failed);
     fflush(stdout);
     return code ? code : failed ? 1 : 0;
 }

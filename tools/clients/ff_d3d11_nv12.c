@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     Opencl cl = {0};
     int err;
 
-    program_name = "ff_d3d11_nv12";
+    check_program = "ff_d3d11_nv12";
     setvbuf(stdout, NULL, _IONBF, 0);
     av_log_set_level(getenv("FF_VERBOSE") ? AV_LOG_DEBUG : AV_LOG_VERBOSE);
     av_log_set_callback(log_callback);

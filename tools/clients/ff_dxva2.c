@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     Opencl cl = {0};
     int err;
 
-    program_name = "ff_dxva2";
+    check_program = "ff_dxva2";
     setvbuf(stdout, NULL, _IONBF, 0);
     av_log_set_level(getenv("FF_VERBOSE") ? AV_LOG_DEBUG : AV_LOG_WARNING);
     av_log_set_callback(log_callback);

@@ -40,6 +40,25 @@ static struct ring *ring_of(struct device *device, uint32_t family, struct dxcl_
     return ring;
 }
 
+/* Room for one more command buffer in the ring's arrays. */
+static bool ring_grow(struct ring *ring)
+{
+    unsigned capacity = ring->capacity ? 2 * ring->capacity : 16;
+    VkCommandBuffer *buffers;
+    uint64_t *values;
+
+    if (ring->count < ring->capacity)
+        return true;
+    if (!(buffers = realloc(ring->buffers, capacity * sizeof(*buffers))))
+        return false;
+    ring->buffers = buffers;
+    if (!(values = realloc(ring->values, capacity * sizeof(*values))))
+        return false;
+    ring->values = values;
+    ring->capacity = capacity;
+    return true;
+}
+
 static int add_buffer(struct device *device, struct ring *ring, struct dxcl_layer_error *error)
 {
     VkCommandBufferAllocateInfo info = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -48,6 +67,8 @@ static int add_buffer(struct device *device, struct ring *ring, struct dxcl_laye
                                         .commandBufferCount = 1};
     VkResult result;
 
+    if (!ring_grow(ring))
+        return layer_fail(error, -1, "no memory for the ring's command buffers"), -1;
     if ((result = device->vk.allocate_buffers(device->handle, &info, &ring->buffers[ring->count])))
         return layer_fail(error, result, "vkAllocateCommandBuffers: %d", result), -1;
     /* Command buffers are dispatchable: the loader's callback gives them the device's dispatch. */
@@ -59,7 +80,7 @@ static int add_buffer(struct device *device, struct ring *ring, struct dxcl_laye
 }
 
 /* A command buffer the GPU is done with: the next in turn once its value is reached, else a new
- * one; with all RING_SLOTS on the GPU, the next in turn after a bounded wait. -1: none. */
+ * one; with RING_MOST on the GPU, the next in turn after a bounded wait. -1: none. */
 static int ring_take(struct device *device, struct ring *ring, struct dxcl_layer_error *error)
 {
     unsigned i = ring->next;
@@ -68,7 +89,7 @@ static int ring_take(struct device *device, struct ring *ring, struct dxcl_layer
     for (unsigned n = 0; n < ring->count; n++, i = (i + 1) % ring->count)
         if (!ring->values[i] || dxcl_progress_reached(device->progress, ring->values[i]))
             goto found;
-    if (ring->count < RING_SLOTS)
+    if (ring->count < RING_MOST)
         return add_buffer(device, ring, error);
     i = ring->next;
     if ((result = dxcl_progress_wait(device->progress, ring->values[i], 1000000000u))) {
@@ -87,9 +108,12 @@ found:
 
 void rings_free(struct device *device)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (device->rings[i].pool) /* frees its command buffers */
             device->vk.destroy_pool(device->handle, device->rings[i].pool, NULL);
+        free(device->rings[i].buffers);
+        free(device->rings[i].values);
+    }
     memset(device->rings, 0, sizeof(device->rings));
 }
 
@@ -324,6 +348,8 @@ static int32_t submit_waits(struct batch *b, uint64_t *values)
         pthread_mutex_lock(&twin->lock);
         values[i] = twin_issue_release(twin);
         pthread_mutex_unlock(&twin->lock);
+        if (!values[i]) /* out of memory: nothing to wait for */
+            continue;
         waits[own.wait_count] = twin->release;
         wait_values[own.wait_count++] = values[i];
     }
@@ -404,6 +430,16 @@ static void settle(struct batch *b, const uint64_t *values, uint64_t done)
     }
 }
 
+static bool ready_allowed(struct twin *twin)
+{
+    bool allowed;
+
+    pthread_mutex_lock(&twin->lock);
+    allowed = twin_may_signal_ready(twin);
+    pthread_mutex_unlock(&twin->lock);
+    return allowed;
+}
+
 static int32_t run_batch(struct batch *b)
 {
     struct dxcl_hand_over *asked = b->asked;
@@ -413,10 +449,12 @@ static int32_t run_batch(struct batch *b)
 
     if ((result = hold_items(b)))
         return result;
-    /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon). */
-    for (uint32_t i = 0; i < b->held && asked->unless_idle && !skip_ready; i++)
+    /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon).
+     * After a release that ended early, `ready` may still hold its last signal: the same. */
+    for (uint32_t i = 0; i < b->held && !skip_ready; i++)
         skip_ready = asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
-                     dxcl_progress_idle(b->device->progress);
+                     ((asked->unless_idle && dxcl_progress_idle(b->device->progress)) ||
+                      !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
     if (!(result = submit_waits(b, values)) && (result = submit_commands(b, skip_ready, &done)))
         for (uint32_t i = 0; i < b->held; i++) /* the ownership never came back: they end now */

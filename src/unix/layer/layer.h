@@ -4,6 +4,7 @@
 #ifndef DXCL_LAYER_H
 #define DXCL_LAYER_H
 
+#include "base.h"
 #include "core/twin.h"
 #include "unix/host_config.h"
 #include "progress.h"
@@ -35,18 +36,6 @@ static inline void *key_of(const void *handle)
 {
     return *(void *const *)handle;
 }
-
-/* A line on stderr where DXCL_LOG is set. */
-void layer_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
-/* Fills `error` (where given) and says it; returns `result`. */
-int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-/* A structure of `type` in a pNext chain, or NULL. */
-const void *layer_chained(const void *next, VkStructureType type);
-/* DXCL_LAYER_FAULT names `point`: the layer fails there as a driver may (for the tests). */
-bool layer_fault(const char *point);
-/* Nanoseconds of CLOCK_MONOTONIC. */
-uint64_t layer_now_ns(void);
 
 /* The functions of the next layer a sharing device's record needs. */
 struct device_functions {
@@ -99,13 +88,16 @@ struct image_table {
 
 /* The command buffers of the layer's submissions on a device (handover.c): each is reused
  * once the device's timeline says the GPU ran it. */
-#define RING_SLOTS 64
+/* The ring grows while its command buffers are all on the GPU (a program's loop of acquire and
+ * release runs ahead of it, each batch behind OpenCL's release); only at the most does a batch
+ * wait for the GPU. */
+#define RING_MOST 4096
 struct ring {
     VkCommandPool pool;
     uint32_t family;
-    unsigned count, next;
-    VkCommandBuffer buffers[RING_SLOTS];
-    uint64_t values[RING_SLOTS]; /* the timeline value of its last submission; 0: never */
+    unsigned count, capacity, next;
+    VkCommandBuffer *buffers;
+    uint64_t *values; /* the timeline value of each one's last submission; 0: never */
 };
 
 /* A device. Found from any of its dispatchable handles by dispatch key without a lock

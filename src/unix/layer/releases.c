@@ -23,11 +23,27 @@ uint64_t releases_bound_ns(void)
     return (uint64_t)ms * 1000000u;
 }
 
+/* DXCL_GPU_READY_AHEAD=<n>: TWIN_READY_AHEAD, read once. */
+uint64_t releases_ready_ahead(void)
+{
+    static _Atomic uint64_t ahead;
+    const char *setting;
+    char *end;
+    unsigned long n;
+
+    if (ahead)
+        return ahead;
+    setting = dxcl_host_setting("DXCL_GPU_READY_AHEAD");
+    n = setting ? strtoul(setting, &end, 10) : 0;
+    ahead = setting && *setting && !*end && n ? n : TWIN_READY_AHEAD;
+    return ahead;
+}
+
 /* ---- A twin's release values (the caller holds the twin's lock) ---- */
 
 static struct release_outcome *outcome_of(struct twin *twin, uint64_t value)
 {
-    for (int i = 0; i < TWIN_OUTCOMES; i++)
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
         if (twin->outcomes[i].value == value)
             return &twin->outcomes[i];
     return NULL;
@@ -42,7 +58,7 @@ static void signal_contiguous(struct twin *twin)
                                   .semaphore = twin->release};
     VkResult result;
 
-    for (int i = 0; i < TWIN_OUTCOMES; i++)
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
         if (twin->outcomes[i].value && twin->outcomes[i].state == DXCL_RELEASE_PENDING &&
             twin->outcomes[i].value - 1 < target)
             target = twin->outcomes[i].value - 1;
@@ -64,6 +80,10 @@ static void resolve_locked(struct twin *twin, uint64_t value, int32_t state, int
         return;
     outcome->state = state;
     outcome->status = status;
+    if (state == DXCL_RELEASE_FAILED && value > twin->ended_early)
+        twin->ended_early = value;
+    else if (state == DXCL_RELEASE_DONE && value > twin->ended_early)
+        twin->ended_early = 0; /* OpenCL's queue passed the early one's wait for `ready` */
     if (state == DXCL_RELEASE_FAILED)
         layer_note("twin %" PRIu64 ": release %" PRIu64 " %s: Direct3D goes on without OpenCL's "
                    "writes",
@@ -74,12 +94,27 @@ static void resolve_locked(struct twin *twin, uint64_t value, int32_t state, int
     signal_contiguous(twin);
 }
 
+/* Room for one more outcome: the outcomes doubled, up to the most; NULL when none is left. */
+static struct release_outcome *grow_outcomes(struct twin *twin)
+{
+    uint32_t had = twin->outcome_count, count = had ? 2 * had : TWIN_OUTCOMES_FIRST;
+    struct release_outcome *grown;
+
+    if (had >= TWIN_OUTCOMES_MOST || !(grown = realloc(twin->outcomes, count * sizeof(*grown))))
+        return NULL;
+    memset(grown + had, 0, (count - had) * sizeof(*grown));
+    twin->outcomes = grown;
+    twin->outcome_count = count;
+    return &grown[had];
+}
+
 uint64_t twin_issue_release(struct twin *twin)
 {
     struct release_outcome *unused = NULL, *ended = NULL, *pending = NULL, *slot;
 
-    /* A slot unused, else the oldest ended; all pending: the oldest ends now. */
-    for (int i = 0; i < TWIN_OUTCOMES; i++) {
+    /* A slot unused, else the oldest ended, else a new one; past the most, the oldest pending
+     * ends now. */
+    for (uint32_t i = 0; i < twin->outcome_count; i++) {
         struct release_outcome *o = &twin->outcomes[i];
         if (!o->value)
             unused = unused ? unused : o;
@@ -88,11 +123,21 @@ uint64_t twin_issue_release(struct twin *twin)
         else
             pending = !pending || o->value < pending->value ? o : pending;
     }
-    slot = unused ? unused : ended ? ended : pending;
-    if (slot == pending)
+    slot = unused ? unused : ended ? ended : NULL;
+    if (!slot && !(slot = grow_outcomes(twin))) {
+        if (!pending)
+            return 0; /* no memory for the first: nothing to wait for */
+        slot = pending;
         resolve_locked(twin, slot->value, DXCL_RELEASE_FAILED, -2);
+    }
     *slot = (struct release_outcome){++twin->release_issued, DXCL_RELEASE_PENDING, 0};
     return slot->value;
+}
+
+bool twin_may_signal_ready(const struct twin *twin)
+{
+    return !twin->ended_early &&
+           twin->release_issued - twin->release_signalled < releases_ready_ahead();
 }
 
 void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t status)
@@ -105,7 +150,7 @@ void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t stat
 void twin_end_releases(struct twin *twin, const char *why)
 {
     pthread_mutex_lock(&twin->lock);
-    for (int i = 0; i < TWIN_OUTCOMES; i++)
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
         if (twin->outcomes[i].value && twin->outcomes[i].state == DXCL_RELEASE_PENDING) {
             layer_note("twin %" PRIu64 ": release %" PRIu64 " pending: %s", twin->id,
                        twin->outcomes[i].value, why);

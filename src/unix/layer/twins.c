@@ -39,6 +39,7 @@ void twin_put(struct twin *twin)
     if (atomic_fetch_sub(&twin->refs, 1) != 1)
         return;
     pthread_mutex_destroy(&twin->lock);
+    free(twin->outcomes);
     free(twin);
 }
 

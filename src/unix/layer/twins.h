@@ -10,7 +10,16 @@ struct release_outcome {
     uint64_t value; /* 0: unused */
     int32_t state, status;
 };
-#define TWIN_OUTCOMES 16
+/* A twin's outcomes grow as releases pend: a program's loop of acquire and release runs ahead of
+ * the GPU, each release pending until OpenCL's event ends. Only past the most does the oldest
+ * pending one end early (said in the log), which lets Direct3D's queue go on without it. */
+#define TWIN_OUTCOMES_FIRST 16
+#define TWIN_OUTCOMES_MOST 4096
+/* How many releases of a twin may pend while its hand-ins still signal `ready` for OpenCL's
+ * wait on the GPU; past that the host waits for the hand-in instead, which keeps a program's
+ * loop this close to the GPU. NVIDIA's OpenCL stopped taking `ready` with 168 releases pending
+ * (the H200, test_gpu_path's ahead_of_the_gpu). */
+#define TWIN_READY_AHEAD 4
 
 struct twin {
     struct twin *next; /* in its bucket of the table */
@@ -31,7 +40,12 @@ struct twin {
     VkSemaphore ready;   /* binary, exported to OpenCL; VK_NULL_HANDLE where none */
     VkSemaphore release; /* timeline: Direct3D's waits for OpenCL's releases */
     uint64_t release_issued, release_signalled;
-    struct release_outcome outcomes[TWIN_OUTCOMES];
+    /* A release ended before OpenCL said it was done (its bound, or failed): OpenCL may not have
+     * taken `ready`'s last signal yet, and a binary semaphore must not be signalled twice. Hand-
+     * ins skip `ready` (the host waits instead) until a later release ends done. */
+    uint64_t ended_early;
+    struct release_outcome *outcomes; /* outcome_count of them (NULL before the first) */
+    uint32_t outcome_count;
 };
 
 /* twins.c */
@@ -47,6 +61,11 @@ uint64_t twin_issue_release(struct twin *twin);
 /* Ends `value` (DONE, or FAILED with status) and signals what is contiguous; the caller holds
  * the twin's device (or destroys it). */
 void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t status);
+/* Whether a hand-in may signal the twin's `ready`: not after a release ended early, nor with
+ * TWIN_READY_AHEAD releases pending; under the twin's lock. */
+bool twin_may_signal_ready(const struct twin *twin);
+/* TWIN_READY_AHEAD, or DXCL_GPU_READY_AHEAD. */
+uint64_t releases_ready_ahead(void);
 /* Every pending release of the twin ends as failed (logged with `why`). */
 void twin_end_releases(struct twin *twin, const char *why);
 

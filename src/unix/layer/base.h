@@ -1,0 +1,25 @@
+/* The ground of dxcl's Vulkan layer (base.c): what every other file of it uses, and which uses
+ * none of them. Internal to libdxcl_vk_layer.so. */
+#ifndef DXCL_LAYER_BASE_H
+#define DXCL_LAYER_BASE_H
+
+#include "core/twin.h"
+
+#include <vulkan/vulkan.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A line on stderr where DXCL_LOG is set. */
+void layer_note(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Fills `error` (where given) and says it; returns `result`. */
+int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A structure of `type` in a pNext chain, or NULL. */
+const void *layer_chained(const void *next, VkStructureType type);
+/* DXCL_LAYER_FAULT names `point`: the layer fails there as a driver may (for the tests). */
+bool layer_fault(const char *point);
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t layer_now_ns(void);
+
+#endif
