@@ -41,8 +41,6 @@ void graves_add(const struct grave *grave)
     pthread_mutex_unlock(&graves_lock);
     if (!kept) /* out of memory: leaked rather than freed under the GPU's feet */
         layer_note("a twin's Vulkan objects are kept until exit (out of memory)");
-    else
-        releases_wake();
 }
 
 static bool due(const struct grave *grave, bool all)

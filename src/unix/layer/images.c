@@ -222,8 +222,8 @@ static struct device *hooked(VkDevice handle)
     return device;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreateInfo *info,
-                                            const VkAllocationCallbacks *alloc, VkImage *out)
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_image(VkDevice handle, const VkImageCreateInfo *info,
+                                                 const VkAllocationCallbacks *alloc, VkImage *out)
 {
     static atomic_uint_fast64_t serials;
     struct device *device = hooked(handle);
@@ -257,9 +257,9 @@ VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreate
 /* An exportable image asks for memory of its own: DXVK then allocates it dedicated (it honours
  * requiresDedicatedAllocation), where nothing else shares the memory OpenCL imports, and its
  * defragmentation never moves it (it moves only suballocations). */
-VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice handle,
-                                               const VkImageMemoryRequirementsInfo2 *info,
-                                               VkMemoryRequirements2 *out)
+VKAPI_ATTR void VKAPI_CALL hook_image_requirements2(VkDevice handle,
+                                                    const VkImageMemoryRequirementsInfo2 *info,
+                                                    VkMemoryRequirements2 *out)
 {
     struct device *device = hooked(handle);
     VkMemoryDedicatedRequirements *dedicated;
@@ -279,9 +279,10 @@ VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice handle,
 
 /* The dedicated memory of an exportable image is made exportable, and remembered; where the
  * driver refuses that, the memory is what the program asked for, and the image no candidate. */
-VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice handle, const VkMemoryAllocateInfo *info,
-                                               const VkAllocationCallbacks *alloc,
-                                               VkDeviceMemory *out)
+VKAPI_ATTR VkResult VKAPI_CALL hook_allocate_memory(VkDevice handle,
+                                                    const VkMemoryAllocateInfo *info,
+                                                    const VkAllocationCallbacks *alloc,
+                                                    VkDeviceMemory *out)
 {
     struct device *device = hooked(handle);
     const VkMemoryDedicatedAllocateInfo *dedicated =
@@ -317,8 +318,8 @@ VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice handle, const VkMemoryAl
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice handle, VkImage image,
-                                         const VkAllocationCallbacks *alloc)
+VKAPI_ATTR void VKAPI_CALL hook_destroy_image(VkDevice handle, VkImage image,
+                                              const VkAllocationCallbacks *alloc)
 {
     struct device *device = hooked(handle);
 
