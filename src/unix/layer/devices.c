@@ -188,8 +188,8 @@ static void record_device(struct device *device, const struct instance_rec *inst
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_create_device(VkPhysicalDevice physical,
-                                             const VkDeviceCreateInfo *info,
-                                             const VkAllocationCallbacks *alloc, VkDevice *out)
+                                                  const VkDeviceCreateInfo *info,
+                                                  const VkAllocationCallbacks *alloc, VkDevice *out)
 {
     VkLayerDeviceCreateInfo *link =
         next_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);

@@ -39,6 +39,7 @@ static const struct {
     {"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)hook_image_requirements2},
     {"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)hook_image_requirements2},
     {"vkAllocateMemory", (PFN_vkVoidFunction)hook_allocate_memory},
+    {"vkFreeMemory", (PFN_vkVoidFunction)hook_free_memory},
     {"vkCreateSemaphore", (PFN_vkVoidFunction)hook_create_semaphore},
     {"vkDestroySemaphore", (PFN_vkVoidFunction)hook_destroy_semaphore},
     {"vkQueueSubmit", (PFN_vkVoidFunction)hook_queue_submit},

@@ -181,6 +181,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_allocate_memory(VkDevice device,
                                                     const VkMemoryAllocateInfo *info,
                                                     const VkAllocationCallbacks *alloc,
                                                     VkDeviceMemory *out);
+VKAPI_ATTR void VKAPI_CALL hook_free_memory(VkDevice device, VkDeviceMemory memory,
+                                            const VkAllocationCallbacks *alloc);
 VKAPI_ATTR void VKAPI_CALL hook_destroy_image(VkDevice device, VkImage image,
                                               const VkAllocationCallbacks *alloc);
 
@@ -217,8 +219,13 @@ struct grave {
     VkImage image;
     VkDeviceMemory memory;
     VkSemaphore semaphores[2];
+    /* A program's image the layer's batches used, destroyed while they may still run: the
+     * memory it was bound to, taken into the grave when the program frees it. */
+    VkDeviceMemory bound;
 };
 void graves_add(const struct grave *grave);
+/* The program frees `memory` of an image in a grave: true when the grave took it. */
+bool graves_take_memory(struct device *device, VkDeviceMemory memory);
 /* Frees the graves whose value the device's timeline reached (all of them with `all`: the
  * device is idle, being destroyed). */
 void graves_visit(struct device *device, bool all);
