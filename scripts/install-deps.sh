@@ -23,7 +23,7 @@ packages=(
 # llvmpipe), what the i386 PoCL links to beyond the two packages unpacked below, and the C
 # library and libgcc it links each kernel with.
 packages_i386=(
-  gcc-mingw-w64-i686 wine32:i386 ocl-icd-libopencl1:i386 libgl1-mesa-dri:i386
+  gcc-mingw-w64-i686 wine32:i386 ocl-icd-libopencl1:i386 libgl1:i386 libglx-mesa0:i386 libgl1-mesa-dri:i386
   libllvm15:i386 libhwloc15:i386 libstdc++6:i386 libatomic1:i386 libgcc-s1:i386
   libc6-dev:i386 libgcc-12-dev:i386
 )
