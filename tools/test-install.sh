@@ -106,6 +106,8 @@ if [ -n "$dxclinfo32" ]; then
     fail "the 32-bit dxcl does not forward to Wine's 32-bit builtin opencl.dll"
   grep -q '^  Sharing .*cl_khr_d3d11_sharing' <<<"$output" ||
     fail "the 32-bit dxclinfo lists no cl_khr_d3d11_sharing"
+  grep -q '^  Data path .*no GPU path (32-bit' <<<"$output" ||
+    fail "the 32-bit dxcl's data path does not say that it has no GPU path"
 fi
 
 step "install again (idempotent)"
