@@ -215,7 +215,7 @@ static const struct dxcl_driver *bound_driver(void)
     "\tcmpl $" DXCL_EXPAND_STRING(param) ", 8(%esp)\n\tje 1f\n"
 #define DXCL_QRY_TAIL(name) "1:\tjmp *_dxcl_answer_" #name "\n"
 #define DXCL_QRY_ANSWER(name)                                                                      \
-    __attribute__((used)) dxcl_entry dxcl_answer_##name = (dxcl_entry)dxcl_logged_##name;
+    __attribute__((used)) const dxcl_entry dxcl_answer_##name = (dxcl_entry)dxcl_logged_##name;
 #endif
 
 /* The C path of a QRY export: dxcl's implementation (which forwards the param names it does not
