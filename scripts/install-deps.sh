@@ -23,7 +23,8 @@ packages=(
 # llvmpipe), what the i386 PoCL links to beyond the two packages unpacked below, and the C
 # library and libgcc it links each kernel with.
 packages_i386=(
-  gcc-mingw-w64-i686 wine32:i386 ocl-icd-libopencl1:i386 libgl1:i386 libglx-mesa0:i386 libgl1-mesa-dri:i386
+  gcc-mingw-w64-i686 wine32:i386 ocl-icd-libopencl1:i386
+  libgl1:i386 libglx-mesa0:i386 libgl1-mesa-dri:i386
   libllvm15:i386 libhwloc15:i386 libstdc++6:i386 libatomic1:i386 libgcc-s1:i386
   libc6-dev:i386 libgcc-12-dev:i386
 )
@@ -33,7 +34,24 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+# missing_of PACKAGE...: those not installed ("NAME" is the native architecture's, or "all"),
+# one dpkg-query for all: make demo runs this script first.
+missing_of() {
+  local native pkg status
+  native=$(dpkg --print-architecture)
+  declare -A ok=()
+  while read -r pkg status; do
+    [ "$status" != "install ok installed" ] || ok[$pkg]=1
+  done < <(dpkg-query -W -f='${Package}:${Architecture} ${Status}\n' "${@%%:*}" 2>/dev/null || true)
+  for pkg in "$@"; do
+    if [[ $pkg == *:* ]]; then
+      [ -n "${ok[$pkg]:-}" ] || echo "$pkg"
+    else
+      [ -n "${ok[$pkg:$native]:-}" ] || [ -n "${ok[$pkg:all]:-}" ] || echo "$pkg"
+    fi
+  done
+}
+version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 
 updated=0
 apt_update() {
@@ -63,10 +81,7 @@ apt_install() {
   return "$status"
 }
 
-missing=()
-for pkg in "${packages[@]}"; do
-  installed "$pkg" || missing+=("$pkg")
-done
+mapfile -t missing < <(missing_of "${packages[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   apt_update
@@ -74,10 +89,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ "$(dpkg --print-architecture)" = amd64 ] || exit 0
-missing=()
-for pkg in "${packages_i386[@]}"; do
-  installed "$pkg" || missing+=("$pkg")
-done
+mapfile -t missing < <(missing_of "${packages_i386[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
   dpkg --print-foreign-architectures | grep -qx i386 || {
     echo "install-deps: adding the i386 architecture (32-bit programs)"
@@ -94,16 +106,17 @@ fi
 # The i386 PoCL: unpacked into $pocl_i386/root, its ICD file $pocl_i386/vendors/pocl.icd names
 # the library by its full path (OCL_ICD_VENDORS, set by scripts/wine-run.sh for 32-bit runs).
 stamp="$pocl_i386/.unpacked"
-want=$(apt-cache policy libpocl2 | sed -n 's/^ *Installed: //p')
+want=$(version_of libpocl2:amd64)
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && exit 0
 echo "install-deps: unpacking the i386 PoCL ($want) into $pocl_i386"
 apt_update
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-chmod 755 "$work" # apt-get download runs as _apt where it can
+sandbox=()
+[ "$(id -u)" -ne 0 ] || sandbox=(-o APT::Sandbox::User=root) # root: _apt cannot write $work
 # libpocl2 and libclang-cpp15 (Multi-Arch: none), at the versions of their amd64 packages.
-(cd "$work" && apt-get download -qq "libpocl2:i386=$want" \
-  "libclang-cpp15:i386=$(apt-cache policy libclang-cpp15 | sed -n 's/^ *Installed: //p')" 2>/dev/null)
+(cd "$work" && apt-get download -qq "${sandbox[@]}" "libpocl2:i386=$want" \
+  "libclang-cpp15:i386=$(version_of libclang-cpp15:amd64)")
 $sudo rm -rf "$pocl_i386"
 $sudo mkdir -p "$pocl_i386/root" "$pocl_i386/vendors"
 for deb in "$work"/*.deb; do
