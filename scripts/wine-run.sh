@@ -62,12 +62,25 @@ fi
 
 prefix_ready() { [ -f "$1/system.reg" ] && [ -f "$1.ok" ]; }
 
+# A prefix made before Wine's 32-bit half (wine32:i386, scripts/install-deps.sh) was installed
+# has an empty syswow64: `wine`, then the 32-bit loader for every program, finds no kernel32.dll
+# there and runs nothing ("could not load kernel32.dll"), and wineboot -u cannot fill it.
+prefix_predates_wine32() {
+  [ -x /usr/lib/wine/wine ] && [ -f "$1/system.reg" ] &&
+    [ ! -f "$1/drive_c/windows/syswow64/kernel32.dll" ]
+}
+
 # make_prefix DIR [DXVK_DIR]: one prefix per build tree and kind, created once (flock keeps
 # parallel tests from racing); with DXVK_DIR, its DLLs are put in system32 when they differ.
 make_prefix() {
   local prefix=$1 dlls=${2:-}
   exec 9>"$prefix.lock"
   flock 9
+  if prefix_predates_wine32 "$prefix"; then
+    echo "wine-run: $prefix predates Wine's 32-bit half: making it again" >&2
+    WINEPREFIX="$prefix" wineserver -k 2>/dev/null || true
+    rm -rf "$prefix" "$prefix.ok"
+  fi
   if ! prefix_ready "$prefix"; then
     WINEPREFIX="$prefix" WINEDLLOVERRIDES="mscoree=;mshtml=" wineboot -i >/dev/null 2>&1
     WINEPREFIX="$prefix" wineserver -w
