@@ -6,8 +6,8 @@
 #   dxcl-<version>/x64/wine/...              build/lib/wine: the Unix side, a Wine DLL folder
 #                                            (x86_64-windows/dxclunix.dll, x86_64-unix/dxclunix.so)
 #   dxcl-<version>/x64/vulkan/...            build/lib/vulkan: the host Vulkan layer
-#   dxcl-<version>/x32/OpenCL.dll            the 32-bit build, once there is one: DXCL_DIST_X32
-#                                            names its build tree (release/OpenCL.dll)
+#   dxcl-<version>/x32/OpenCL.dll, dxclinfo.exe  the 32-bit build: DXCL_DIST_X32 names its build
+#                                            tree (build/x32: release/OpenCL.dll, bin/dxclinfo.exe)
 #   dxcl-<version>/scripts/dxcl-wine.sh      the installer (it finds ../x64 and ../x32)
 #   dxcl-<version>/README.md, LICENSE, CHANGELOG.md
 # The version is the build's (generated/version.txt, cmake/version.cmake). Older archives of
@@ -40,8 +40,9 @@ for part in wine vulkan; do
 done
 if [ -n "${DXCL_DIST_X32:-}" ]; then
   [ -f "$DXCL_DIST_X32/release/OpenCL.dll" ] || die "DXCL_DIST_X32=$DXCL_DIST_X32 has no release/OpenCL.dll"
+  [ -f "$DXCL_DIST_X32/bin/dxclinfo.exe" ] || die "DXCL_DIST_X32=$DXCL_DIST_X32 has no bin/dxclinfo.exe"
   mkdir -p "$stage/x32"
-  cp "$DXCL_DIST_X32/release/OpenCL.dll" "$stage/x32/"
+  cp "$DXCL_DIST_X32/release/OpenCL.dll" "$DXCL_DIST_X32/bin/dxclinfo.exe" "$stage/x32/"
 fi
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 rm -rf "$stage"

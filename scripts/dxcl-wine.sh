@@ -34,8 +34,12 @@
 # Whatever install replaces is kept in TARGET/.dxcl-install; uninstall puts it back and removes
 # what install added, leaving TARGET as it was, byte for byte (a file someone replaced since,
 # such as a Proton update's opencl.dll, is left as it is). The layer goes with the last target
-# installed. 32-bit parts (x32/ of the release archive, once dxcl has them) would go to
-# i386-windows and syswow64; the 64-bit ones serve 64-bit programs only.
+# installed.
+# 32-bit programs (x32/ of the release archive, build/x32 of a build tree): in a prefix, dxcl's
+# 32-bit OpenCL.dll takes the place of drive_c/windows/syswow64/opencl.dll (the same override
+# serves both), and forwards to Wine's 32-bit builtin opencl.dll. A tree gets no 32-bit part:
+# the 32-bit dxcl has no Unix side yet, so it needs Wine's own i386-windows/opencl.dll, which
+# it would replace there (docs/deploy.md, "32-bit programs").
 #
 # --from DIR  where dxcl's files come from: an unpacked release archive (with x64/) or a build
 #             tree (with release/OpenCL.dll, lib/wine, lib/vulkan). Default: the archive this
@@ -75,12 +79,13 @@ find_parts() {
   from=$(cd "$from" && pwd)
   if [ -d "$from/x64" ]; then
     dll64=$from/x64/OpenCL.dll pair64=$from/x64/wine layer_from=$from/x64/vulkan
-    # The 32-bit hook: an archive's x32/OpenCL.dll, once dxcl has one (its Unix side for WoW64
-    # programs is to come: x32/wine, placed as pair64 is).
+    # The 32-bit OpenCL.dll (its Unix side for WoW64 programs is to come: x32/wine).
     [ ! -f "$from/x32/OpenCL.dll" ] || dll32=$from/x32/OpenCL.dll
   else
     dll64=$from/release/OpenCL.dll pair64=$from/lib/wine layer_from=$from/lib/vulkan
+    [ ! -f "$from/x32/release/OpenCL.dll" ] || dll32=$from/x32/release/OpenCL.dll
   fi
+  [ -z "$dll32" ] || is_dxcl "$dll32" || die "$dll32 is not dxcl's OpenCL.dll"
   [ -f "$dll64" ] || die "no OpenCL.dll at $dll64 (build it with make, or give --from DIR)"
   is_dxcl "$dll64" || die "$dll64 is not dxcl's OpenCL.dll"
   for file in x86_64-windows/dxclunix.dll x86_64-unix/dxclunix.so; do
@@ -100,7 +105,7 @@ mark_builtin() {
 
 # ---- the target ----
 
-kind='' root='' dlldir64='' dlldir32=''
+kind='' root='' dlldir64=''
 find_target() {
   local target=$1 dir
   [ -d "$target" ] || die "no folder $target"
@@ -122,9 +127,6 @@ find_target() {
 or Wine tree (files/lib/wine, lib/wine, lib64/wine with x86_64-windows/ and x86_64-unix/)"
   kind=wine
   [ ! -d "$root/files" ] || kind=proton
-  for dir in "$dlldir64" files/lib/wine lib/wine lib/i386-linux-gnu/wine; do
-    if [ -d "$root/$dir/i386-windows" ]; then dlldir32=$dir; break; fi
-  done
 }
 
 # ---- what install changed: TARGET/.dxcl-install/manifest, one line per change ----
@@ -345,10 +347,9 @@ install_tree() {
   place "$dll64" "$dlldir64/x86_64-windows/opencl.dll" builtin
   place "$pair64/x86_64-windows/dxclunix.dll" "$dlldir64/x86_64-windows/dxclunix.dll"
   place "$pair64/x86_64-unix/dxclunix.so" "$dlldir64/x86_64-unix/dxclunix.so"
-  if [ -n "$dll32" ] && [ -n "$dlldir32" ]; then
-    place "$dll32" "$dlldir32/i386-windows/opencl.dll" builtin
-  fi
   say "dxcl installed in the $kind tree $root ($dlldir64: opencl.dll, dxclunix.dll, dxclunix.so)"
+  [ -z "$dll32" ] || say "32-bit programs keep Wine's opencl.dll in a tree (dxcl's 32-bit one needs \
+it, having no Unix side yet): install dxcl into their prefix for them"
 }
 
 install_prefix() {
@@ -356,11 +357,13 @@ install_prefix() {
   place "$dll64" drive_c/windows/system32/opencl.dll
   place "$pair64/x86_64-windows/dxclunix.dll" dxcl/x86_64-windows/dxclunix.dll
   place "$pair64/x86_64-unix/dxclunix.so" dxcl/x86_64-unix/dxclunix.so
+  local placed32=''
   if [ -n "$dll32" ] && [ -d "$root/drive_c/windows/syswow64" ]; then
     place "$dll32" drive_c/windows/syswow64/opencl.dll
+    placed32=', syswow64/opencl.dll (32-bit)'
   fi
   registry_install
-  say "dxcl installed in the prefix $root (system32/opencl.dll, user.reg: opencl=native,builtin)"
+  say "dxcl installed in the prefix $root (system32/opencl.dll$placed32, user.reg: opencl=native,builtin)"
   say "its Unix side (OpenCL 3.0, the GPU path; what Proton needs) is in $root/dxcl: start"
   say "programs with WINEDLLPATH=$root/dxcl (Steam, Proton 11 and later: in the launch options)"
 }

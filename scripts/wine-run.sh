@@ -16,7 +16,11 @@
 # under Proton; docs/testing.md, "Through the Unix side"), DXCL_VK_VALIDATION=1 (the Khronos
 # validation layer below dxcl's layer: a message of error severity fails the run; docs/testing.md,
 # "The validation layer"), DXCL_EXPECT_SUMMARY=1 (a test program: a run that ends well without
-# its summary line, "NAME: N passed, 0 failed", last on its output is a failure).
+# its summary line, "NAME: N passed, 0 failed", last on its output is a failure), DXCL_X32=1 (a
+# 32-bit program: a 64-bit prefix of its own, prefix-x32, where it runs from syswow64 on Wine's
+# 32-bit half, with Wine's builtin opencl.dll in front of the i386 PoCL that
+# scripts/install-deps.sh unpacked into DXCL_POCL_I386, default /opt/dxcl/pocl-i386; wined3d
+# only; docs/testing.md, "32-bit programs").
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -32,16 +36,39 @@ display_file="$rig_dir/display"
 # DLL there before any folder on WINEPATH, and the wined3d prefix must never see DXVK.
 dxvk_dir=${DXCL_DXVK_DIR:-}
 dxvk_dlls=(d3d9 d3d10core d3d11 dxgi)
+x32=${DXCL_X32:-0}
+if [ "$x32" = 1 ]; then
+  # DXVK's x64 build, dxcl's Unix side and its Vulkan layer serve 64-bit programs only.
+  for setting in DXCL_DXVK_DIR DXCL_WINE_UNIX DXCL_VK_LAYER_DIR; do
+    [ -z "${!setting:-}" ] || { echo "wine-run: DXCL_X32=1: $setting is x64 only" >&2; exit 2; }
+  done
+  pocl_i386=${DXCL_POCL_I386:-/opt/dxcl/pocl-i386}
+  [ -f "$pocl_i386/vendors/pocl.icd" ] ||
+    { echo "wine-run: DXCL_X32=1: no i386 PoCL in $pocl_i386 (scripts/install-deps.sh)" >&2; exit 2; }
+  [ -x /usr/lib/wine/wine ] || { echo "wine-run: DXCL_X32=1: no 32-bit Wine (wine32:i386)" >&2; exit 2; }
+  # Read by the i386 ICD loader of Wine's 32-bit opencl.so; the 64-bit processes skip the folder.
+  export OCL_ICD_VENDORS="$pocl_i386/vendors"
+  export LD_LIBRARY_PATH="$pocl_i386/root/usr/lib/i386-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export WINEPREFIX="$rig_dir/prefix-x32"
+fi
 if [ -n "$dxvk_dir" ]; then
   for dll in "${dxvk_dlls[@]}"; do
     [ -f "$dxvk_dir/$dll.dll" ] || { echo "wine-run: DXCL_DXVK_DIR=$dxvk_dir has no $dll.dll" >&2; exit 2; }
   done
   export WINEPREFIX="$rig_dir/prefix-dxvk"
-else
+elif [ "$x32" != 1 ]; then
   export WINEPREFIX="$rig_dir/prefix"
 fi
 
 prefix_ready() { [ -f "$1/system.reg" ] && [ -f "$1.ok" ]; }
+
+# A prefix made before Wine's 32-bit half (wine32:i386, scripts/install-deps.sh) was installed
+# has an empty syswow64: `wine`, then the 32-bit loader for every program, finds no kernel32.dll
+# there and runs nothing ("could not load kernel32.dll"), and wineboot -u cannot fill it.
+prefix_predates_wine32() {
+  [ -x /usr/lib/wine/wine ] && [ -f "$1/system.reg" ] &&
+    [ ! -f "$1/drive_c/windows/syswow64/kernel32.dll" ]
+}
 
 # make_prefix DIR [DXVK_DIR]: one prefix per build tree and kind, created once (flock keeps
 # parallel tests from racing); with DXVK_DIR, its DLLs are put in system32 when they differ.
@@ -49,6 +76,11 @@ make_prefix() {
   local prefix=$1 dlls=${2:-}
   exec 9>"$prefix.lock"
   flock 9
+  if prefix_predates_wine32 "$prefix"; then
+    echo "wine-run: $prefix predates Wine's 32-bit half: making it again" >&2
+    WINEPREFIX="$prefix" wineserver -k 2>/dev/null || true
+    rm -rf "$prefix" "$prefix.ok"
+  fi
   if ! prefix_ready "$prefix"; then
     WINEPREFIX="$prefix" WINEDLLOVERRIDES="mscoree=;mshtml=" wineboot -i >/dev/null 2>&1
     WINEPREFIX="$prefix" wineserver -w
@@ -101,12 +133,16 @@ shared_display() {
 
 case "${1:-}" in
   --start)
+    if [ "$x32" = 1 ]; then
+      make_prefix "$WINEPREFIX" # the display is the rig's (rig.start)
+      exit 0
+    fi
     make_prefix "$rig_dir/prefix"
     [ -z "$dxvk_dir" ] || make_prefix "$rig_dir/prefix-dxvk" "$dxvk_dir"
     [ -n "${DISPLAY:-}" ] || shared_display
     exit 0 ;;
   --stop)
-    for prefix in "$rig_dir/prefix" "$rig_dir/prefix-dxvk"; do
+    for prefix in "$rig_dir/prefix" "$rig_dir/prefix-dxvk" "$rig_dir/prefix-x32"; do
       [ ! -d "$prefix" ] || WINEPREFIX="$prefix" wineserver -k 2>/dev/null || true
     done
     stop_xvfb

@@ -6,11 +6,14 @@
 # - its OpenCL.dll is the shipped build: no dxclFaultArm export, DXCL_FAULT ignored (the demo
 #   runs with faults armed that would fail it), and the public header declares no test hook;
 # - dxclinfo from the archive prints that version (dxclGetInfo);
-# - the archive's installer takes the archive's x64/ parts by itself (a Wine tree, in and out).
+# - the archive's installer takes the archive's x64/ parts by itself (a Wine tree, in and out);
+# - with x32 (the x32 build is on, cmake/x32.cmake): x32/OpenCL.dll is an i386 DLL exporting
+#   undecorated names and no test hook, and x32/dxclinfo.exe, a 32-bit program
+#   (scripts/wine-run.sh DXCL_X32=1), loads it and prints the version.
 #
-#   test-dist.sh BUILD_DIR SOURCE_DIR OBJDUMP
+#   test-dist.sh BUILD_DIR SOURCE_DIR OBJDUMP [x32]
 set -euo pipefail
-build=$1 source=$2 objdump=$3
+build=$1 source=$2 objdump=$3 x32=${4:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/dxcl-dist-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -55,6 +58,24 @@ demo=$(DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" "$root/
 echo "$demo" | tail -n 3
 grep -q '^demo: OK' <<<"$(tr -d '\r' <<<"$demo")" || fail "the demo did not report OK"
 echo "dist: the demo runs from the unpacked archive (dxcl $version)"
+
+if [ "$x32" = x32 ]; then
+  for file in x32/OpenCL.dll x32/dxclinfo.exe; do
+    [ -f "$root/$file" ] || fail "the archive has no dxcl-$version/$file"
+  done
+  grep -q 'file format pei-i386' <<<"$("$objdump" -f "$root/x32/OpenCL.dll")" ||
+    fail "x32/OpenCL.dll is not an i386 DLL"
+  exports=$("$objdump" -p "$root/x32/OpenCL.dll" | sed -n '/Ordinal\/Name Pointer/,/^$/p')
+  grep -qw 'clGetPlatformIDs' <<<"$exports" || fail "x32/OpenCL.dll exports no clGetPlatformIDs"
+  ! grep -q '@' <<<"$exports" || fail "x32/OpenCL.dll exports decorated names: $(grep '@' <<<"$exports" | head -n 3)"
+  ! grep -q 'dxclFaultArm' <<<"$exports" || fail "x32/OpenCL.dll exports dxclFaultArm"
+  info=$(DXCL_X32=1 DXCL_FAULT=alloc:1,lock:1,staging:1 "$source/scripts/wine-run.sh" \
+    "$root/x32/dxclinfo.exe" --no-formats 2>&1) || fail "the 32-bit dxclinfo from the archive failed: $info"
+  grep -qF "dxcl $version" <<<"$info" || fail "the 32-bit dxclinfo does not print 'dxcl $version': $info"
+  grep -qiF "dxcl-$version\x32\OpenCL.dll" <<<"$info" ||
+    fail "the 32-bit dxclinfo did not load the archive's x32/OpenCL.dll: $info"
+  echo "dist: x32/ holds an i386 OpenCL.dll with undecorated exports, loaded by its 32-bit dxclinfo"
+fi
 
 # The archive's installer takes the archive's own x64/ parts: a Wine tree's opencl.dll becomes
 # dxcl (marked as a builtin) and comes back, byte for byte.

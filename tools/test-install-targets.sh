@@ -12,7 +12,8 @@
 #     tree is as it was, byte for byte (every file, link and mode), and dxclinfo says the
 #     opencl.dll is not dxcl.
 #   - A Steam game's prefix, given as compatdata/<appid>: install then uninstall leave it byte
-#     for byte as it was; installed, dxclinfo from a folder without OpenCL.dll gets dxcl from
+#     for byte as it was (with the x32 build, its syswow64/opencl.dll is dxcl's while installed,
+#     and a tree's i386-windows/opencl.dll stays Wine's); installed, dxclinfo from a folder without OpenCL.dll gets dxcl from
 #     system32 through Wine's opencl.dll, and through the Unix side with WINEDLLPATH=<pfx>/dxcl.
 #   - user.reg without a DllOverrides key, and with an opencl override of its own: each back,
 #     byte for byte.
@@ -125,6 +126,9 @@ for version in "Proton 9.0" "Proton 7.0"; do
     fail "the tree's opencl.dll is not marked as a Wine builtin"
   grep -qa 'dxclGetInfo' "$tree/files/$layout/wine/x86_64-windows/opencl.dll" ||
     fail "dxcl is not the tree's opencl.dll (files/$layout/wine)"
+  # The 32-bit dxcl (build/x32) forwards to the tree's 32-bit opencl.dll: that one stays Wine's.
+  ! grep -qa 'dxclGetInfo' "$tree/files/lib/wine/i386-windows/opencl.dll" ||
+    fail "the tree's 32-bit opencl.dll was replaced by dxcl"
   grep -q '"DXCL_LAYER": "1"' "$XDG_DATA_HOME/vulkan/implicit_layer.d/VkLayer_dxcl_interop.json" ||
     fail "the Vulkan layer is not registered with its switch"
   grep -q "\"library_path\": \"$XDG_DATA_HOME/dxcl/vulkan/libdxcl_vk_layer.so\"" \
@@ -157,6 +161,10 @@ snapshot "$pfx" >"$work/before.txt"
 "$installer" install "$target" --from "$build" || fail "install into the prefix failed"
 "$installer" status "$target" || fail "status says not installed in the prefix"
 grep -qx '"opencl"="native,builtin"' "$pfx/user.reg" || fail "no override in user.reg"
+if [ -f "$build/x32/release/OpenCL.dll" ]; then
+  cmp -s "$build/x32/release/OpenCL.dll" "$pfx/drive_c/windows/syswow64/opencl.dll" ||
+    fail "the 32-bit dxcl is not the prefix's syswow64/opencl.dll"
+fi
 "$installer" uninstall "$target" || fail "uninstall from the prefix failed"
 snapshot "$pfx" >"$work/after.txt"
 diff "$work/before.txt" "$work/after.txt" || fail "the prefix is not as it was"

@@ -64,8 +64,13 @@ static bool is_dxcl_module(HMODULE module)
 
 /* Wine tells its processes where its DLLs are: WINEDLLDIR0, WINEDLLDIR1, ... hold folders such
  * as "\??\Z:\usr\lib\x86_64-linux-gnu\wine" (Wine's own, then WINEDLLPATH's); the 64-bit
- * builtins are in x86_64-windows. The path of `dll` in the folder of that index; false when
- * there is no WINEDLLDIR<index> (always, outside Wine). */
+ * builtins are in x86_64-windows, the 32-bit ones in i386-windows. The path of `dll` in the
+ * folder of that index; false when there is no WINEDLLDIR<index> (always, outside Wine). */
+#ifdef _WIN64
+#define WINE_PE_FOLDER "x86_64-windows"
+#else
+#define WINE_PE_FOLDER "i386-windows"
+#endif
 static bool wine_builtin_path(unsigned index, const char *dll, char *path, size_t size)
 {
     char name[32], dir[MAX_PATH];
@@ -78,7 +83,7 @@ static bool wine_builtin_path(unsigned index, const char *dll, char *path, size_
         return false;
     if (!strncmp(start, "\\??\\", 4))
         start += 4;
-    len = (DWORD)snprintf(path, size, "%s\\x86_64-windows\\%s", start, dll);
+    len = (DWORD)snprintf(path, size, "%s\\" WINE_PE_FOLDER "\\%s", start, dll);
     return len < size;
 }
 
@@ -144,6 +149,13 @@ static enum unix_setting unix_setting(void)
 {
     char value[8];
 
+#ifndef _WIN64
+    /* The Unix side is x64 only: the x32 build forwards to Wine's 32-bit opencl.dll. */
+    if (dxcl_getenv("UNIX", value, sizeof(value)) && strcmp(value, "0"))
+        DXCL_LOG("%sUNIX=%s: the Unix side is x64 only; this 32-bit dxcl takes Wine's opencl.dll",
+                 DXCL_ENV_PREFIX, value);
+    return UNIX_NEVER;
+#endif
     if (!dxcl_getenv("UNIX", value, sizeof(value)) || !strcmp(value, "auto"))
         return UNIX_AUTO;
     if (!strcmp(value, "0"))
@@ -212,6 +224,9 @@ void dxcl_driver_announce(void)
 {
     char path[MAX_PATH], named[MAX_PATH];
 
+#ifndef _WIN64
+    return; /* no Unix side to announce (unix_setting says why, once, at the driver's load) */
+#endif
     if (dxcl_getenv("DRIVER", named, sizeof(named)) || unix_setting() == UNIX_NEVER ||
         !under_wine())
         return;

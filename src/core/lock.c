@@ -16,8 +16,13 @@ static const char *const lock_names[DXCL_LOCK_COUNT] = {
     "the callbacks lock", "the waiter lock",  "the watch lock",        "the log lock",
 };
 
-/* Each lock's count on this thread, 8 bits a lock, packed in the TLS value. */
-_Static_assert(DXCL_LOCK_COUNT <= 8, "eight locks at most: 8 bits each in 64");
+/* Each lock's count on this thread, 4 bits a lock, packed in the TLS value: a pointer, so that
+ * the 8 locks fit in 32 bits on i686 (a lock taken again by its holder is an error, so a
+ * count is 0 or 1). */
+enum { DEPTH_BITS = 4 };
+_Static_assert(DEPTH_BITS *(int)DXCL_LOCK_COUNT <= 32,
+               "the lock counts must fit a 32-bit TLS value");
+
 static uint64_t depths(void)
 {
     return (uint64_t)(uintptr_t)TlsGetValue(depth_slot);
@@ -25,7 +30,7 @@ static uint64_t depths(void)
 
 static unsigned depth_of(uint64_t packed, enum dxcl_lock_id lock)
 {
-    return (unsigned)(packed >> (8 * lock)) & 0xff;
+    return (unsigned)(packed >> (DEPTH_BITS * lock)) & ((1u << DEPTH_BITS) - 1);
 }
 
 /* The innermost lock the thread holds, or DXCL_LOCK_COUNT when it holds none. */
@@ -61,7 +66,8 @@ void dxcl_lock_check(enum dxcl_lock_id lock, int change, const char *where)
                  lock_names[lock]);
         broken(what, where);
     }
-    packed += change > 0 ? (uint64_t)1 << (8 * lock) : -((uint64_t)1 << (8 * lock));
+    packed +=
+        change > 0 ? (uint64_t)1 << (DEPTH_BITS * lock) : -((uint64_t)1 << (DEPTH_BITS * lock));
     TlsSetValue(depth_slot, (void *)(uintptr_t)packed);
 }
 

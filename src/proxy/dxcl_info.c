@@ -17,6 +17,14 @@ DXCL_DECLARE_EXPORT(dxclGetSkippedUploads);
 DXCL_DECLARE_EXPORT(dxclGetPooledStagingCount);
 DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 
+#ifdef _WIN64
+#define GPU_PATH_TEXT                                                                              \
+    "the GPU path for D3D11 textures and NV12 planes on DXVK through the Unix side and its "       \
+    "Vulkan layer, direct for large 2D ones"
+#else
+#define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
+#endif
+
 DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_value_size,
                                            void *param_value, size_t *param_value_size_ret)
 {
@@ -36,12 +44,8 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
         /* What holds for every object; which transfer an object got: dxclGetTransferMode. */
         text = dxcl_zero_copy_allowed()
                    ? "copy engine; zero-copy for D3D10/D3D11 buffers and 2D textures of native "
-                     "formats where the context's devices share host memory; the GPU path for "
-                     "D3D11 textures and NV12 planes on DXVK through the Unix side and its Vulkan "
-                     "layer, direct for large 2D ones"
-                   : "copy engine; zero-copy off (DXCL_ZERO_COPY=0); the GPU path for D3D11 "
-                     "textures and NV12 planes on DXVK through the Unix side and its Vulkan layer, "
-                     "direct for large 2D ones";
+                     "formats where the context's devices share host memory; " GPU_PATH_TEXT
+                   : "copy engine; zero-copy off (DXCL_ZERO_COPY=0); " GPU_PATH_TEXT;
         break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);

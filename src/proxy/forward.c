@@ -8,7 +8,12 @@
  * P2). A slot starts at a C stub that loads the driver (and fails like a driver lacking the
  * function); the first such call binds every slot the driver fills to the driver's own entry
  * point, and with DXCL_BIND_IMPORTS=1 the program's import slots of FWD exports to it too
- * (bind_imports.h). */
+ * (bind_imports.h).
+ *
+ * x64: the exports are assembly, and a QRY export reads the param name from %edx. i686 (the
+ * x32 build): they are naked stdcall functions, which the compiler names _name@N for the
+ * export list (cmake/x32-implib.sh), reading the param name from the stack; a program's
+ * imports stay on dxcl's exports (binding is x64 only). */
 #include "core/driver.h"
 #include "core/api.h"
 #include "proxy/answers.h"
@@ -95,6 +100,7 @@ static BOOL CALLBACK bind_slots(INIT_ONCE *once, void *drv_arg, void **context)
     return TRUE;
 }
 
+#ifdef _WIN64
 /* dxcl's FWD exports by their assembler names (the C names of some are the headers'). */
 #define DXCL_EXPORT_SYMBOL_FWD(name) extern const char dxcl_export_##name[] __asm__(#name);
 #define DXCL_EXPORT_SYMBOL_QRY(name)
@@ -134,6 +140,7 @@ static void bind_program_imports(const struct dxcl_driver *drv)
 #undef DXCL_API_FN
     dxcl_bind_imports(bindings, count);
 }
+#endif
 
 static const struct dxcl_driver *bound_driver(void)
 {
@@ -142,9 +149,13 @@ static const struct dxcl_driver *bound_driver(void)
     const struct dxcl_driver *drv = dxcl_driver();
 
     InitOnceExecuteOnce(&bind_once, bind_slots, (void *)drv, NULL);
+#ifdef _WIN64
     /* Outside the once, which other threads wait on: the walk takes the loader's lock. */
     if (!InterlockedCompareExchange(&imports_bound, 1, 0))
         bind_program_imports(drv);
+#else
+    (void)imports_bound;
+#endif
     return drv;
 }
 
@@ -160,6 +171,7 @@ static const struct dxcl_driver *bound_driver(void)
     }                                                                                              \
     __attribute__((used)) dxcl_entry dxcl_slot_##name = (dxcl_entry)dxcl_unbound_##name;
 
+#ifdef _WIN64
 /* An export written in assembly (the compiler never sees its definition, so a linker
  * directive exports it); it ends in a jump through its slot. */
 #define DXCL_ASM_EXPORT(name, code)                                                                \
@@ -170,36 +182,64 @@ static const struct dxcl_driver *bound_driver(void)
             ".section .drectve\n"                                                                  \
             ".ascii \" -export:" #name "\"\n"                                                      \
             ".text\n");
+#define DXCL_EXPORT_JUMPS(kind, ret, name, params, checks, tail) DXCL_ASM_EXPORT(name, checks)
+#else
+/* i686: a naked stdcall function (no prologue: the stack is the caller's when it jumps), so
+ * that the compiler gives it its decorated name; its parameters are read by the assembly. */
+#define DXCL_EXPORT_JUMPS(kind, ret, name, params, checks, tail)                                   \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")        \
+        DXCL_EXPORT __attribute__((naked)) ret CL_API_CALL name params                             \
+    {                                                                                              \
+        __asm__(checks "\tjmp *_dxcl_slot_" #name "\n" tail);                                      \
+    }                                                                                              \
+    _Pragma("GCC diagnostic pop")
+#endif
 
 #define DXCL_STUB_FWD(kind, ret, name, params, args)                                               \
     DXCL_UNBOUND(kind, ret, name, params, args)                                                    \
-    DXCL_ASM_EXPORT(name, "")
+    DXCL_EXPORT_JUMPS(kind, ret, name, params, "", "")
 
 /* ---- QRY exports ---- */
 
-/* The param name is the second argument, in %edx; the answered ones are listed in
- * core/api.h. */
+/* The param name is the second argument: in %edx on x64, at 8(%esp) on i686, where a match
+ * jumps through dxcl_answer_<name> (a stdcall target's name carries its argument size). The
+ * answered ones are listed in core/api.h. */
 #define DXCL_STRING(x) #x
 #define DXCL_EXPAND_STRING(x) DXCL_STRING(x)
+#ifdef _WIN64
 #define DXCL_ASM_ANSWER(name, param, answer)                                                       \
     "\tcmpl $" DXCL_EXPAND_STRING(param) ", %edx\n\tje dxcl_logged_" #name "\n"
+#define DXCL_QRY_TAIL(name) ""
+#define DXCL_QRY_ANSWER(name)
+#else
+#define DXCL_ASM_ANSWER(name, param, answer)                                                       \
+    "\tcmpl $" DXCL_EXPAND_STRING(param) ", 8(%esp)\n\tje 1f\n"
+#define DXCL_QRY_TAIL(name) "1:\tjmp *_dxcl_answer_" #name "\n"
+#define DXCL_QRY_ANSWER(name)                                                                      \
+    __attribute__((used)) const dxcl_entry dxcl_answer_##name = (dxcl_entry)dxcl_logged_##name;
+#endif
 
 /* The C path of a QRY export: dxcl's implementation (which forwards the param names it does not
  * answer), logged when DXCL_LOG is on. The slot holds it until the driver is bound, and for
  * good while the log is on. */
+/* Formatted by hand: DXCL_QRY_ANSWER, a declaration on i686 only, takes no semicolon. */
+// clang-format off
 #define DXCL_STUB_QRY(kind, ret, name, params, args)                                               \
-    DXCL_ASM_EXPORT(name, DXCL_ANSWERS_##name(DXCL_ASM_ANSWER))                                    \
     ret CL_API_CALL dxcl_logged_##name params;                                                     \
     __attribute__((used)) ret CL_API_CALL dxcl_logged_##name params                                \
     {                                                                                              \
         DXCL_LOGGED_##kind(ret, name, args)                                                        \
     }                                                                                              \
+    DXCL_QRY_ANSWER(name)                                                                          \
     static ret CL_API_CALL dxcl_unbound_##name params                                              \
     {                                                                                              \
         bound_driver();                                                                            \
         return dxcl_logged_##name args;                                                            \
     }                                                                                              \
-    __attribute__((used)) dxcl_entry dxcl_slot_##name = (dxcl_entry)dxcl_unbound_##name;
+    __attribute__((used)) dxcl_entry dxcl_slot_##name = (dxcl_entry)dxcl_unbound_##name;           \
+    DXCL_EXPORT_JUMPS(kind, ret, name, params, DXCL_ANSWERS_##name(DXCL_ASM_ANSWER),               \
+                      DXCL_QRY_TAIL(name))
+// clang-format on
 
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     DXCL_STUB_##route(kind, ret, name, params, args)

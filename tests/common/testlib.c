@@ -262,9 +262,14 @@ HMODULE test_dxcl_module(void)
 {
     /* The program's import table slot of an OpenCL function points into the OpenCL.dll it
      * imports. (A lookup by name would be ambiguous once the driver, also "OpenCL.dll", loads.) */
-    extern void *__imp_clGetPlatformIDs;
+    /* The slot's symbol: on i686 the import of a stdcall function keeps its decoration. */
+#ifdef _WIN64
+    extern void *import_slot __asm__("__imp_clGetPlatformIDs");
+#else
+    extern void *import_slot __asm__("__imp__clGetPlatformIDs@12");
+#endif
     HMODULE module = NULL;
-    void *address = __imp_clGetPlatformIDs;
+    void *address = import_slot;
 
     REQUIRE(address != NULL, "clGetPlatformIDs is not imported");
     REQUIRE(GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |

@@ -623,6 +623,34 @@ static void check_hand_overs(VkPhysicalDevice physical, VkDevice handle, uint64_
           "a hand-over of another image is refused: %s", batch.error.text);
 }
 
+/* Whether the batch after a hand-out has run: a fence of the program's behind it. */
+struct blocked {
+    VkDevice device;
+    VkQueue queue;
+    VkFence fence;
+};
+
+static struct blocked submit_behind(VkDevice device)
+{
+    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    struct blocked b = {.device = device};
+
+    vkGetDeviceQueue(device, 0, 0, &b.queue);
+    REQUIRE(vkCreateFence(device, &info, NULL, &b.fence) == VK_SUCCESS, "vkCreateFence");
+    REQUIRE(vkQueueSubmit(b.queue, 0, NULL, b.fence) == VK_SUCCESS, "a fence behind");
+    return b;
+}
+
+/* The fence signalled within `ms`; the fence goes. */
+static bool went_on_within(struct blocked *b, uint64_t ms)
+{
+    VkResult result = vkWaitForFences(b->device, 1, &b->fence, VK_TRUE, ms * 1000000u);
+
+    if (result == VK_SUCCESS)
+        vkDestroyFence(b->device, b->fence, NULL);
+    return result == VK_SUCCESS;
+}
+
 /* Direct twins (core/twin.h): DXVK's own image, made exportable by the layer at creation once
  * sharing started on the device. */
 static void check_direct_twins(VkPhysicalDevice physical)
@@ -662,6 +690,36 @@ static void check_direct_twins(VkPhysicalDevice physical)
     give_up(twin.id);
     check(pixels_differing(physical, handle, big.image, 512, 256, 0xff00ff00u) == 0,
           "given up, the twin left the image and its memory to their owner");
+
+    /* The program destroys a direct twin's image while the layer's batch behind OpenCL's
+     * release still holds it (DXVK knows only its own use): the image and its memory go to a
+     * grave, freed once that batch ran (the validation layer says "in use" otherwise). */
+    {
+        static const float green[4] = {0.0f, 1.0f, 0.0f, 1.0f};
+        struct texture_like doomed = make_texture_like(handle, 512, 256, SAMPLED_USAGE);
+        struct dxcl_twin held = make_twin(device, doomed.image, 512, 256, false, true);
+        struct dxcl_hand_over batch;
+        struct blocked behind;
+
+        REQUIRE(held.id, "direct twin: %s", held.error.text);
+        close(held.fd);
+        clear_image(handle, doomed.image, green);
+        REQUIRE(hand_over(device,
+                          own_item(&held, DXCL_HAND_IN, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+                          &batch) == 0 &&
+                    wait_value(device, batch.done_value, 5000) == 0,
+                "hand-in: %s", batch.error.text);
+        REQUIRE(hand_over(device,
+                          own_item(&held, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+                          &batch) == 0,
+                "hand-out: %s", batch.error.text);
+        behind = submit_behind(handle);
+        check(!went_on_within(&behind, 50), "the layer's batch waits for OpenCL's release");
+        free_texture_like(handle, &doomed);
+        released(held.id, batch.items[0].release_value, 0);
+        check(went_on_within(&behind, 2000), "told, the queue goes on");
+        give_up(held.id);
+    }
 
     /* A twin of an image since destroyed: stale, its memory never touched again. */
     twin = make_twin(device, big.image, 512, 256, false, true);
@@ -705,34 +763,6 @@ static void check_direct_twins(VkPhysicalDevice physical)
     free_texture_like(handle, &big);
     unsetenv("DXCL_LAYER_FAULT");
     vkDestroyDevice(handle, NULL);
-}
-
-/* Whether the batch after a hand-out has run: a fence of the program's behind it. */
-struct blocked {
-    VkDevice device;
-    VkQueue queue;
-    VkFence fence;
-};
-
-static struct blocked submit_behind(VkDevice device)
-{
-    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    struct blocked b = {.device = device};
-
-    vkGetDeviceQueue(device, 0, 0, &b.queue);
-    REQUIRE(vkCreateFence(device, &info, NULL, &b.fence) == VK_SUCCESS, "vkCreateFence");
-    REQUIRE(vkQueueSubmit(b.queue, 0, NULL, b.fence) == VK_SUCCESS, "a fence behind");
-    return b;
-}
-
-/* The fence signalled within `ms`; the fence goes. */
-static bool went_on_within(struct blocked *b, uint64_t ms)
-{
-    VkResult result = vkWaitForFences(b->device, 1, &b->fence, VK_TRUE, ms * 1000000u);
-
-    if (result == VK_SUCCESS)
-        vkDestroyFence(b->device, b->fence, NULL);
-    return result == VK_SUCCESS;
 }
 
 static uint64_t now_ms(void)

@@ -20,7 +20,7 @@
  * Built with the host compiler; it links no Vulkan library (the loader hands it every
  * function). */
 #define _GNU_SOURCE
-#include "layer.h"
+#include "twins.h"
 
 EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(VkInstance instance,
                                                                                const char *name);
@@ -33,18 +33,19 @@ static const struct {
     PFN_vkVoidFunction function;
 } device_hooks[] = {
     {"vkGetDeviceProcAddr", (PFN_vkVoidFunction)dxcl_layer_GetDeviceProcAddr},
-    {"vkDestroyDevice", (PFN_vkVoidFunction)destroy_device},
-    {"vkCreateImage", (PFN_vkVoidFunction)create_image},
-    {"vkDestroyImage", (PFN_vkVoidFunction)destroy_image},
-    {"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)image_requirements2},
-    {"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)image_requirements2},
-    {"vkAllocateMemory", (PFN_vkVoidFunction)allocate_memory},
-    {"vkCreateSemaphore", (PFN_vkVoidFunction)create_semaphore},
-    {"vkDestroySemaphore", (PFN_vkVoidFunction)destroy_semaphore},
-    {"vkQueueSubmit", (PFN_vkVoidFunction)queue_submit},
-    {"vkQueueSubmit2", (PFN_vkVoidFunction)queue_submit2},
-    {"vkQueueSubmit2KHR", (PFN_vkVoidFunction)queue_submit2_khr},
-    {"vkQueueBindSparse", (PFN_vkVoidFunction)queue_bind_sparse},
+    {"vkDestroyDevice", (PFN_vkVoidFunction)hook_destroy_device},
+    {"vkCreateImage", (PFN_vkVoidFunction)hook_create_image},
+    {"vkDestroyImage", (PFN_vkVoidFunction)hook_destroy_image},
+    {"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)hook_image_requirements2},
+    {"vkGetImageMemoryRequirements2KHR", (PFN_vkVoidFunction)hook_image_requirements2},
+    {"vkAllocateMemory", (PFN_vkVoidFunction)hook_allocate_memory},
+    {"vkFreeMemory", (PFN_vkVoidFunction)hook_free_memory},
+    {"vkCreateSemaphore", (PFN_vkVoidFunction)hook_create_semaphore},
+    {"vkDestroySemaphore", (PFN_vkVoidFunction)hook_destroy_semaphore},
+    {"vkQueueSubmit", (PFN_vkVoidFunction)hook_queue_submit},
+    {"vkQueueSubmit2", (PFN_vkVoidFunction)hook_queue_submit2},
+    {"vkQueueSubmit2KHR", (PFN_vkVoidFunction)hook_queue_submit2_khr},
+    {"vkQueueBindSparse", (PFN_vkVoidFunction)hook_queue_bind_sparse},
 };
 
 static PFN_vkVoidFunction device_function(const char *name)
@@ -84,11 +85,11 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL dxcl_layer_GetInstanceProcAddr(V
     if (!strcmp(name, "vkGetInstanceProcAddr"))
         return (PFN_vkVoidFunction)dxcl_layer_GetInstanceProcAddr;
     if (!strcmp(name, "vkCreateInstance"))
-        return (PFN_vkVoidFunction)create_instance;
+        return (PFN_vkVoidFunction)hook_create_instance;
     if (!strcmp(name, "vkDestroyInstance"))
-        return (PFN_vkVoidFunction)destroy_instance;
+        return (PFN_vkVoidFunction)hook_destroy_instance;
     if (!strcmp(name, "vkCreateDevice"))
-        return (PFN_vkVoidFunction)create_device;
+        return (PFN_vkVoidFunction)hook_create_device;
     if (own)
         return own;
     return instance_next_function(instance, name);

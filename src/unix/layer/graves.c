@@ -21,6 +21,26 @@ static void free_grave(const struct grave *grave)
         device->vk.free_memory(device->handle, grave->memory, NULL);
 }
 
+static atomic_size_t bound_graves; /* graves waiting for a program's vkFreeMemory */
+
+bool graves_take_memory(struct device *device, VkDeviceMemory memory)
+{
+    bool taken = false;
+
+    if (!atomic_load_explicit(&bound_graves, memory_order_relaxed) || !memory)
+        return false;
+    pthread_mutex_lock(&graves_lock);
+    for (size_t i = 0; i < grave_count && !taken; i++)
+        if (graves[i].device == device && graves[i].bound == memory) {
+            graves[i].memory = memory;
+            graves[i].bound = VK_NULL_HANDLE;
+            atomic_fetch_sub(&bound_graves, 1);
+            taken = true;
+        }
+    pthread_mutex_unlock(&graves_lock);
+    return taken;
+}
+
 void graves_add(const struct grave *grave)
 {
     bool kept = false;
@@ -38,11 +58,11 @@ void graves_add(const struct grave *grave)
     }
     if ((kept = grave_count < grave_capacity))
         graves[grave_count++] = *grave;
+    if (kept && grave->bound)
+        atomic_fetch_add(&bound_graves, 1);
     pthread_mutex_unlock(&graves_lock);
     if (!kept) /* out of memory: leaked rather than freed under the GPU's feet */
         layer_note("a twin's Vulkan objects are kept until exit (out of memory)");
-    else
-        releases_wake();
 }
 
 static bool due(const struct grave *grave, bool all)
@@ -65,6 +85,8 @@ void graves_visit(struct device *device, bool all)
         pthread_mutex_lock(&graves_lock);
         for (size_t i = 0; i < grave_count && count < 32;)
             if (graves[i].device == device && due(&graves[i], all)) {
+                if (graves[i].bound) /* its memory is the program's to free, after it */
+                    atomic_fetch_sub(&bound_graves, 1);
                 freed[count++] = graves[i];
                 graves[i] = graves[--grave_count];
             } else

@@ -494,7 +494,28 @@ EXPORT int32_t dxcl_layer_hand_over(void *params)
             twin_put(b.twins[i]);
     graves_visit(b.device, false);
     device_put(b.device);
+    for (uint32_t i = 0; i < asked->count; i++)
+        if (asked->items[i].op == DXCL_HAND_RETIRE) {
+            releases_wake(); /* the retired twins' graves are swept even if nothing follows */
+            break;
+        }
     return result;
+}
+
+EXPORT int32_t dxcl_layer_twin_destroy(void *params)
+{
+    struct dxcl_layer_twin *asked = params;
+    struct twin *twin;
+    struct device *device;
+
+    if (!twin_and_device(asked->twin, &twin, &device, &asked->error))
+        return asked->error.result;
+    twin_give_up(twin, 0);
+    graves_visit(device, false);
+    releases_wake(); /* its graves are swept even if no hand-over follows */
+    device_put(device);
+    twin_put(twin);
+    return 0;
 }
 
 EXPORT int32_t dxcl_layer_wait(void *params)

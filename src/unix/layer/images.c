@@ -222,8 +222,8 @@ static struct device *hooked(VkDevice handle)
     return device;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreateInfo *info,
-                                            const VkAllocationCallbacks *alloc, VkImage *out)
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_image(VkDevice handle, const VkImageCreateInfo *info,
+                                                 const VkAllocationCallbacks *alloc, VkImage *out)
 {
     static atomic_uint_fast64_t serials;
     struct device *device = hooked(handle);
@@ -257,9 +257,9 @@ VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice handle, const VkImageCreate
 /* An exportable image asks for memory of its own: DXVK then allocates it dedicated (it honours
  * requiresDedicatedAllocation), where nothing else shares the memory OpenCL imports, and its
  * defragmentation never moves it (it moves only suballocations). */
-VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice handle,
-                                               const VkImageMemoryRequirementsInfo2 *info,
-                                               VkMemoryRequirements2 *out)
+VKAPI_ATTR void VKAPI_CALL hook_image_requirements2(VkDevice handle,
+                                                    const VkImageMemoryRequirementsInfo2 *info,
+                                                    VkMemoryRequirements2 *out)
 {
     struct device *device = hooked(handle);
     VkMemoryDedicatedRequirements *dedicated;
@@ -279,9 +279,10 @@ VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice handle,
 
 /* The dedicated memory of an exportable image is made exportable, and remembered; where the
  * driver refuses that, the memory is what the program asked for, and the image no candidate. */
-VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice handle, const VkMemoryAllocateInfo *info,
-                                               const VkAllocationCallbacks *alloc,
-                                               VkDeviceMemory *out)
+VKAPI_ATTR VkResult VKAPI_CALL hook_allocate_memory(VkDevice handle,
+                                                    const VkMemoryAllocateInfo *info,
+                                                    const VkAllocationCallbacks *alloc,
+                                                    VkDeviceMemory *out)
 {
     struct device *device = hooked(handle);
     const VkMemoryDedicatedAllocateInfo *dedicated =
@@ -317,14 +318,53 @@ VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice handle, const VkMemoryAl
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice handle, VkImage image,
-                                         const VkAllocationCallbacks *alloc)
+/* A direct twin's image destroyed while a batch of the layer's that used it may still run
+ * (DXVK knows only its own): it goes to a grave after that batch, and so does its memory when
+ * DXVK frees it. The program no longer sees the handle either way. */
+static bool bury_in_use(struct device *device, VkImage image, const struct image_slot *slot)
+{
+    uint64_t last;
+
+    if (!slot->exportable || !device->progress)
+        return false;
+    pthread_mutex_lock(&device->submit_lock);
+    last = dxcl_progress_last_own(device->progress);
+    pthread_mutex_unlock(&device->submit_lock);
+    if (!last || dxcl_progress_reached(device->progress, last))
+        return false;
+    layer_note("image 0x%" PRIx64 " destroyed while a batch of the layer's may use it: freed "
+               "after it",
+               (uint64_t)image);
+    graves_add(&(struct grave){
+        .device = device, .after = last, .image = image, .bound = (VkDeviceMemory)slot->memory});
+    return true;
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_destroy_image(VkDevice handle, VkImage image,
+                                              const VkAllocationCallbacks *alloc)
+{
+    struct device *device = hooked(handle);
+    struct image_slot slot;
+
+    if (!device)
+        return;
+    if (image && !atomic_load_explicit(&device->gone, memory_order_relaxed)) {
+        bool known = images_lookup(device, (uint64_t)image, &slot);
+        images_remove(&device->images, (uint64_t)image);
+        if (known && bury_in_use(device, image, &slot))
+            return;
+    }
+    device->vk.destroy_image(handle, image, alloc);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_free_memory(VkDevice handle, VkDeviceMemory memory,
+                                            const VkAllocationCallbacks *alloc)
 {
     struct device *device = hooked(handle);
 
     if (!device)
         return;
-    if (image && !atomic_load_explicit(&device->gone, memory_order_relaxed))
-        images_remove(&device->images, (uint64_t)image);
-    device->vk.destroy_image(handle, image, alloc);
+    if (graves_take_memory(device, memory))
+        return;
+    device->vk.free_memory(handle, memory, alloc);
 }

@@ -134,8 +134,22 @@ struct device {
 };
 
 /* records.c: instances and devices. */
-struct instance_rec;
+struct instance_rec {
+    struct instance_rec *next;
+    void *key;
+    VkInstance instance;
+    PFN_vkGetInstanceProcAddr gipa;
+    uint32_t api_version; /* the program's: external memory is core from 1.1 */
+    /* Resolved when made: the loader's terminator no longer knows the instance at destroy. */
+    PFN_vkDestroyInstance destroy_instance;
+};
 struct instance_rec *find_instance(void *key, bool or_newest);
+/* The loader's link of `type` in a create info's chain (for `function`, or any). */
+void *next_link_of(const void *next, VkStructureType type, VkLayerFunction function);
+void *next_link(const void *next, VkStructureType type);
+/* Gives a new device its id and publishes its record (copy-on-write); false when out of
+ * memory (then no call finds it). */
+bool device_record(struct device *device);
 /* The next layer's function of the instance, or NULL. */
 PFN_vkVoidFunction instance_next_function(VkInstance instance, const char *name);
 /* The device of a dispatch key (no lock; NULL for a device the layer never saw). */
@@ -145,14 +159,11 @@ struct device *device_hold(uint64_t id, struct dxcl_layer_error *error);
 void device_put(struct device *device);
 /* Each sharing-capable device, held in turn, until `visit` returns true: that device (held). */
 struct device *device_find(bool (*visit)(struct device *device, void *arg), void *arg);
-VKAPI_ATTR VkResult VKAPI_CALL create_instance(const VkInstanceCreateInfo *info,
-                                               const VkAllocationCallbacks *alloc, VkInstance *out);
-VKAPI_ATTR void VKAPI_CALL destroy_instance(VkInstance instance,
-                                            const VkAllocationCallbacks *alloc);
-VKAPI_ATTR VkResult VKAPI_CALL create_device(VkPhysicalDevice physical,
-                                             const VkDeviceCreateInfo *info,
-                                             const VkAllocationCallbacks *alloc, VkDevice *out);
-VKAPI_ATTR void VKAPI_CALL destroy_device(VkDevice device, const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_instance(const VkInstanceCreateInfo *info,
+                                                    const VkAllocationCallbacks *alloc,
+                                                    VkInstance *out);
+VKAPI_ATTR void VKAPI_CALL hook_destroy_instance(VkInstance instance,
+                                                 const VkAllocationCallbacks *alloc);
 /* The queue (family, index) the device was made with, or NULL. */
 VkQueue device_queue(struct device *device, uint32_t family, uint32_t index);
 
@@ -161,31 +172,35 @@ VkQueue device_queue(struct device *device, uint32_t family, uint32_t index);
 void images_init(struct image_table *table);
 void images_free(struct image_table *table);
 bool images_lookup(struct device *device, uint64_t image, struct image_slot *out);
-VKAPI_ATTR VkResult VKAPI_CALL create_image(VkDevice device, const VkImageCreateInfo *info,
-                                            const VkAllocationCallbacks *alloc, VkImage *out);
-VKAPI_ATTR void VKAPI_CALL image_requirements2(VkDevice device,
-                                               const VkImageMemoryRequirementsInfo2 *info,
-                                               VkMemoryRequirements2 *out);
-VKAPI_ATTR VkResult VKAPI_CALL allocate_memory(VkDevice device, const VkMemoryAllocateInfo *info,
-                                               const VkAllocationCallbacks *alloc,
-                                               VkDeviceMemory *out);
-VKAPI_ATTR void VKAPI_CALL destroy_image(VkDevice device, VkImage image,
-                                         const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_image(VkDevice device, const VkImageCreateInfo *info,
+                                                 const VkAllocationCallbacks *alloc, VkImage *out);
+VKAPI_ATTR void VKAPI_CALL hook_image_requirements2(VkDevice device,
+                                                    const VkImageMemoryRequirementsInfo2 *info,
+                                                    VkMemoryRequirements2 *out);
+VKAPI_ATTR VkResult VKAPI_CALL hook_allocate_memory(VkDevice device,
+                                                    const VkMemoryAllocateInfo *info,
+                                                    const VkAllocationCallbacks *alloc,
+                                                    VkDeviceMemory *out);
+VKAPI_ATTR void VKAPI_CALL hook_free_memory(VkDevice device, VkDeviceMemory memory,
+                                            const VkAllocationCallbacks *alloc);
+VKAPI_ATTR void VKAPI_CALL hook_destroy_image(VkDevice device, VkImage image,
+                                              const VkAllocationCallbacks *alloc);
 
 /* submits.c: the program's semaphores and submissions, followed (progress.h). */
-VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice device, const VkSemaphoreCreateInfo *info,
-                                                const VkAllocationCallbacks *alloc,
-                                                VkSemaphore *out);
-VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice device, VkSemaphore semaphore,
-                                             const VkAllocationCallbacks *alloc);
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
-                                            const VkSubmitInfo *batches, VkFence fence);
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit2(VkQueue queue, uint32_t count,
-                                             const VkSubmitInfo2 *batches, VkFence fence);
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit2_khr(VkQueue queue, uint32_t count,
-                                                 const VkSubmitInfo2 *batches, VkFence fence);
-VKAPI_ATTR VkResult VKAPI_CALL queue_bind_sparse(VkQueue queue, uint32_t count,
-                                                 const VkBindSparseInfo *binds, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_semaphore(VkDevice device,
+                                                     const VkSemaphoreCreateInfo *info,
+                                                     const VkAllocationCallbacks *alloc,
+                                                     VkSemaphore *out);
+VKAPI_ATTR void VKAPI_CALL hook_destroy_semaphore(VkDevice device, VkSemaphore semaphore,
+                                                  const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit(VkQueue queue, uint32_t count,
+                                                 const VkSubmitInfo *batches, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit2(VkQueue queue, uint32_t count,
+                                                  const VkSubmitInfo2 *batches, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit2_khr(VkQueue queue, uint32_t count,
+                                                      const VkSubmitInfo2 *batches, VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_bind_sparse(VkQueue queue, uint32_t count,
+                                                      const VkBindSparseInfo *binds, VkFence fence);
 
 /* twins.c: the twins, by id. */
 struct twin;
@@ -204,8 +219,13 @@ struct grave {
     VkImage image;
     VkDeviceMemory memory;
     VkSemaphore semaphores[2];
+    /* A program's image the layer's batches used, destroyed while they may still run: the
+     * memory it was bound to, taken into the grave when the program frees it. */
+    VkDeviceMemory bound;
 };
 void graves_add(const struct grave *grave);
+/* The program frees `memory` of an image in a grave: true when the grave took it. */
+bool graves_take_memory(struct device *device, VkDeviceMemory memory);
 /* Frees the graves whose value the device's timeline reached (all of them with `all`: the
  * device is idle, being destroyed). */
 void graves_visit(struct device *device, bool all);

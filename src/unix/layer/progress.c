@@ -281,6 +281,11 @@ VkResult dxcl_progress_submit_own(struct dxcl_progress *p, PFN_vkQueueSubmit sub
     return submit(queue, 1, &info, VK_NULL_HANDLE);
 }
 
+uint64_t dxcl_progress_last_own(struct dxcl_progress *p)
+{
+    return p ? p->own_value : 0;
+}
+
 bool dxcl_progress_reached(struct dxcl_progress *p, uint64_t value)
 {
     uint64_t reached = 0;

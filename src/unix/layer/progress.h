@@ -60,6 +60,8 @@ struct dxcl_own_submit {
 VkResult dxcl_progress_submit_own(struct dxcl_progress *progress, PFN_vkQueueSubmit submit,
                                   VkQueue queue, const struct dxcl_own_submit *own,
                                   uint64_t *value);
+/* The value of the layer's latest submission (0: none); under the caller's one-at-a-time lock. */
+uint64_t dxcl_progress_last_own(struct dxcl_progress *progress);
 /* The layer's timeline reached `value` (false where unknown); the host waits for it. */
 bool dxcl_progress_reached(struct dxcl_progress *progress, uint64_t value);
 VkResult dxcl_progress_wait(struct dxcl_progress *progress, uint64_t value, uint64_t timeout_ns);

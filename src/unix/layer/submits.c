@@ -15,9 +15,10 @@ static struct device *hooked(const void *handle)
     return device;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice handle, const VkSemaphoreCreateInfo *info,
-                                                const VkAllocationCallbacks *alloc,
-                                                VkSemaphore *out)
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_semaphore(VkDevice handle,
+                                                     const VkSemaphoreCreateInfo *info,
+                                                     const VkAllocationCallbacks *alloc,
+                                                     VkSemaphore *out)
 {
     struct device *device = hooked(handle);
     VkResult result;
@@ -29,8 +30,8 @@ VKAPI_ATTR VkResult VKAPI_CALL create_semaphore(VkDevice handle, const VkSemapho
     return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice handle, VkSemaphore semaphore,
-                                             const VkAllocationCallbacks *alloc)
+VKAPI_ATTR void VKAPI_CALL hook_destroy_semaphore(VkDevice handle, VkSemaphore semaphore,
+                                                  const VkAllocationCallbacks *alloc)
 {
     struct device *device = hooked(handle);
 
@@ -40,8 +41,8 @@ VKAPI_ATTR void VKAPI_CALL destroy_semaphore(VkDevice handle, VkSemaphore semaph
     device->vk.destroy_semaphore(handle, semaphore, alloc);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit(VkQueue queue, uint32_t count,
-                                            const VkSubmitInfo *batches, VkFence fence)
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit(VkQueue queue, uint32_t count,
+                                                 const VkSubmitInfo *batches, VkFence fence)
 {
     struct device *device = hooked(queue);
 
@@ -67,20 +68,20 @@ static VkResult submit2_through(bool khr, VkQueue queue, uint32_t count,
     return submit2(queue, count, batches, fence);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit2(VkQueue queue, uint32_t count,
-                                             const VkSubmitInfo2 *batches, VkFence fence)
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit2(VkQueue queue, uint32_t count,
+                                                  const VkSubmitInfo2 *batches, VkFence fence)
 {
     return submit2_through(false, queue, count, batches, fence);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL queue_submit2_khr(VkQueue queue, uint32_t count,
-                                                 const VkSubmitInfo2 *batches, VkFence fence)
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_submit2_khr(VkQueue queue, uint32_t count,
+                                                      const VkSubmitInfo2 *batches, VkFence fence)
 {
     return submit2_through(true, queue, count, batches, fence);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL queue_bind_sparse(VkQueue queue, uint32_t count,
-                                                 const VkBindSparseInfo *binds, VkFence fence)
+VKAPI_ATTR VkResult VKAPI_CALL hook_queue_bind_sparse(VkQueue queue, uint32_t count,
+                                                      const VkBindSparseInfo *binds, VkFence fence)
 {
     struct device *device = hooked(queue);
 

@@ -3,7 +3,8 @@
  * program's image itself). A twin is reference-counted: the table holds one reference until dxcl
  * gives the twin up, each call one while it runs. Its Vulkan objects go to the graves when it is
  * given up, freed once the GPU is done with them. Each twin has a timeline semaphore of the
- * layer's for Direct3D's waits for OpenCL's releases, signalled from the host (releases.c). */
+ * layer's for Direct3D's waits for OpenCL's releases, signalled from the host in order, each value
+ * once it and every earlier one ended (here; told by releases.c). */
 #define _GNU_SOURCE
 #include "twins.h"
 
@@ -510,21 +511,6 @@ void twin_give_up(struct twin *twin, uint64_t after)
     twin_put(twin); /* the table's reference */
 }
 
-EXPORT int32_t dxcl_layer_twin_destroy(void *params)
-{
-    struct dxcl_layer_twin *asked = params;
-    struct twin *twin;
-    struct device *device;
-
-    if (!twin_and_device(asked->twin, &twin, &device, &asked->error))
-        return asked->error.result;
-    twin_give_up(twin, 0);
-    graves_visit(device, false);
-    device_put(device);
-    twin_put(twin);
-    return 0;
-}
-
 /* The device is being destroyed (idle, by Vulkan's rule): its twins are given up now. */
 void twins_forget_device(struct device *device)
 {
@@ -544,4 +530,164 @@ void twins_forget_device(struct device *device)
         twin_give_up(found, 0);
         twin_put(found);
     }
+}
+
+/* ---- A twin's release values: how each ended (the caller holds the twin's lock, unless said) ----
+ */
+
+/* DXCL_GPU_READY_AHEAD=<n>: TWIN_READY_AHEAD, read once. */
+uint64_t twin_ready_ahead(void)
+{
+    static _Atomic uint64_t ahead;
+    const char *setting;
+    char *end;
+    unsigned long n;
+
+    if (ahead)
+        return ahead;
+    setting = dxcl_host_setting("DXCL_GPU_READY_AHEAD");
+    n = setting ? strtoul(setting, &end, 10) : 0;
+    ahead = setting && *setting && !*end && n ? n : TWIN_READY_AHEAD;
+    return ahead;
+}
+
+static struct release_outcome *outcome_of(struct twin *twin, uint64_t value)
+{
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
+        if (twin->outcomes[i].value == value)
+            return &twin->outcomes[i];
+    return NULL;
+}
+
+/* Signals the twin's timeline up to the last value before the first still pending. */
+static void signal_contiguous(struct twin *twin)
+{
+    struct device *device = twin->device;
+    uint64_t target = twin->release_issued;
+    VkSemaphoreSignalInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                  .semaphore = twin->release};
+    VkResult result;
+
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
+        if (twin->outcomes[i].value && twin->outcomes[i].state == DXCL_RELEASE_PENDING &&
+            twin->outcomes[i].value - 1 < target)
+            target = twin->outcomes[i].value - 1;
+    if (target <= twin->release_signalled || !twin->release)
+        return;
+    info.value = target;
+    if ((result = device->vk.signal_semaphore(device->handle, &info)))
+        layer_note("twin %" PRIu64 ": vkSignalSemaphore of release %" PRIu64 ": %d", twin->id,
+                   target, result);
+    else
+        twin->release_signalled = target;
+}
+
+static void resolve_locked(struct twin *twin, uint64_t value, int32_t state, int32_t status)
+{
+    struct release_outcome *outcome = outcome_of(twin, value);
+
+    if (!outcome || outcome->state != DXCL_RELEASE_PENDING)
+        return;
+    outcome->state = state;
+    outcome->status = status;
+    if (state == DXCL_RELEASE_FAILED && value > twin->ended_early)
+        twin->ended_early = value;
+    else if (state == DXCL_RELEASE_DONE && value > twin->ended_early)
+        twin->ended_early = 0; /* OpenCL's queue passed the early one's wait for `ready` */
+    if (state == DXCL_RELEASE_FAILED)
+        layer_note("twin %" PRIu64 ": release %" PRIu64 " %s: Direct3D goes on without OpenCL's "
+                   "writes",
+                   twin->id, value,
+                   status == -1   ? "was not done within its bound (DXCL_GPU_WAIT_BOUND_MS)"
+                   : status == -2 ? "ended: too many releases pending"
+                                  : "failed on OpenCL's side");
+    signal_contiguous(twin);
+}
+
+/* Room for one more outcome: the outcomes doubled, up to the most; NULL when none is left. */
+static struct release_outcome *grow_outcomes(struct twin *twin)
+{
+    uint32_t had = twin->outcome_count, count = had ? 2 * had : TWIN_OUTCOMES_FIRST;
+    struct release_outcome *grown;
+
+    if (had >= TWIN_OUTCOMES_MOST || !(grown = realloc(twin->outcomes, count * sizeof(*grown))))
+        return NULL;
+    memset(grown + had, 0, (count - had) * sizeof(*grown));
+    twin->outcomes = grown;
+    twin->outcome_count = count;
+    return &grown[had];
+}
+
+uint64_t twin_issue_release(struct twin *twin)
+{
+    struct release_outcome *unused = NULL, *ended = NULL, *pending = NULL, *slot;
+
+    /* A slot unused, else the oldest ended, else a new one; past the most, the oldest pending
+     * ends now. */
+    for (uint32_t i = 0; i < twin->outcome_count; i++) {
+        struct release_outcome *o = &twin->outcomes[i];
+        if (!o->value)
+            unused = unused ? unused : o;
+        else if (o->state != DXCL_RELEASE_PENDING)
+            ended = !ended || o->value < ended->value ? o : ended;
+        else
+            pending = !pending || o->value < pending->value ? o : pending;
+    }
+    slot = unused ? unused : ended ? ended : NULL;
+    if (!slot && !(slot = grow_outcomes(twin))) {
+        if (!pending)
+            return 0; /* no memory for the first: nothing to wait for */
+        slot = pending;
+        resolve_locked(twin, slot->value, DXCL_RELEASE_FAILED, -2);
+    }
+    *slot = (struct release_outcome){++twin->release_issued, DXCL_RELEASE_PENDING, 0};
+    return slot->value;
+}
+
+bool twin_may_signal_ready(const struct twin *twin)
+{
+    return !twin->ended_early &&
+           twin->release_issued - twin->release_signalled < twin_ready_ahead();
+}
+
+void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t status)
+{
+    pthread_mutex_lock(&twin->lock);
+    resolve_locked(twin, value, state, status);
+    pthread_mutex_unlock(&twin->lock);
+}
+
+void twin_end_releases(struct twin *twin, const char *why)
+{
+    pthread_mutex_lock(&twin->lock);
+    for (uint32_t i = 0; i < twin->outcome_count; i++)
+        if (twin->outcomes[i].value && twin->outcomes[i].state == DXCL_RELEASE_PENDING) {
+            layer_note("twin %" PRIu64 ": release %" PRIu64 " pending: %s", twin->id,
+                       twin->outcomes[i].value, why);
+            resolve_locked(twin, twin->outcomes[i].value, DXCL_RELEASE_FAILED, -1);
+        }
+    pthread_mutex_unlock(&twin->lock);
+}
+
+EXPORT int32_t dxcl_layer_release_state(void *params)
+{
+    struct dxcl_layer_release_state *state = params;
+    struct twin *twin = twin_hold(state->twin, NULL);
+    struct release_outcome *outcome;
+
+    state->state = DXCL_RELEASE_FAILED;
+    state->status = -3; /* no such release */
+    if (!twin)
+        return -1;
+    pthread_mutex_lock(&twin->lock);
+    if ((outcome = outcome_of(twin, state->value))) {
+        state->state = outcome->state;
+        state->status = outcome->status;
+    } else if (state->value && state->value <= twin->release_signalled) {
+        state->state = DXCL_RELEASE_DONE; /* ended long ago */
+        state->status = 0;
+    }
+    pthread_mutex_unlock(&twin->lock);
+    twin_put(twin);
+    return 0;
 }

@@ -65,8 +65,15 @@ void twin_resolve(struct twin *twin, uint64_t value, int32_t state, int32_t stat
  * TWIN_READY_AHEAD releases pending; under the twin's lock. */
 bool twin_may_signal_ready(const struct twin *twin);
 /* TWIN_READY_AHEAD, or DXCL_GPU_READY_AHEAD. */
-uint64_t releases_ready_ahead(void);
+uint64_t twin_ready_ahead(void);
 /* Every pending release of the twin ends as failed (logged with `why`). */
 void twin_end_releases(struct twin *twin, const char *why);
+
+/* devices.c: the hooks of vkCreateDevice and vkDestroyDevice. */
+VKAPI_ATTR VkResult VKAPI_CALL hook_create_device(VkPhysicalDevice physical,
+                                                  const VkDeviceCreateInfo *info,
+                                                  const VkAllocationCallbacks *alloc,
+                                                  VkDevice *out);
+VKAPI_ATTR void VKAPI_CALL hook_destroy_device(VkDevice device, const VkAllocationCallbacks *alloc);
 
 #endif
