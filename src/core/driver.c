@@ -350,18 +350,18 @@ void dxcl_driver_close_fd(int handle)
 
 int32_t dxcl_driver_layer_call(enum dxcl_layer_call call, void *params, char *why, size_t size)
 {
-    static pair_layer_call_fn layer_call; /* once: it runs every hand-over */
+    static pair_layer_call_fn pair_layer_call; /* once: it runs every hand-over */
     uint32_t missing = 0;
     int32_t result;
 
-    if (!layer_call && pair_lookup)
-        layer_call = (pair_layer_call_fn)dxcl_driver_export("dxclunixLayerCall");
-    if (!layer_call || !pair_lookup) {
+    if (!pair_layer_call && pair_lookup)
+        pair_layer_call = (pair_layer_call_fn)dxcl_driver_export("dxclunixLayerCall");
+    if (!pair_layer_call || !pair_lookup) {
         snprintf(why, size, "the driver is %s, not the Unix side",
                  driver_route[0] ? driver_route : "absent");
         return -1;
     }
-    if ((result = layer_call(call, params, &missing)) && missing)
+    if ((result = pair_layer_call(call, params, &missing)) && missing)
         snprintf(why, size,
                  "the Vulkan layer VK_LAYER_DXCL_interop is not loaded "
                  "(VK_LAYER_PATH, VK_INSTANCE_LAYERS)");

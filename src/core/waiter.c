@@ -10,7 +10,6 @@
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/registry.h"
-#include "core/watch.h"
 
 #include <stdlib.h>
 
@@ -115,7 +114,6 @@ static DWORD WINAPI waiter_main(void *param)
 
         while (process_exiting())
             Sleep(INFINITE);
-        dxcl_watch_collect();
         progress = run_sources(&max_wait_ms);
         progress |= run_pollers(&pollers);
         if (pollers && (!max_wait_ms || max_wait_ms > MAX_WAIT_MS))
@@ -164,12 +162,6 @@ static void wake_waiter(void)
 {
     new_work = true;
     WakeConditionVariable(&waiter_wake);
-}
-
-bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event)
-{
-    dxcl_watch_event(event);
-    return dxcl_waiter_poll(poll, arg);
 }
 
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg)

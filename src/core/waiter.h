@@ -13,9 +13,6 @@ bool dxcl_waiter_start(void);
  * apart, sooner after new work; with no dxcl lock held), until it returns true. False when the
  * waiter cannot run (out of memory). */
 bool dxcl_waiter_poll(bool (*poll)(void *arg), void *arg);
-/* The same for a poller that waits for `event`: a round comes as soon as it completes
- * (core/watch.h), not at the backoff's next step. */
-bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event);
 /* New work for the waiter: the next round comes at once. Work added before the call is seen by
  * that round. */
 void dxcl_waiter_wake(void);

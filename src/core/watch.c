@@ -220,7 +220,15 @@ bool dxcl_watch_event(cl_event event)
     return false;
 }
 
-void dxcl_watch_collect(void)
+bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event)
+{
+    dxcl_watch_event(event);
+    return dxcl_waiter_poll(poll, arg);
+}
+
+/* Each round of the waiter lets go of the events that completed since the last, where the
+ * driver's own callback delivered them. */
+static bool collect_fired(DWORD *max_wait_ms)
 {
     PSLIST_ENTRY entry = InterlockedFlushSList(&fired_events);
 
@@ -232,7 +240,11 @@ void dxcl_watch_collect(void)
         dxcl_driver()->clReleaseEvent(fired->event);
         _aligned_free(fired);
     }
+    *max_wait_ms = 0;
+    return false;
 }
+static struct dxcl_waiter_source collect_source = {collect_fired, NULL};
+DXCL_WAITER_SOURCE(collect_source)
 
 const char *dxcl_watch_route(void)
 {

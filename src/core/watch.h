@@ -11,9 +11,9 @@
  * driver: no dxcl lock may be held. */
 bool dxcl_watch_event(cl_event event);
 
-/* Lets go of the events that completed since the last call, where the driver's own callback
- * delivered them (the waiter calls it at each round). */
-void dxcl_watch_collect(void);
+/* dxcl_waiter_poll for a poller that waits for `event`: a round comes as soon as it completes,
+ * not at the backoff's next step. */
+bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event);
 
 /* How the watches reach the driver, in words, for the log and the tests: "not used yet",
  * "the Unix side's event watches", "the driver's event callbacks", "threads waiting in

@@ -13,6 +13,7 @@
 #include "core/fault.h"
 #include "core/memobj.h"
 #include "core/waiter.h"
+#include "core/watch.h"
 #include "engine/copy.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"

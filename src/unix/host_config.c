@@ -47,7 +47,7 @@ static void program_name(char *name, size_t size)
     name[len] = 0;
 }
 
-static void load_config(void)
+static void load_config_file(void)
 {
     const char *setting = getenv("DXCL_CONFIG");
     char path[600], program[512];
@@ -69,13 +69,13 @@ const char *dxcl_host_setting(const char *name)
 
     if (value && *value)
         return value;
-    pthread_once(&config_once, load_config);
+    pthread_once(&config_once, load_config_file);
     value = dxcl_config_find(&config, name);
     return value && *value ? value : NULL;
 }
 
 const char *dxcl_host_config_report(void)
 {
-    pthread_once(&config_once, load_config);
+    pthread_once(&config_once, load_config_file);
     return report;
 }

@@ -81,12 +81,8 @@ static const struct {
 
 /* The host's address of each entry point (host_functions), and of those the PE half may call
  * (api_functions: the refused ones are 0 there); filled when the library opens. */
-static uintptr_t host_functions[DXCLUNIX_API_COUNT], api_functions[DXCLUNIX_API_COUNT];
-
-uintptr_t dxclunix_host_function(enum dxclunix_api index)
-{
-    return (unsigned)index < DXCLUNIX_API_COUNT ? host_functions[index] : 0;
-}
+static uintptr_t api_functions[DXCLUNIX_API_COUNT];
+#define host_functions dxclunix_host_functions
 
 /* Entry points the pair refuses (their calls answer that the function is missing): they
  * would have the host call PE code, or give the PE half a host address (the extension
@@ -407,9 +403,9 @@ static bool layer_lock_busy(void)
 }
 
 /* OpenCL's release of a hand-out is done: the layer lets Direct3D's queue go on. */
-struct release_watch {
+struct pending_release_watch {
     uint64_t event, twin, value;
-    struct release_watch *next; /* among the ended */
+    struct pending_release_watch *next; /* among the ended */
 };
 
 static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
@@ -422,7 +418,7 @@ static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
 /* The events of watches that ended, released at the next watch's start: not inside the driver's
  * callback (PoCL 3.1 aborts when an event is released in its own callback). */
 static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct release_watch *ended;
+static struct pending_release_watch *ended;
 
 static bool ended_lock_busy(void)
 {
@@ -434,7 +430,7 @@ static bool ended_lock_busy(void)
 
 static void release_ended(void)
 {
-    struct release_watch *list, *next;
+    struct pending_release_watch *list, *next;
 
     pthread_mutex_lock(&ended_lock);
     list = ended;
@@ -447,7 +443,7 @@ static void release_ended(void)
     }
 }
 
-static void tell_released(struct release_watch *watch, int32_t status)
+static void tell_released(struct pending_release_watch *watch, int32_t status)
 {
     struct dxcl_layer_released released = {watch->twin, watch->value, status < 0 ? status : 0, 0};
 
@@ -468,7 +464,7 @@ static void released_callback(uint64_t event, int32_t status, void *data)
 /* Where the host has no event callbacks: a thread of its own waits. */
 static void *release_waiter(void *data)
 {
-    struct release_watch *watch = data;
+    struct pending_release_watch *watch = data;
     uint64_t args[5] = {watch->event, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */, 4, 0, 0};
     uint64_t wait_args[2] = {1, (uint64_t)(uintptr_t)&watch->event};
     int32_t status = -1;
@@ -485,7 +481,7 @@ static void *release_waiter(void *data)
  * across the host calls, which fault on a bad event. */
 static int32_t release_when(struct dxcl_layer_release_when *asked)
 {
-    struct release_watch *watch = malloc(sizeof(*watch));
+    struct pending_release_watch *watch = malloc(sizeof(*watch));
     uint64_t callback_args[4];
     pthread_t thread;
     int32_t result;
@@ -498,7 +494,7 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
         free(watch);
         return -59; /* CL_INVALID_OPERATION */
     }
-    *watch = (struct release_watch){asked->event, asked->twin, asked->value, NULL};
+    *watch = (struct pending_release_watch){asked->event, asked->twin, asked->value, NULL};
     if ((result = host_event_call(DXCLUNIX_API_clRetainEvent, watch->event))) {
         free(watch);
         return result;
@@ -581,7 +577,7 @@ static void layer_fds_out(enum dxcl_layer_call call, void *params, int32_t *resu
 }
 
 /* A call of the layer on the Unix half's own copy of its struct. */
-static int32_t layer_call(enum dxcl_layer_call call, void *params, uint32_t *layer_missing)
+static int32_t call_layer(enum dxcl_layer_call call, void *params, uint32_t *layer_missing)
 {
     int32_t result;
 
@@ -609,7 +605,7 @@ static int32_t layer_call(enum dxcl_layer_call call, void *params, uint32_t *lay
         if (!layer_params_in(id, &own.call))                                                       \
             return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
         own.layer_missing = 0;                                                                     \
-        own.result = layer_call(id, &own.call, &own.layer_missing);                                \
+        own.result = call_layer(id, &own.call, &own.layer_missing);                                \
         memcpy(p, &own, sizeof(own));                                                              \
         return 0;                                                                                  \
     }

@@ -13,12 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Wine's NTSTATUS and the type of a __wine_unix_call_funcs entry (include/wine/unixlib.h). */
-typedef int32_t NTSTATUS;
-typedef NTSTATUS (*unixlib_entry_t)(void *args);
+#include "wine_unixlib.h"
 
-/* The host's function of an entry point of cl_api.h (0 where it has none), whether the pair
- * hands it out or not (the watches use clSetEventCallback, which it refuses). */
+/* host_api.c: the host's function of each entry point of cl_api.h (0 where it has none),
+ * whether the pair hands it out or not (the watches use clSetEventCallback, which it refuses);
+ * filled as the library opens. */
+extern uintptr_t dxclunix_host_functions[DXCLUNIX_API_COUNT];
 uintptr_t dxclunix_host_function(enum dxclunix_api index);
 
 /* ---- fd handles (fd_handles.c; dxclunix.h, "An fd handle") ---- */

@@ -31,7 +31,7 @@ static int32_t handle_of(unsigned slot)
 }
 
 /* The slot `handle` names while in `state`, or -1. With fd_lock held. */
-static int slot_of(int32_t handle, enum slot_state state)
+static int handle_slot(int32_t handle, enum slot_state state)
 {
     unsigned slot = (uint32_t)handle & 0xff;
 
@@ -75,7 +75,7 @@ int dxclunix_take_fd(int32_t handle)
     int slot, fd = -1;
 
     pthread_mutex_lock(&fd_lock);
-    if ((slot = slot_of(handle, SLOT_ISSUED)) >= 0) {
+    if ((slot = handle_slot(handle, SLOT_ISSUED)) >= 0) {
         fd = slots[slot].fd;
         free_slot((unsigned)slot);
     }
@@ -102,7 +102,7 @@ static int lend(int32_t handle)
     int slot, fd = -1;
 
     pthread_mutex_lock(&fd_lock);
-    if ((slot = slot_of(handle, SLOT_ISSUED)) >= 0) {
+    if ((slot = handle_slot(handle, SLOT_ISSUED)) >= 0) {
         slots[slot].state = SLOT_LENT;
         fd = slots[slot].fd;
     }
@@ -116,7 +116,7 @@ static void give_back(int32_t handle, bool spent)
     int slot;
 
     pthread_mutex_lock(&fd_lock);
-    if ((slot = slot_of(handle, SLOT_LENT)) >= 0) {
+    if ((slot = handle_slot(handle, SLOT_LENT)) >= 0) {
         if (spent)
             free_slot((unsigned)slot);
         else

@@ -15,16 +15,16 @@
 #include <stdlib.h>
 #include <time.h>
 
-struct fired {
+struct host_fired {
     cl_event event; /* retained by the watch */
-    struct fired *next;
+    struct host_fired *next;
 };
 
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t host_watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watch_cond;
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
-static struct fired *fired_head; /* guarded by watch_lock */
-static bool woken;               /* guarded by watch_lock */
+static struct host_fired *fired_head; /* guarded by host_watch_lock */
+static bool watcher_woken;            /* guarded by host_watch_lock */
 
 static void init_cond(void)
 {
@@ -39,14 +39,14 @@ static void init_cond(void)
 /* On a host driver thread: queues the event, nothing more. */
 static void CL_CALLBACK watch_fired(cl_event event, cl_int status, void *data)
 {
-    struct fired *fired = data;
+    struct host_fired *fired = data;
 
     (void)event, (void)status;
-    pthread_mutex_lock(&watch_lock);
+    pthread_mutex_lock(&host_watch_lock);
     fired->next = fired_head;
     fired_head = fired;
     pthread_cond_signal(&watch_cond);
-    pthread_mutex_unlock(&watch_lock);
+    pthread_mutex_unlock(&host_watch_lock);
 }
 
 /* Registers the watch of `event`: the host's clSetEventCallback result. */
@@ -58,7 +58,7 @@ static cl_int watch_event(cl_event event)
         (__typeof__(&clReleaseEvent))dxclunix_host_function(DXCLUNIX_API_clReleaseEvent);
     __typeof__(&clSetEventCallback) set_callback =
         (__typeof__(&clSetEventCallback))dxclunix_host_function(DXCLUNIX_API_clSetEventCallback);
-    struct fired *fired;
+    struct host_fired *fired;
     cl_int err;
 
     if (!retain || !release || !set_callback)
@@ -90,14 +90,15 @@ NTSTATUS dxclunix_watch(void *args)
     return 0;
 }
 
-/* Waits (with watch_lock held) until something is queued or woken, or `timeout_ms` passed. */
+/* Waits (with host_watch_lock held) until something is queued or watcher_woken, or `timeout_ms`
+ * passed. */
 static void wait_queue(uint32_t timeout_ms)
 {
     struct timespec until;
 
     if (timeout_ms == DXCLUNIX_WAIT_FOREVER) {
-        while (!fired_head && !woken)
-            pthread_cond_wait(&watch_cond, &watch_lock);
+        while (!fired_head && !watcher_woken)
+            pthread_cond_wait(&watch_cond, &host_watch_lock);
         return;
     }
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -107,8 +108,8 @@ static void wait_queue(uint32_t timeout_ms)
         until.tv_sec++;
         until.tv_nsec -= 1000000000;
     }
-    while (!fired_head && !woken)
-        if (pthread_cond_timedwait(&watch_cond, &watch_lock, &until) == ETIMEDOUT)
+    while (!fired_head && !watcher_woken)
+        if (pthread_cond_timedwait(&watch_cond, &host_watch_lock, &until) == ETIMEDOUT)
             return;
 }
 
@@ -117,7 +118,7 @@ NTSTATUS dxclunix_wait_watched(void *args)
     struct dxclunix_watched *params = args;
     __typeof__(&clReleaseEvent) release =
         (__typeof__(&clReleaseEvent))dxclunix_host_function(DXCLUNIX_API_clReleaseEvent);
-    struct fired *taken = NULL, *next;
+    struct host_fired *taken = NULL, *next;
     uint32_t timeout_ms, count = 0, was_woken;
     uint64_t events[DXCLUNIX_WATCHED_MAX];
 
@@ -125,7 +126,7 @@ NTSTATUS dxclunix_wait_watched(void *args)
         return DXCLUNIX_STATUS_INVALID_PARAMETER;
     timeout_ms = params->timeout_ms;
     pthread_once(&watch_once, init_cond);
-    pthread_mutex_lock(&watch_lock);
+    pthread_mutex_lock(&host_watch_lock);
     wait_queue(timeout_ms);
     while (fired_head && count < DXCLUNIX_WATCHED_MAX) {
         next = fired_head->next;
@@ -134,9 +135,9 @@ NTSTATUS dxclunix_wait_watched(void *args)
         fired_head = next;
         count++;
     }
-    was_woken = woken;
-    woken = false;
-    pthread_mutex_unlock(&watch_lock);
+    was_woken = watcher_woken;
+    watcher_woken = false;
+    pthread_mutex_unlock(&host_watch_lock);
     for (count = 0; taken; taken = next, count++) {
         next = taken->next;
         events[count] = (uint64_t)(uintptr_t)taken->event;
@@ -155,17 +156,17 @@ NTSTATUS dxclunix_wake_watcher(void *args)
 {
     (void)args;
     pthread_once(&watch_once, init_cond);
-    pthread_mutex_lock(&watch_lock);
-    woken = true;
+    pthread_mutex_lock(&host_watch_lock);
+    watcher_woken = true;
     pthread_cond_broadcast(&watch_cond);
-    pthread_mutex_unlock(&watch_lock);
+    pthread_mutex_unlock(&host_watch_lock);
     return 0;
 }
 
 bool dxclunix_watch_lock_busy(void)
 {
-    if (pthread_mutex_trylock(&watch_lock))
+    if (pthread_mutex_trylock(&host_watch_lock))
         return true;
-    pthread_mutex_unlock(&watch_lock);
+    pthread_mutex_unlock(&host_watch_lock);
     return false;
 }
