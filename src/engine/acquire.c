@@ -53,7 +53,8 @@ struct transfer {
  * downloads on the waiter, or on the acquire that needs the objects again first. */
 struct dxcl_pending_release {
     struct transfer t; /* the call's, with its lists on the heap */
-    cl_event final;    /* after the downloads */
+    cl_event final;    /* after the downloads; read by the poller and joiners until the last
+                        * reference goes (pending_unref), so it is released there, never at the end */
     cl_event gate;     /* a user event of dxcl's: the program's event waits for it */
     cl_event marker;   /* the program's event (a reference of dxcl's): it waits for the gate */
     /* What the program may release before the end (releasing does not cancel what was
@@ -640,6 +641,7 @@ static void pending_unref(struct dxcl_pending_release *p)
 
     if (InterlockedDecrement(&p->refs))
         return;
+    drv->clReleaseEvent(p->final);
     drv->clReleaseEvent(p->marker);
     dxcl_queue_put(p->queue);
     drv->clReleaseContext(p->context);
@@ -668,7 +670,6 @@ static bool pending_end(struct dxcl_pending_release *p)
         dxcl_object_of(t->mems[i])->pending_release = NULL;
     }
     dxcl_unlock_exclusive();
-    dxcl_driver()->clReleaseEvent(p->final);
     /* The claims' holds go before the program's event completes: a program that waits for it
      * and then releases its objects and the context finds no hold of dxcl's left, so the
      * teardowns (and the Direct3D references) end in its own calls. */
