@@ -1,11 +1,12 @@
 /* What every file of dxcl's Vulkan layer uses (base.h): its log line, its failures, its fault
- * points, pNext chains and the clock. */
+ * points, pNext chains, its numeric settings and the clock. */
 #define _GNU_SOURCE
 #include "base.h"
 #include "unix/host_config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,6 +21,18 @@ void layer_note(const char *format, ...)
     vfprintf(stderr, format, args);
     fputc('\n', stderr);
     va_end(args);
+}
+
+uint64_t layer_setting_count(const char *name, uint64_t fallback)
+{
+    const char *setting = dxcl_host_setting(name);
+    char *end;
+    unsigned long long value;
+
+    if (!setting || !*setting)
+        return fallback;
+    value = strtoull(setting, &end, 10);
+    return *end || !value ? fallback : value;
 }
 
 int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *format, ...)

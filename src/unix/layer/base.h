@@ -19,6 +19,9 @@ int32_t layer_fail(struct dxcl_layer_error *error, int32_t result, const char *f
 const void *layer_chained(const void *next, VkStructureType type);
 /* DXCL_LAYER_FAULT names `point`: the layer fails there as a driver may (for the tests). */
 bool layer_fault(const char *point);
+/* The host setting `name` as a positive whole number, or `fallback` where it is unset, empty,
+ * zero or not a number. */
+uint64_t layer_setting_count(const char *name, uint64_t fallback);
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t layer_now_ns(void);
 

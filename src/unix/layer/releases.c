@@ -11,13 +11,7 @@
 
 uint64_t releases_bound_ns(void)
 {
-    const char *setting = dxcl_host_setting("DXCL_GPU_WAIT_BOUND_MS");
-    char *end;
-    unsigned long ms = setting ? strtoul(setting, &end, 10) : 0;
-
-    if (!setting || !*setting || *end || !ms)
-        ms = DXCL_TWIN_WAIT_BOUND_MS;
-    return (uint64_t)ms * 1000000u;
+    return layer_setting_count("DXCL_GPU_WAIT_BOUND_MS", DXCL_TWIN_WAIT_BOUND_MS) * 1000000u;
 }
 
 EXPORT int32_t dxcl_layer_released(void *params)

@@ -539,15 +539,9 @@ void twins_forget_device(struct device *device)
 uint64_t twin_ready_ahead(void)
 {
     static _Atomic uint64_t ahead;
-    const char *setting;
-    char *end;
-    unsigned long n;
 
-    if (ahead)
-        return ahead;
-    setting = dxcl_host_setting("DXCL_GPU_READY_AHEAD");
-    n = setting ? strtoul(setting, &end, 10) : 0;
-    ahead = setting && *setting && !*end && n ? n : TWIN_READY_AHEAD;
+    if (!ahead)
+        ahead = layer_setting_count("DXCL_GPU_READY_AHEAD", TWIN_READY_AHEAD);
     return ahead;
 }
 
