@@ -201,11 +201,19 @@ static void *failed_object(cl_int *errcode_ret, cl_int error)
 #define DXCLUNIX_RETURN_OBJ return
 #define DXCLUNIX_RETURN_PTR return
 #define DXCLUNIX_RETURN_NONE
-/* Generated for all but the two look-ups, which are this half's own (below). */
+/* Every export is generated from the list; the two look-ups call this half's own answer
+ * (own_<name>, below) instead of the Unix half's function. */
 #define DXCLUNIX_OWN_clGetExtensionFunctionAddress ~, 0
 #define DXCLUNIX_OWN_clGetExtensionFunctionAddressForPlatform ~, 0
 #define DXCLUNIX_GENERATED(name) DXCLUNIX_SECOND(DXCLUNIX_CAT(DXCLUNIX_OWN_, name))
-#define DXCLUNIX_ENTRY_0(kind, ret, name, params, args)
+static void *own_clGetExtensionFunctionAddress(const char *func_name);
+static void *own_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
+                                                          const char *func_name);
+#define DXCLUNIX_ENTRY_0(kind, ret, name, params, args)                                            \
+    __declspec(dllexport) ret CL_API_CALL name params                                              \
+    {                                                                                              \
+        return own_##name args;                                                                    \
+    }
 #define DXCLUNIX_ENTRY_1(kind, ret, name, params, args)                                            \
     static ret CL_API_CALL direct_##name params                                                    \
     {                                                                                              \
@@ -293,13 +301,13 @@ static void *extension_thunk(cl_platform_id platform, bool with_platform, const 
     return ext_thunks[params.index];
 }
 
-__declspec(dllexport) void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
+static void *own_clGetExtensionFunctionAddress(const char *func_name)
 {
     return extension_thunk(NULL, false, func_name);
 }
 
-__declspec(dllexport) void *CL_API_CALL
-    clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
+static void *own_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
+                                                          const char *func_name)
 {
     return extension_thunk(platform, true, func_name);
 }
