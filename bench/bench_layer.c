@@ -20,7 +20,7 @@
 
 #include <initguid.h>
 #include "core/twin.h"
-#include "dxgi/dxvk_interop.h"
+#include "gpu/dxvk_interop.h"
 
 enum { SIDE = 256, ROUNDS = 300, PAIRS = 6 };
 

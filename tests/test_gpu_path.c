@@ -14,7 +14,7 @@
 #include "core/test_hooks.h"
 
 #include <initguid.h>
-#include "dxgi/dxvk_interop.h"
+#include "gpu/dxvk_interop.h"
 
 #include <dxcl/dxcl.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include "testlib.h"
 
 #include <initguid.h>
-#include "dxgi/dxvk_interop.h"
+#include "gpu/dxvk_interop.h"
 #include "real_driver.h"
 #include "core/twin.h"
 

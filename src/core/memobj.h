@@ -16,7 +16,7 @@ struct dxcl_surface {
     LONG refs;       /* memobjs using the surface; guarded by dxcl_lock */
     LONG host_users; /* acquired memobjs; the surface is mapped while > 0 */
     bool written;    /* a release copied data into the mapping */
-    /* The GPU path's hand-overs (engine/gpu_path.h). gpu_synced: OpenCL waits for Direct3D's
+    /* The GPU path's hand-overs (gpu/gpu_path.h). gpu_synced: OpenCL waits for Direct3D's
      * hand-ins on the GPU (the twin's `ready`, imported); ready_signalled: the backend's last
      * hand-in signalled it and OpenCL has not queued its wait yet (one signal, one wait: it
      * rests unsignalled). hand_in_value: else, the host waits until the Vulkan layer's timeline

@@ -2,7 +2,7 @@
  * cl_intel_d3d11_nv12_media_sharing): ID3D11Device, buffers, 2D and 3D textures, copied
  * through the device's immediate context. */
 #include "dxgi/dxgi_resources.h"
-#include "dxgi/twins.h"
+#include "gpu/twins.h"
 #include "core/driver.h"
 #include "core/fault.h"
 #include "core/route.h"
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
-#include "dxgi/dxvk_interop.h"
 
 /* cl_intel_d3d11_nv12_media_sharing changes the D3D11 create functions only (no functions or
  * tokens of its own). Every driver with images holds both planes: CL_R and CL_RG of
@@ -89,7 +88,7 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     return CL_SUCCESS;
 }
 
-/* ---- The GPU path on DXVK (dxgi/twins.h; docs/design.md, "The GPU path") ---- */
+/* ---- The GPU path on DXVK: D3D11's part (gpu/twins.h; docs/design.md, "The GPU path") ---- */
 
 static void twin_copy(struct dxcl_surface *surface, bool to_twin)
 {

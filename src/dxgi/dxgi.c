@@ -1,19 +1,15 @@
 /* What D3D10 and D3D11 share (dxgi.h): adapters and device queries, the D3D1x resource rules,
  * the staging pool of a context and its mappings, the DXGI format family. */
 #include "dxgi/dxgi.h"
-#include "dxgi/twins.h"
 #include "core/com.h"
 #include "core/devices.h"
 #include "core/driver.h"
 #include "core/fault.h"
-#include "engine/gpu_path.h"
+#include "engine/gpu_hooks.h"
 #include "formats/pixels.h"
 
 #include <dxgi.h>
 #include <stdlib.h>
-/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
-#include <initguid.h>
-#include "dxgi/dxvk_interop.h"
 
 bool dxcl_dxgi_luid(const void *object, bool is_adapter, LUID *luid)
 {
@@ -63,7 +59,7 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
 static void free_staging(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
     if (s->twin)
-        dxcl_dxgi_twin_release(ctx, s);
+        dxcl_gpu_hooks()->twin_release(ctx, s);
     else
         IUnknown_Release(s->staging);
     free(s);
@@ -278,17 +274,6 @@ void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_ma
         plane->data = (char *)surface->data + surface->row_pitch * s->height;
 }
 
-bool dxcl_dxgi_is_dxvk(void *resource)
-{
-    IUnknown *interop;
-
-    if (FAILED(IUnknown_QueryInterface((IUnknown *)resource, &IID_IDXGIVkInteropSurface,
-                                       (void **)&interop)))
-        return false;
-    IUnknown_Release(interop);
-    return true;
-}
-
 /* The planes of a planar texture get a surface each (a twin each) where the GPU path will take
  * them: the backend has the path, the texture is DXVK's, the context may take the path, and the
  * driver has every plane's format natively. Elsewhere they share their slice's surface. */
@@ -300,7 +285,7 @@ static bool lone_planes(struct dxcl_context *ctx, const struct dxcl_dxgi_resourc
     unsigned planes = dxcl_dxgi_plane_count(resource->format);
 
     if (!planes || !resource->shares_planes || resource->staging || !ctx->backend->device_storage ||
-        !dxcl_dxgi_is_dxvk(d3d_resource) || !dxcl_gpu_path_may_serve(ctx))
+        !dxcl_gpu_hooks()->serves_resource(ctx, d3d_resource))
         return false;
     for (unsigned p = 0; p < planes; p++)
         if (!dxcl_format_from_dxgi_plane(resource->format, p, &plane) ||

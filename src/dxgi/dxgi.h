@@ -130,8 +130,6 @@ bool dxcl_dxgi_stable_host_copy(struct dxcl_surface *surface, struct dxcl_mappin
  * the same pitch (offset RowPitch x Height, Microsoft's and DXVK's layout). */
 void dxcl_dxgi_plane_mapping(const struct dxcl_memobj *mem, const struct dxcl_mapping *surface,
                              struct dxcl_mapping *plane);
-/* The resource is DXVK's (it has IDXGIVkInteropSurface). */
-bool dxcl_dxgi_is_dxvk(void *resource);
 
 /* What the create entry points pass to a backend's prepare function. */
 struct dxcl_dxgi_args {

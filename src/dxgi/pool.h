@@ -10,7 +10,7 @@
 
 #include <dxgi.h>
 
-/* The GPU path's twin of a surface (dxgi/twins.h; the backend's device_storage): what the layer
+/* The GPU path's twin of a surface (gpu/twins.h; the backend's device_storage): what the layer
  * said of it (core/twin.h), and the texture DXVK wraps it in (the surface's `staging`), or NULL
  * where DXVK cannot wrap it (3D textures, planes): the layer copies then (layer_copies). */
 struct dxcl_dxgi_twin {

@@ -470,7 +470,7 @@ static bool brought_back(const struct transfer *t, cl_uint index)
 }
 
 /* Every object the release brings back has OpenCL's release queued for Direct3D's queue to
- * wait for (engine/gpu_path.h): the call need not wait for OpenCL's commands. */
+ * wait for (gpu/gpu_path.h): the call need not wait for OpenCL's commands. */
 static bool ordered_on_gpu(const struct transfer *t)
 {
     cl_uint signalled = 0;

@@ -8,7 +8,7 @@
 #include "core/waiter.h"
 #include "core/watch.h"
 #include "engine/copy.h"
-#include "engine/gpu_path.h"
+#include "engine/gpu_hooks.h"
 #include "engine/object.h"
 #include "engine/zerocopy.h"
 #include "formats/formats.h"
@@ -156,7 +156,7 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
     flags = flags ? flags : CL_MEM_READ_WRITE;
     if ((*err = choose_backing_once(ctx, flags, mem)) != CL_SUCCESS)
         return NULL;
-    if (dxcl_gpu_path_probe(ctx, mem, &twin)) {
+    if (dxcl_gpu_hooks()->probe(ctx, mem, &twin)) {
         obj->on_gpu = true;
         obj->imported = !twin.host_import;
         obj->direct = twin.direct;
@@ -169,7 +169,8 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         }
         if (twin.host_import && !(handle = create_object(ctx, flags, mem, err)))
             *err = DXCL_FAIL(*err, "the driver refused CL_MEM_USE_HOST_PTR on the twin");
-        else if (!twin.host_import && !(handle = dxcl_gpu_path_import(ctx, flags, mem, &twin, err)))
+        else if (!twin.host_import &&
+                 !(handle = dxcl_gpu_hooks()->import(ctx, flags, mem, &twin, err)))
             *err = DXCL_FAIL(*err, "the driver could not import the twin of resource %p",
                              (void *)mem->desc.resource);
         return handle;
@@ -433,7 +434,7 @@ static void finish(struct dxcl_memobj *mem)
         dxcl_driver()->clReleaseCommandQueue(obj->held_on);
     if (obj->queue)
         dxcl_driver()->clReleaseCommandQueue(obj->queue);
-    dxcl_gpu_path_let_go(mem);
+    dxcl_gpu_hooks()->let_go(mem);
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
     free(obj->fences);

@@ -48,7 +48,7 @@ struct dxcl_object {
      * storage for the object's life; the object copies from then on (set by the call that
      * holds the object: an acquire, or its first command under lazy_lock). */
     struct dxcl_mapping host_copy;
-    /* The GPU path (engine/gpu_path.h): the surface is a twin on the GPU (on_gpu), whose memory
+    /* The GPU path (gpu/gpu_path.h): the surface is a twin on the GPU (on_gpu), whose memory
      * is the driver object's storage: imported, and then handed over like a zero-copy object's
      * by the driver's external-memory acquire and release instead of unmap and map; or, with
      * the test-only import, host_copy (a zero-copy object's, the same in every way). */
@@ -60,7 +60,7 @@ struct dxcl_object {
      * ordered otherwise), and that queue must be flushed first. */
     cl_event held_since;
     cl_command_queue held_on;
-    /* The twin's `ready` as the driver imported it (engine/gpu_path.h; the twin owns it), or
+    /* The twin's `ready` as the driver imported it (gpu/gpu_path.h; the twin owns it), or
      * NULL: with it, the surface is gpu_synced. layer_device: the Vulkan layer's id of the
      * twin's device. */
     cl_semaphore_khr ready;
@@ -123,7 +123,7 @@ struct dxcl_engine_context {
         struct dxcl_backing backing;
     } backing_choices[DXCL_BACKING_CHOICES];
     unsigned backing_count, backing_next;
-    /* Whether the GPU path can import on the context (engine/gpu_path.c), asked of the driver
+    /* Whether the GPU path can import on the context (gpu/gpu_path.c), asked of the driver
      * once: import_checked, then import_why (NULL: it can; its devices' UUID) and sync_why. */
     volatile LONG import_checked;
     const char *import_why, *sync_why;

@@ -5,7 +5,7 @@
 #include "core/table.h"
 #include "core/driver.h"
 #include "core/event.h"
-#include "engine/gpu_path.h"
+#include "engine/gpu_hooks.h"
 #include "engine/object.h"
 
 #include <stdlib.h>
@@ -22,6 +22,21 @@ bool dxcl_zero_copy_allowed(void)
         InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
     }
     return state == 1;
+}
+
+bool dxcl_host_unified(cl_context context)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    size_t count;
+    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
+    cl_bool unified = count > 0;
+
+    for (size_t i = 0; i < count && unified; i++)
+        if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
+                                 &unified, NULL) != CL_SUCCESS)
+            unified = CL_FALSE;
+    free(devices);
+    return unified;
 }
 
 static bool stable_mapping(struct dxcl_surface *surface, struct dxcl_mapping *host)
@@ -107,8 +122,7 @@ static void *map_object(cl_command_queue queue, struct dxcl_memobj *mem, cl_map_
                                   &slice_pitch, num_events, wait_list, event, err);
 }
 
-/* The queue dxcl last used for the object, retained, for the waits at the end. */
-static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
+void dxcl_remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
 
@@ -118,70 +132,6 @@ static void remember_queue(struct dxcl_memobj *mem, cl_command_queue queue)
     if (obj->queue)
         dxcl_driver()->clReleaseCommandQueue(obj->queue);
     obj->queue = queue;
-}
-
-static cl_command_queue own_queue(struct dxcl_memobj *mem);
-
-/* The driver's acquire may go on the program's queue itself: an in-order queue of a context
- * with no user event unset, where nothing queued can make the driver wait in the call (NVIDIA's
- * acquire waits for a user event in its wait list). It saves a wait across queues, which costs
- * NVIDIA's OpenCL a hop of its own behind OpenCL's wait for Direct3D's signal.
- * DXCL_GPU_ACQUIRE_QUEUE=own keeps dxcl's own queue (to compare). */
-static bool acquire_on_program_queue(cl_command_queue queue, struct dxcl_memobj *mem)
-{
-    char value[8];
-
-    if (dxcl_getenv("GPU_ACQUIRE_QUEUE", value, sizeof(value)) && !strcmp(value, "own"))
-        return false;
-    return dxcl_unset_user_events(mem->context->handle) == 0 && dxcl_queue_in_order(queue);
-}
-
-static void drop_held_since(struct dxcl_object *obj)
-{
-    if (obj->held_since)
-        dxcl_driver()->clReleaseEvent(obj->held_since);
-    if (obj->held_on)
-        dxcl_driver()->clReleaseCommandQueue(obj->held_on);
-    obj->held_since = NULL;
-    obj->held_on = NULL;
-}
-
-/* An imported object: the driver's acquire of the memory at once, on dxcl's own queue (the
- * twin is already Direct3D's copy: nothing of the program's comes before it); a barrier orders
- * the program's queue after it (in order or not), and the program's event follows the wait
- * list. Any number of events: nothing is copied. */
-static cl_int import_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
-                               const cl_event *wait_list, cl_event *event)
-{
-    struct dxcl_object *obj = dxcl_object_of(mem);
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_event acquired = NULL;
-    cl_command_queue own;
-    cl_int err;
-
-    remember_queue(mem, queue); /* own_queue's device */
-    if (!obj->device_held && acquire_on_program_queue(queue, mem)) {
-        drop_held_since(obj);
-        if ((err = dxcl_gpu_path_acquire_now(queue, mem, &obj->held_since)) != CL_SUCCESS)
-            return err;
-        if (obj->held_since && dxcl_driver()->clRetainCommandQueue(queue) == CL_SUCCESS)
-            obj->held_on = queue;
-        obj->device_held = true;
-        return dxcl_gpu_path_mark(queue, mem, num_events, wait_list, event);
-    }
-    if (!(own = own_queue(mem)))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "no queue of dxcl's own on the context");
-    if (!obj->device_held) {
-        if ((err = dxcl_gpu_path_acquire_now(own, mem, &acquired)) != CL_SUCCESS)
-            return err;
-        drv->clFlush(own);
-        obj->device_held = true;
-        err = drv->clEnqueueBarrierWithWaitList(queue, 1, &acquired, NULL);
-        drv->clReleaseEvent(acquired);
-        if (err != CL_SUCCESS)
-            return err;
-    }
-    return dxcl_gpu_path_mark(queue, mem, num_events, wait_list, event);
 }
 
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
@@ -194,8 +144,8 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
     cl_int err = CL_SUCCESS;
 
     if (obj->imported)
-        return import_to_device(queue, mem, num_events, wait_list, event);
-    if (obj->on_gpu && (err = dxcl_gpu_path_wait_hand_in(mem)) != CL_SUCCESS)
+        return dxcl_gpu_hooks()->hand_in(queue, mem, num_events, wait_list, event);
+    if (obj->on_gpu && (err = dxcl_gpu_hooks()->wait_hand_in(mem)) != CL_SUCCESS)
         return err;
     /* Not mapped (new, or not written at the last release): Direct3D has just written the
      * memory, so a map that keeps nothing and an unmap make the driver take it. */
@@ -213,7 +163,7 @@ cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem,
     if (err != CL_SUCCESS)
         return err;
     obj->host_mapped = NULL;
-    remember_queue(mem, queue);
+    dxcl_remember_queue(mem, queue);
     return CL_SUCCESS;
 }
 
@@ -223,36 +173,19 @@ cl_int dxcl_zero_copy_to_host(cl_command_queue queue, struct dxcl_memobj *mem, c
     cl_int err = CL_SUCCESS;
     void *mapped;
 
-    /* The driver lets go now, and Direct3D's queue waits for that, unless the context has user
-     * events the program has not set: NVIDIA's release then waits in the call for a wait list
-     * that may hold one (dxcl_zero_copy_hand_back lets go once the release's commands are
-     * done). */
-    if (dxcl_object_of(mem)->imported && dxcl_object_of(mem)->device_held &&
-        dxcl_unset_user_events(mem->context->handle) == 0) {
-        if ((err = dxcl_gpu_path_release_for_direct3d(queue, mem, after, event)) == CL_SUCCESS) {
-            dxcl_object_of(mem)->device_held = false;
-            drop_held_since(dxcl_object_of(mem));
-            remember_queue(mem, queue);
-        }
-        return err;
-    }
-    if (dxcl_object_of(mem)->imported) { /* the driver lets go at dxcl_zero_copy_hand_back */
-        if ((err = dxcl_gpu_path_mark(queue, mem, 1, &after, event)) == CL_SUCCESS)
-            remember_queue(mem, queue);
-        return err;
-    }
+    if (dxcl_object_of(mem)->imported)
+        return dxcl_gpu_hooks()->hand_out(queue, mem, after, event);
     mapped = map_object(queue, mem, CL_MAP_READ | CL_MAP_WRITE, 1, &after, event, &err);
     if (!mapped)
         return err;
     dxcl_object_of(mem)->host_mapped = mapped;
     if (dxcl_object_of(mem)->on_gpu) /* the test-only import: Direct3D waits for the map */
-        dxcl_gpu_path_released_at(mem, *event);
-    remember_queue(mem, queue);
+        dxcl_gpu_hooks()->released_at(mem, *event);
+    dxcl_remember_queue(mem, queue);
     return CL_SUCCESS;
 }
 
-/* dxcl's own queue on the object's context (on the device dxcl last used it on), or NULL. */
-static cl_command_queue own_queue(struct dxcl_memobj *mem)
+cl_command_queue dxcl_own_queue(struct dxcl_memobj *mem)
 {
     const struct dxcl_driver *drv = dxcl_driver();
     struct dxcl_context *ctx = mem->context;
@@ -276,40 +209,6 @@ static cl_command_queue own_queue(struct dxcl_memobj *mem)
     return made;
 }
 
-/* An imported object the driver still holds (its acquire has no release: the program released
- * the object while acquired, or a refused overwrite is read in again) is released on dxcl's own
- * queue, waited for, before its memory can go back to Direct3D. Where the acquire went to the
- * program's queue, the release waits for it: the two queues are not ordered, and a release
- * that ran first would leave the acquire unmatched (NVIDIA's next acquire of the memory then
- * never completes). The program's queue is flushed for that wait. */
-static bool give_back_import(struct dxcl_memobj *mem)
-{
-    struct dxcl_object *obj = dxcl_object_of(mem);
-    const struct dxcl_driver *drv = dxcl_driver();
-    cl_command_queue queue = own_queue(mem);
-    cl_uint after = obj->held_since ? 1 : 0;
-    cl_event done;
-    cl_int err = CL_OUT_OF_RESOURCES;
-
-    if (after && obj->held_on)
-        drv->clFlush(obj->held_on);
-    if (!queue || (err = dxcl_gpu_path_wait_ready(queue, mem, NULL)) != CL_SUCCESS ||
-        (err = dxcl_gpu_path_release_now(queue, mem, after, after ? &obj->held_since : NULL,
-                                         &done)) != CL_SUCCESS) {
-        DXCL_LOG("%p: the driver's acquire of its memory could not be released (%d)",
-                 (void *)mem->handle, err);
-        return false;
-    }
-    DXCL_LOG("%p: the driver's acquire of its memory is released on dxcl's queue (the object "
-             "was released while acquired, or is read in again)",
-             (void *)mem->handle);
-    drv->clWaitForEvents(1, &done);
-    drv->clReleaseEvent(done);
-    obj->device_held = false;
-    drop_held_since(obj);
-    return true;
-}
-
 bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
@@ -317,19 +216,11 @@ bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem)
     cl_command_queue queue;
     cl_event done;
 
-    if (obj->imported && obj->device_held) /* released while acquired: the driver lets go */
-        return give_back_import(mem);
-    /* Direct3D's signal that no acquire followed (a failed call, a teardown): OpenCL's wait
-     * takes it, waited for on dxcl's own queue (nothing of the program's is on it), so that
-     * the twin's semaphore rests unsignalled before Direct3D signals it again. */
-    if (obj->imported && mem->surface->ready_signalled && (queue = own_queue(mem)) &&
-        dxcl_gpu_path_wait_ready(queue, mem, &done) == CL_SUCCESS) {
-        drv->clWaitForEvents(1, &done);
-        drv->clReleaseEvent(done);
-    }
+    if (obj->imported)
+        return dxcl_gpu_hooks()->give_back(mem);
     if (!obj->host_mapped)
         return true;
-    if (!(queue = own_queue(mem)) ||
+    if (!(queue = dxcl_own_queue(mem)) ||
         drv->clEnqueueUnmapMemObject(queue, mem->handle, obj->host_mapped, 0, NULL, &done) !=
             CL_SUCCESS)
         return false;

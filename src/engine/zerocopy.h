@@ -10,6 +10,9 @@
 
 #include "core/memobj.h"
 
+/* Every device of the context shares memory with the host (zero-copy's condition, and the GPU
+ * path's test-only import's). */
+bool dxcl_host_unified(cl_context context);
 /* False when DXCL_ZERO_COPY=0 turns zero-copy off for every object. */
 bool dxcl_zero_copy_allowed(void);
 /* At creation, before the driver object exists: true (and *host, the memory to use) when the
@@ -21,7 +24,10 @@ bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *me
  * elsewhere, zero-copy ends for the object, for good (a log line): its resting mapping is
  * handed back to the driver, mem->moved is set, and the caller copies as for any object. */
 bool dxcl_zero_copy_in_place(struct dxcl_memobj *mem, const char *caller);
-/* Acquire: hands the memory to the driver after the wait list (the event is the unmap). */
+/* Acquire: hands the memory to the driver after the wait list (the event is the unmap). An
+ * object on the GPU path (engine/object.h, on_gpu) is handed over here too: an imported one
+ * by the GPU path's hand-overs (engine/gpu_hooks.h), a twin of the test-only import as any
+ * zero-copy object, after the host's wait for Direct3D's hand-in. */
 cl_int dxcl_zero_copy_to_device(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event);
 /* Release: hands the memory back to the host after `after` (the event is the map). */
@@ -34,5 +40,10 @@ void dxcl_zero_copy_undo(struct dxcl_memobj *mem);
  * the context, where nothing of the program's is queued before it, waited for. False when it
  * could not be queued (the object stays mapped). */
 bool dxcl_zero_copy_hand_back(struct dxcl_memobj *mem);
+/* The queue dxcl last used for the object (retained, for the waits at the end), and dxcl's own
+ * queue on the object's context (on the device dxcl last used it on: made on first use), or
+ * NULL; shared with the GPU path's hand-overs (gpu/handover.c). */
+void dxcl_remember_queue(struct dxcl_memobj *mem, cl_command_queue queue);
+cl_command_queue dxcl_own_queue(struct dxcl_memobj *mem);
 
 #endif

@@ -1,11 +1,12 @@
 /* The GPU path (see gpu_path.h and docs/design.md, "The GPU path"). */
-#include "engine/gpu_path.h"
+#include "gpu/gpu_path.h"
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
 #include "core/lock.h"
 #include "engine/object.h"
 #include "engine/timing.h"
+#include "engine/zerocopy.h"
 
 #include <CL/cl_ext.h>
 #include <stdlib.h>
@@ -79,21 +80,6 @@ static const char *no_import(cl_context context, unsigned char uuid[CL_UUID_SIZE
     }
     free(devices);
     return why;
-}
-
-bool dxcl_host_unified(cl_context context)
-{
-    const struct dxcl_driver *drv = dxcl_driver();
-    size_t count;
-    cl_device_id *devices = dxcl_driver_context_devices(context, &count);
-    cl_bool unified = count > 0;
-
-    for (size_t i = 0; i < count && unified; i++)
-        if (drv->clGetDeviceInfo(devices[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
-                                 &unified, NULL) != CL_SUCCESS)
-            unified = CL_FALSE;
-    free(devices);
-    return unified;
 }
 
 static const char *no_sync_import(cl_context context);

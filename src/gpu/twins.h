@@ -6,8 +6,8 @@
  * The backend gives what is its API's: DXVK's copy between a subresource and the twin's texture,
  * a command that makes DXVK submit a new texture's initial data, and a small texture whose Vulkan
  * image names the device to the layer. */
-#ifndef DXCL_DXGI_TWINS_H
-#define DXCL_DXGI_TWINS_H
+#ifndef DXCL_GPU_TWINS_H
+#define DXCL_GPU_TWINS_H
 
 #include "dxgi/pool.h"
 
@@ -23,6 +23,8 @@ struct dxcl_dxgi_twin_api {
     IUnknown *(*probe)(struct dxcl_context *ctx);
 };
 
+/* The resource is DXVK's (it has IDXGIVkInteropSurface). */
+bool dxcl_gpu_is_dxvk(void *resource);
 /* The driver's context exists: sharing starts on the Vulkan device of the context's Direct3D
  * device (ctx->gpu_device) where the GPU path may serve (DXVK, the Unix side, the layer, a driver
  * that imports). Logged either way. */

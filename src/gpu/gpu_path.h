@@ -1,10 +1,12 @@
-/* The GPU path (docs/design.md, "The GPU path"): where Direct3D is DXVK, the driver is reached
- * through dxcl's Unix side with its Vulkan layer, and the OpenCL device imports memory from the
- * same GPU, a shared texture's OpenCL storage (2D and 3D subresources, NV12 planes) is a twin of
- * its subresource on the GPU (or the texture's own memory: a direct twin). Direct3D (or dxcl's
- * layer, on Direct3D's queue) copies into the twin and out of it on the GPU, and OpenCL uses the
- * twin's memory, imported: no byte crosses the host. The object is otherwise a zero-copy object
- * (engine/zerocopy.h): the twin is its surface's memory, handed between the APIs at acquire and
+/* The GPU path (docs/design.md, "The GPU path"), which the engine reaches through its hooks
+ * (engine/gpu_hooks.h): where Direct3D is DXVK, the driver is reached through dxcl's Unix side
+ * with its Vulkan layer, and the OpenCL device imports memory from the same GPU, a shared
+ * texture's OpenCL storage (2D and 3D subresources, NV12 planes) is a twin of its subresource on
+ * the GPU (or the texture's own memory: a direct twin). Direct3D (or dxcl's layer, on
+ * Direct3D's queue) copies into the twin and out of it on the GPU, and OpenCL uses the twin's
+ * memory, imported: no byte crosses the host. The object is otherwise handed over as a
+ * zero-copy object is (engine/zerocopy.h), by the driver's external-memory acquire and release
+ * (gpu/handover.h): the twin is its surface's memory, handed between the APIs at acquire and
  * release.
  *
  * Hand-overs (the backend's, in batches on Direct3D's queue: core/twin.h): to OpenCL, the layer
@@ -27,9 +29,6 @@
 #include "core/backend.h"
 #include "core/memobj.h"
 
-/* Every device of the context shares memory with the host (zero-copy's condition, and the
- * test-only import's). */
-bool dxcl_host_unified(cl_context context);
 /* Whether objects of the context may take the GPU path, as far as the context tells (not
  * DXCL_PATH=engine, and the import the path would use is there); quiet. */
 bool dxcl_gpu_path_may_serve(struct dxcl_context *ctx);
@@ -46,7 +45,7 @@ void dxcl_gpu_path_let_go(struct dxcl_memobj *mem);
 cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_memobj *mem,
                             const struct dxcl_device_storage *storage, cl_int *err);
-/* An imported object's hand-overs (called by engine/zerocopy.c): the driver's external-memory
+/* An imported object's hand-overs (called by gpu/handover.c): the driver's external-memory
  * acquire and release, queued at once on `own` (dxcl's own queue of the context, with no wait
  * list: the driver may wait in the call for its wait list, and never does here), or markers
  * where the driver has neither; the acquire first waits for `ready` where the surface has it

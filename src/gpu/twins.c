@@ -1,14 +1,16 @@
-/* The GPU path of D3D1x on DXVK (dxgi/twins.h; docs/design.md, "The GPU path"). */
-#include "dxgi/twins.h"
+/* The GPU path of D3D1x on DXVK (gpu/twins.h; docs/design.md, "The GPU path"). */
+#include "gpu/twins.h"
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
-#include "engine/gpu_path.h"
+#include "gpu/gpu_path.h"
 #include "formats/formats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include "dxgi/dxvk_interop.h"
+/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
+#include <initguid.h>
+#include "gpu/dxvk_interop.h"
 
 #define VK_IMAGE_TYPE_2D 1
 #define VK_IMAGE_LAYOUT_GENERAL 1
@@ -52,6 +54,17 @@ static IDXGIVkInteropDevice1 *interop_of(struct dxcl_context *ctx)
                                        (void **)&interop)))
         return NULL;
     return interop;
+}
+
+bool dxcl_gpu_is_dxvk(void *resource)
+{
+    IUnknown *interop;
+
+    if (FAILED(IUnknown_QueryInterface((IUnknown *)resource, &IID_IDXGIVkInteropSurface,
+                                       (void **)&interop)))
+        return false;
+    IUnknown_Release(interop);
+    return true;
 }
 
 /* ---- Sharing starts ---- */
