@@ -1,8 +1,8 @@
 /* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
- * context and each resource type maps itself. On DXVK, textures take the GPU path's twins
- * (gpu/twins.h): DXVK's D3D10 objects are its D3D11 ones, so the twins (D3D11 textures)
- * answer for their D3D10 interfaces. */
+ * context and each resource type maps itself. On DXVK with DXCL_GPU_D3D10=1, textures take the
+ * GPU path's twins (gpu/twins.h), which reach DXVK through the D3D11 objects behind its D3D10
+ * ones. */
 #include "dxgi/dxgi_resources.h"
 #include "gpu/twins.h"
 #include "core/env.h"
@@ -59,67 +59,7 @@ static void unmap(struct dxcl_dxgi_surface *s)
         ID3D10Texture3D_Unmap((ID3D10Texture3D *)s->staging, 0);
 }
 
-/* ---- The GPU path on DXVK: D3D10's part (gpu/twins.h; docs/design.md, "The GPU path") ---- */
-
-/* The twin (a D3D11 texture of DXVK's) as the D3D10 resource it also is, referenced. */
-static ID3D10Resource *twin_resource(struct dxcl_dxgi_surface *s)
-{
-    ID3D10Resource *twin = NULL;
-
-    if (FAILED(IUnknown_QueryInterface(s->staging, &IID_ID3D10Resource, (void **)&twin)))
-        return NULL;
-    return twin;
-}
-
-static void twin_copy(struct dxcl_surface *surface, bool to_twin)
-{
-    ID3D10Device *device = surface->context->device;
-    ID3D10Resource *twin = twin_resource(surface->backend_data),
-                   *resource = (ID3D10Resource *)surface->resource;
-
-    if (!twin)
-        return;
-    if (to_twin)
-        ID3D10Device_CopySubresourceRegion(device, twin, 0, 0, 0, 0, resource, surface->subresource,
-                                           NULL);
-    else
-        ID3D10Device_CopySubresourceRegion(device, resource, surface->subresource, 0, 0, 0, twin, 0,
-                                           NULL);
-    ID3D10Resource_Release(twin);
-}
-
-/* An event query ended on the device (struct dxcl_dxgi_twin_api's nudge). */
-static void twin_nudge(struct dxcl_context *ctx)
-{
-    D3D10_QUERY_DESC event = {D3D10_QUERY_EVENT, 0};
-    ID3D10Query *query = NULL;
-
-    if (FAILED(ID3D10Device_CreateQuery((ID3D10Device *)ctx->device, &event, &query)))
-        return;
-    ID3D10Query_End(query);
-    ID3D10Query_Release(query);
-}
-
-static IUnknown *twin_probe(struct dxcl_context *ctx)
-{
-    D3D10_TEXTURE2D_DESC desc = {1,
-                                 1,
-                                 1,
-                                 1,
-                                 DXGI_FORMAT_R8G8B8A8_UNORM,
-                                 {1, 0},
-                                 D3D10_USAGE_DEFAULT,
-                                 D3D10_BIND_SHADER_RESOURCE,
-                                 0,
-                                 0};
-    ID3D10Texture2D *texture = NULL;
-
-    if (FAILED(ID3D10Device_CreateTexture2D((ID3D10Device *)ctx->device, &desc, NULL, &texture)))
-        return NULL;
-    return (IUnknown *)texture;
-}
-
-static const struct dxcl_dxgi_twin_api d3d10_twins = {twin_copy, twin_nudge, twin_probe};
+/* ---- The GPU path on DXVK (gpu/twins.h; docs/design.md, "The GPU path") ---- */
 
 /* DXCL_GPU_D3D10=1: D3D10 textures take the GPU path. Off by default until a soak on a GPU
  * meets its target: the first attempt grew 12 KB a cycle beyond the driver on the H100
@@ -138,7 +78,7 @@ static bool gpu_path_opted_in(void)
 static void d3d10_context_ready(struct dxcl_context *ctx)
 {
     if (gpu_path_opted_in())
-        dxcl_dxgi_share(&d3d10_twins, ctx);
+        dxcl_dxgi_share(ctx);
 }
 
 static bool d3d10_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage)
@@ -150,7 +90,7 @@ static bool d3d10_device_storage(struct dxcl_surface *surface, struct dxcl_devic
                  (void *)surface->resource);
         return false;
     }
-    return dxcl_dxgi_device_storage(&d3d10_twins, surface, storage);
+    return dxcl_dxgi_device_storage(surface, storage);
 }
 
 #define d3d10_end_hand_overs dxcl_dxgi_end_hand_overs
@@ -163,7 +103,7 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
     HRESULT hr;
 
     if (s->twin)
-        return dxcl_dxgi_twin_in(&d3d10_twins, surface, true);
+        return dxcl_dxgi_twin_in(surface, true);
     mt = d3d10_enter_device(surface->context);
     ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
                                        (ID3D10Resource *)surface->resource, surface->subresource,
@@ -184,7 +124,7 @@ static cl_int d3d10_map_host(struct dxcl_surface *surface)
     HRESULT hr;
 
     if (s->twin)
-        return dxcl_dxgi_twin_in(&d3d10_twins, surface, false);
+        return dxcl_dxgi_twin_in(surface, false);
     mt = d3d10_enter_device(surface->context);
     hr = map(s, &surface->mapping);
     dxcl_dxgi_leave_device(mt);
@@ -202,7 +142,7 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     void *mt;
 
     if (s->twin)
-        return dxcl_dxgi_twin_out(&d3d10_twins, surface, write_back);
+        return dxcl_dxgi_twin_out(surface, write_back);
     dxcl_dxgi_unmapping(surface);
     mt = d3d10_enter_device(surface->context);
     unmap(s);
