@@ -895,6 +895,54 @@ static void exits_pending(void)
     }
 }
 
+/* A child: a D3D10 device's 2D texture takes the GPU path exactly where DXCL_GPU_D3D10=1 (its
+ * opt-in, read once per process), with the data exact through every hand-over. */
+static int d3d10_child(const char *setting)
+{
+    const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
+    struct interop_env env;
+    struct test_texture tex;
+    cl_int err;
+
+    interop_open(&env, &api_d3d10_khr, INTEROP_NO_USER_SYNC, 0);
+    REQUIRE(test_texture_create(env.api, env.d3d, &tex, &desc, false, 7), "D3D10 texture");
+    cl_mem mem = env.cl->create_texture2d(env.context, 0, tex.resource, 0, &err);
+    REQUIRE(mem, "clCreateFromD3D10Texture2DKHR: %d", err);
+    if (!strcmp(setting, "1"))
+        check_mode(mem, gpu_mode, "D3D10 2D RGBA8 UINT with DXCL_GPU_D3D10=1");
+    else
+        CHECK(mode_of(mem) < DXCL_TRANSFER_GPU,
+              "D3D10 2D RGBA8 UINT without DXCL_GPU_D3D10=1: mode %u", mode_of(mem));
+    interop_check_hand_overs(&env, mem, &tex);
+    clReleaseMemObject(mem);
+    test_texture_free(env.api, &tex);
+    interop_close(&env);
+    return test_child_finish("gpu_path d3d10");
+}
+
+/* D3D10 textures: on the GPU path with DXCL_GPU_D3D10=1 only (a child process each way). */
+static void d3d10_opt_in(void)
+{
+    static const char *const settings[] = {"0", "1"};
+    char expect[8] = "";
+
+    /* The child that must copy must not be held to DXCL_TEST_EXPECT_GPU (interop.c). */
+    GetEnvironmentVariableA("DXCL_TEST_EXPECT_GPU", expect, sizeof(expect));
+    for (size_t i = 0; i < 2; i++) {
+        char args[32];
+        DWORD code;
+
+        SetEnvironmentVariableA("DXCL_GPU_D3D10", settings[i]);
+        SetEnvironmentVariableA("DXCL_TEST_EXPECT_GPU", i && expect[0] ? expect : NULL);
+        snprintf(args, sizeof(args), "d3d10 %s", settings[i]);
+        code = test_run_child(args, 120000);
+        CHECK(code == TEST_CHILD_PASSED, "D3D10 with DXCL_GPU_D3D10=%s: %s (exit code %lu)",
+              settings[i], test_child_outcome(code), (unsigned long)code);
+    }
+    SetEnvironmentVariableA("DXCL_GPU_D3D10", NULL);
+    SetEnvironmentVariableA("DXCL_TEST_EXPECT_GPU", expect[0] ? expect : NULL);
+}
+
 /* No GPU path here, for the reason `why` (proven by the caller): Direct3D is not DXVK (the rig's
  * hybrid mode: wined3d on llvmpipe beside the GPU's OpenCL), so no Vulkan image is behind a
  * texture, or dxcl reaches the driver without its Unix side (the rig's RIG_UNIX=0), which the
@@ -959,6 +1007,8 @@ int main(int argc, char **argv)
     if (!env_is("DXCL_GPU_IMPORT", "host") && !env_is("DXCL_GPU_SYNC", "cpu"))
         gpu_mode = DXCL_TRANSFER_GPU_SEMAPHORES;
     printf("expecting transfer mode %u on the GPU path\n", gpu_mode);
+    if (argc == 3 && !strcmp(argv[1], "d3d10"))
+        return d3d10_child(argv[2]);
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
     driver_route(route, sizeof(route));
     if (FAILED(dxvk = dxvk_interop(env.d3d)) || !strstr(route, "the Unix side")) {
@@ -996,6 +1046,7 @@ int main(int argc, char **argv)
     release_bound(&env);
     release_failed_wait_list(&env);
     exits_pending();
+    d3d10_opt_in();
     interop_close(&env);
     return test_finish("gpu_path");
 }

@@ -1,7 +1,11 @@
 /* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
- * context and each resource type maps itself. */
+ * context and each resource type maps itself. On DXVK with DXCL_GPU_D3D10=1, textures take the
+ * GPU path's twins (gpu/twins.h), which reach DXVK through the D3D11 objects behind its D3D10
+ * ones. */
 #include "dxgi/dxgi_resources.h"
+#include "gpu/twins.h"
+#include "core/env.h"
 #include "core/route.h"
 
 #include <d3d10.h>
@@ -55,13 +59,52 @@ static void unmap(struct dxcl_dxgi_surface *s)
         ID3D10Texture3D_Unmap((ID3D10Texture3D *)s->staging, 0);
 }
 
+/* ---- The GPU path on DXVK (gpu/twins.h; docs/design.md, "The GPU path") ---- */
+
+/* DXCL_GPU_D3D10=1: D3D10 textures take the GPU path. Off by default until a soak on a GPU
+ * meets its target: the first attempt grew 12 KB a cycle beyond the driver on the H100
+ * (docs/perf.md, "Tried and taken back: D3D10 on the GPU path"). */
+static bool gpu_path_opted_in(void)
+{
+    static volatile LONG state; /* 0 unknown, 1 on, 2 off */
+    char value[4];
+
+    if (!state)
+        InterlockedExchange(
+            &state, dxcl_getenv("GPU_D3D10", value, sizeof(value)) && !strcmp(value, "1") ? 1 : 2);
+    return state == 1;
+}
+
+static void d3d10_context_ready(struct dxcl_context *ctx)
+{
+    if (gpu_path_opted_in())
+        dxcl_dxgi_share(ctx);
+}
+
+static bool d3d10_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage)
+{
+    const struct dxcl_dxgi_surface *s = surface->backend_data;
+
+    if (s->kind != DXCL_DXGI_BUFFER && !gpu_path_opted_in()) {
+        DXCL_LOG("D3D10 resource %p: no GPU path (D3D10 takes it with DXCL_GPU_D3D10=1 only)",
+                 (void *)surface->resource);
+        return false;
+    }
+    return dxcl_dxgi_device_storage(surface, storage);
+}
+
+#define d3d10_end_hand_overs dxcl_dxgi_end_hand_overs
+
 static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
-    void *mt = d3d10_enter_device(surface->context);
+    void *mt;
     HRESULT hr;
 
+    if (s->twin)
+        return dxcl_dxgi_twin_in(surface, true);
+    mt = d3d10_enter_device(surface->context);
     ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
                                        (ID3D10Resource *)surface->resource, surface->subresource,
                                        NULL);
@@ -76,9 +119,14 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
 
 static cl_int d3d10_map_host(struct dxcl_surface *surface)
 {
-    void *mt = d3d10_enter_device(surface->context);
-    HRESULT hr = map(surface->backend_data, &surface->mapping);
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    void *mt;
+    HRESULT hr;
 
+    if (s->twin)
+        return dxcl_dxgi_twin_in(surface, false);
+    mt = d3d10_enter_device(surface->context);
+    hr = map(s, &surface->mapping);
     dxcl_dxgi_leave_device(mt);
     if (FAILED(hr))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
@@ -93,6 +141,8 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     ID3D10Device *device = surface->context->device;
     void *mt;
 
+    if (s->twin)
+        return dxcl_dxgi_twin_out(surface, write_back);
     dxcl_dxgi_unmapping(surface);
     mt = d3d10_enter_device(surface->context);
     unmap(s);
@@ -104,11 +154,6 @@ static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
     surface->mapping.data = NULL;
     return CL_SUCCESS;
 }
-
-/* No GPU path for D3D10 yet: DXVK's twins are D3D11 textures. */
-#define d3d10_device_storage NULL
-#define d3d10_end_hand_overs NULL
-#define d3d10_context_ready NULL
 
 DXCL_DXGI_FAMILY(D3D10, d3d10)
 

@@ -88,70 +88,9 @@ static cl_int map_staging(ID3D11DeviceContext *immediate, struct dxcl_surface *s
     return CL_SUCCESS;
 }
 
-/* ---- The GPU path on DXVK: D3D11's part (gpu/twins.h; docs/design.md, "The GPU path") ---- */
-
-static void twin_copy(struct dxcl_surface *surface, bool to_twin)
-{
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    ID3D11DeviceContext *immediate;
-    ID3D11Resource *twin = (ID3D11Resource *)s->staging,
-                   *resource = (ID3D11Resource *)surface->resource;
-
-    ID3D11Device_GetImmediateContext((ID3D11Device *)surface->context->device, &immediate);
-    if (to_twin)
-        copy(immediate, s, twin, 0, resource, surface->subresource);
-    else
-        copy(immediate, s, resource, surface->subresource, twin, 0);
-    ID3D11DeviceContext_Release(immediate);
-}
-
-/* An event query ended on the immediate context: DXVK's flush skips a context with nothing
- * recorded, and a new texture's initial data goes to the GPU with the context's next commands. */
-static void twin_nudge(struct dxcl_context *ctx)
-{
-    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
-    ID3D11DeviceContext *immediate;
-    ID3D11Query *query = NULL;
-
-    if (FAILED(ID3D11Device_CreateQuery((ID3D11Device *)ctx->device, &event, &query)))
-        return;
-    ID3D11Device_GetImmediateContext((ID3D11Device *)ctx->device, &immediate);
-    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
-    ID3D11DeviceContext_Release(immediate);
-    ID3D11Query_Release(query);
-}
-
-static IUnknown *twin_probe(struct dxcl_context *ctx)
-{
-    D3D11_TEXTURE2D_DESC desc = {1,
-                                 1,
-                                 1,
-                                 1,
-                                 DXGI_FORMAT_R8G8B8A8_UNORM,
-                                 {1, 0},
-                                 D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE,
-                                 0,
-                                 0};
-    ID3D11Texture2D *texture = NULL;
-
-    if (FAILED(ID3D11Device_CreateTexture2D((ID3D11Device *)ctx->device, &desc, NULL, &texture)))
-        return NULL;
-    return (IUnknown *)texture;
-}
-
-static const struct dxcl_dxgi_twin_api d3d11_twins = {twin_copy, twin_nudge, twin_probe};
-
-static void d3d11_context_ready(struct dxcl_context *ctx)
-{
-    dxcl_dxgi_share(&d3d11_twins, ctx);
-}
-
-static bool d3d11_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage)
-{
-    return dxcl_dxgi_device_storage(&d3d11_twins, surface, storage);
-}
-
+/* The GPU path on DXVK (gpu/twins.h; docs/design.md, "The GPU path"). */
+#define d3d11_context_ready dxcl_dxgi_share
+#define d3d11_device_storage dxcl_dxgi_device_storage
 #define d3d11_end_hand_overs dxcl_dxgi_end_hand_overs
 
 static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
@@ -162,7 +101,7 @@ static cl_int d3d11_copy_to_host(struct dxcl_surface *surface)
     cl_int err;
 
     if (s->twin)
-        return dxcl_dxgi_twin_in(&d3d11_twins, surface, true);
+        return dxcl_dxgi_twin_in(surface, true);
     immediate = enter_device(surface, &mt);
     copy(immediate, s, (ID3D11Resource *)s->staging, 0, (ID3D11Resource *)surface->resource,
          surface->subresource);
@@ -181,7 +120,7 @@ static cl_int d3d11_map_host(struct dxcl_surface *surface)
     cl_int err;
 
     if (s->twin)
-        return dxcl_dxgi_twin_in(&d3d11_twins, surface, false);
+        return dxcl_dxgi_twin_in(surface, false);
     immediate = enter_device(surface, &mt);
     err = map_staging(immediate, surface, &surface->mapping);
     leave_device(immediate, mt);
@@ -197,7 +136,7 @@ static cl_int d3d11_unmap_host(struct dxcl_surface *surface, bool write_back)
     ID3D11DeviceContext *immediate;
 
     if (s->twin)
-        return dxcl_dxgi_twin_out(&d3d11_twins, surface, write_back);
+        return dxcl_dxgi_twin_out(surface, write_back);
     dxcl_dxgi_unmapping(surface);
     immediate = enter_device(surface, &mt);
     ID3D11DeviceContext_Unmap(immediate, (ID3D11Resource *)s->staging, 0);

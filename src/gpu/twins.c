@@ -56,6 +56,91 @@ static IDXGIVkInteropDevice1 *interop_of(struct dxcl_context *ctx)
     return interop;
 }
 
+/* DXVK's D3D11 device behind the context's device, referenced: the device itself for D3D11,
+ * and for D3D10 the D3D11 device DXVK's D3D10 device is part of (each answers QueryInterface
+ * for the other). NULL where Direct3D is not DXVK. */
+static ID3D11Device *d3d11_device_of(struct dxcl_context *ctx)
+{
+    ID3D11Device *device;
+
+    if (FAILED(
+            IUnknown_QueryInterface((IUnknown *)ctx->device, &IID_ID3D11Device, (void **)&device)))
+        return NULL;
+    return device;
+}
+
+/* DXVK's copy of the surface's subresource into its twin's texture (to_twin) or back, on the
+ * device's immediate context; inside dxcl_device_enter. */
+static void dxvk_copy(struct dxcl_surface *surface, bool to_twin)
+{
+    struct dxcl_dxgi_surface *s = surface->backend_data;
+    ID3D11Device *device = d3d11_device_of(surface->context);
+    ID3D11Resource *resource = NULL, *twin = (ID3D11Resource *)s->staging;
+    ID3D11DeviceContext *immediate;
+
+    if (!device)
+        return;
+    if (SUCCEEDED(
+            IUnknown_QueryInterface(surface->resource, &IID_ID3D11Resource, (void **)&resource))) {
+        ID3D11Device_GetImmediateContext(device, &immediate);
+        if (to_twin)
+            ID3D11DeviceContext_CopySubresourceRegion(immediate, twin, 0, 0, 0, 0, resource,
+                                                      surface->subresource, NULL);
+        else
+            ID3D11DeviceContext_CopySubresourceRegion(immediate, resource, surface->subresource, 0,
+                                                      0, 0, twin, 0, NULL);
+        ID3D11DeviceContext_Release(immediate);
+        ID3D11Resource_Release(resource);
+    }
+    ID3D11Device_Release(device);
+}
+
+/* An event query ended on the immediate context: DXVK's flush skips a context with nothing
+ * recorded, and a new texture's initial data goes to the GPU with the context's next commands,
+ * which the layer's own copies and hand-overs must come after. */
+static void dxvk_nudge(struct dxcl_context *ctx)
+{
+    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
+    ID3D11Device *device = d3d11_device_of(ctx);
+    ID3D11DeviceContext *immediate;
+    ID3D11Query *query = NULL;
+
+    if (!device)
+        return;
+    if (SUCCEEDED(ID3D11Device_CreateQuery(device, &event, &query))) {
+        ID3D11Device_GetImmediateContext(device, &immediate);
+        ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
+        ID3D11DeviceContext_Release(immediate);
+        ID3D11Query_Release(query);
+    }
+    ID3D11Device_Release(device);
+}
+
+/* A 1x1 default texture of the context's device, referenced, or NULL: its Vulkan image names
+ * the device to the layer. */
+static IUnknown *dxvk_probe(struct dxcl_context *ctx)
+{
+    D3D11_TEXTURE2D_DESC desc = {1,
+                                 1,
+                                 1,
+                                 1,
+                                 DXGI_FORMAT_R8G8B8A8_UNORM,
+                                 {1, 0},
+                                 D3D11_USAGE_DEFAULT,
+                                 D3D11_BIND_SHADER_RESOURCE,
+                                 0,
+                                 0};
+    ID3D11Device *device = d3d11_device_of(ctx);
+    ID3D11Texture2D *texture = NULL;
+
+    if (!device)
+        return NULL;
+    if (FAILED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture)))
+        texture = NULL;
+    ID3D11Device_Release(device);
+    return (IUnknown *)texture;
+}
+
 bool dxcl_gpu_is_dxvk(void *resource)
 {
     IUnknown *interop;
@@ -69,7 +154,7 @@ bool dxcl_gpu_is_dxvk(void *resource)
 
 /* ---- Sharing starts ---- */
 
-void dxcl_dxgi_share(const struct dxcl_dxgi_twin_api *api, struct dxcl_context *ctx)
+void dxcl_dxgi_share(struct dxcl_context *ctx)
 {
     struct dxcl_layer_share share = {0};
     struct dxvk_image_create_info info;
@@ -80,7 +165,7 @@ void dxcl_dxgi_share(const struct dxcl_dxgi_twin_api *api, struct dxcl_context *
     if (!dxcl_gpu_path_may_serve(ctx) || !(interop = interop_of(ctx)))
         return; /* no GPU path for it: dxcl_gpu_path_probe says why, per object */
     interop->lpVtbl->Release(interop);
-    if (!(probe = api->probe(ctx)) || !(share.image = vulkan_image(probe, &layout, &info))) {
+    if (!(probe = dxvk_probe(ctx)) || !(share.image = vulkan_image(probe, &layout, &info))) {
         DXCL_LOG("%s device %p: no Vulkan image of a texture of it: no GPU path",
                  ctx->backend->name, ctx->device);
     } else if (layer_call(DXCL_LAYER_SHARE, &share, &share.error, "sharing on the device")) {
@@ -373,13 +458,11 @@ static const char *find_twin(struct dxcl_surface *surface, struct dxcl_device_st
     return make_twin(surface, storage->host_import, want);
 }
 
-bool dxcl_dxgi_device_storage(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                              struct dxcl_device_storage *storage)
+bool dxcl_dxgi_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data, want = *s;
     const char *why;
 
-    (void)api;
     want.twin = NULL;
     want.direct_image = 0;
     if (!(why = find_twin(surface, storage, &want)) && !storage->host_import &&
@@ -413,7 +496,6 @@ bool dxcl_dxgi_device_storage(const struct dxcl_dxgi_twin_api *api, struct dxcl_
 struct pending_item {
     struct dxcl_surface *surface; /* NULL for a retired twin */
     struct dxcl_dxgi_twin *twin;
-    const struct dxcl_dxgi_twin_api *api;
     bool
         dxvk_copies_back; /* after the batch: DXVK's copy of the twin's texture into the resource */
 };
@@ -479,11 +561,11 @@ static bool name_images(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twi
 /* A twin whose last hand-out failed is still OpenCL's as far as the layer knows: it comes back
  * (nothing written, nothing waited for) before its next hand-in, in a batch of its own, so that
  * DXVK's copy into it comes after. */
-static bool take_back(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface)
+static bool take_back(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     struct dxcl_hand_over_item *item =
-        add_item(surface->context, &(struct pending_item){surface, s->twin, api, false});
+        add_item(surface->context, &(struct pending_item){surface, s->twin, false});
 
     item->op = DXCL_HAND_OUT;
     if (!name_images(surface, s->twin, item))
@@ -507,27 +589,26 @@ static bool host_waits_hand_ins(void)
     return state == 2;
 }
 
-cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                         bool contents)
+cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface, bool contents)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     struct dxcl_dxgi_twin *twin = s->twin;
     struct dxcl_hand_over_item *item;
     bool dxvk_copies = contents && !twin->layer_copies && !twin->vk.direct;
 
-    if (twin->handed_in && !take_back(api, surface))
+    if (twin->handed_in && !take_back(surface))
         return DXCL_FAIL(CL_OUT_OF_RESOURCES,
                          "%s resource %p: its twin is still OpenCL's (its "
                          "hand-out failed again)",
                          surface->backend->name, (void *)surface->resource);
     /* The layer's copy or barrier reads DXVK's image: its initial data must be on the GPU. */
     if (!dxvk_copies && !twin->initial_flushed) {
-        api->nudge(surface->context);
+        dxvk_nudge(surface->context);
         twin->initial_flushed = true;
     }
     if (dxvk_copies)
-        api->copy(surface, true);
-    item = add_item(surface->context, &(struct pending_item){surface, twin, api, false});
+        dxvk_copy(surface, true);
+    item = add_item(surface->context, &(struct pending_item){surface, twin, false});
     item->op = DXCL_HAND_IN;
     item->contents = contents || twin->vk.direct; /* a direct twin is the texture: kept */
     item->signal_ready = surface->gpu_synced && !host_waits_hand_ins();
@@ -538,8 +619,7 @@ cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surfa
     return CL_SUCCESS;
 }
 
-cl_int dxcl_dxgi_twin_out(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                          bool write_back)
+cl_int dxcl_dxgi_twin_out(struct dxcl_surface *surface, bool write_back)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     struct dxcl_dxgi_twin *twin = s->twin;
@@ -549,7 +629,7 @@ cl_int dxcl_dxgi_twin_out(const struct dxcl_dxgi_twin_api *api, struct dxcl_surf
     if (!twin->handed_in) /* its hand-in failed, or never went: OpenCL never had it */
         return CL_SUCCESS;
     item = add_item(surface->context,
-                    &(struct pending_item){surface, twin, api,
+                    &(struct pending_item){surface, twin,
                                            write_back && !twin->layer_copies && !twin->vk.direct});
     item->op = DXCL_HAND_OUT;
     item->opencl_used = surface->release_event != NULL;
@@ -609,7 +689,7 @@ static void settle_item(const struct pending_item *p, const struct dxcl_hand_ove
         dxcl_driver()->clReleaseEvent(surface->release_event);
     surface->release_event = NULL;
     if (done && p->dxvk_copies_back)
-        p->api->copy(surface, false);
+        dxvk_copy(surface, false);
 }
 
 static cl_int send_pending(void)
@@ -665,8 +745,7 @@ static cl_int send_pending(void)
  * DXVK's first command on it (Vulkan makes every new image UNDEFINED). A batch of its own. */
 static void prepare_twin(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin)
 {
-    struct dxcl_hand_over_item *item =
-        add_item(ctx, &(struct pending_item){NULL, twin, NULL, false});
+    struct dxcl_hand_over_item *item = add_item(ctx, &(struct pending_item){NULL, twin, false});
 
     item->op = DXCL_HAND_PREPARE;
     item->image = twin->vk.image;
@@ -722,7 +801,7 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
         twin->vk.fd = -1;
         forget_twin(twin);
     } else {
-        item = add_item(ctx, &(struct pending_item){NULL, twin, NULL, false});
+        item = add_item(ctx, &(struct pending_item){NULL, twin, false});
         item->op = DXCL_HAND_RETIRE;
         send_pending();
     }

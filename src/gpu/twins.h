@@ -3,44 +3,29 @@
  * staging pool, and handed between Direct3D's queue and OpenCL in batches: every hand-over the
  * surfaces of one acquire, release or teardown ask for goes in one submission of the layer's on
  * DXVK's queue, with one flush of DXVK and one hold of its submissions (dxcl_dxgi_end_hand_overs).
- * The backend gives what is its API's: DXVK's copy between a subresource and the twin's texture,
- * a command that makes DXVK submit a new texture's initial data, and a small texture whose Vulkan
- * image names the device to the layer. */
+ * The same for D3D10 and D3D11: DXVK's D3D10 objects are its D3D11 ones, so the twins reach DXVK
+ * through the D3D11 interfaces of the program's device and resources; a backend only chooses to
+ * use them. */
 #ifndef DXCL_GPU_TWINS_H
 #define DXCL_GPU_TWINS_H
 
 #include "dxgi/pool.h"
-
-struct dxcl_dxgi_twin_api {
-    /* DXVK's copy of the surface's subresource into its twin's texture (to_twin) or back, on
-     * the device's immediate context; called inside dxcl_device_enter. */
-    void (*copy)(struct dxcl_surface *surface, bool to_twin);
-    /* A command on the immediate context (an event query's end): DXVK's next flush then
-     * submits what the device has not yet, such as a new texture's initial data, which the
-     * layer's own copies and hand-overs must come after. */
-    void (*nudge)(struct dxcl_context *ctx);
-    /* A 1x1 default texture of the context's device, referenced, or NULL. */
-    IUnknown *(*probe)(struct dxcl_context *ctx);
-};
 
 /* The resource is DXVK's (it has IDXGIVkInteropSurface). */
 bool dxcl_gpu_is_dxvk(void *resource);
 /* The driver's context exists: sharing starts on the Vulkan device of the context's Direct3D
  * device (ctx->gpu_device) where the GPU path may serve (DXVK, the Unix side, the layer, a driver
  * that imports). Logged either way. */
-void dxcl_dxgi_share(const struct dxcl_dxgi_twin_api *api, struct dxcl_context *ctx);
-/* The backend's device_storage (struct dxcl_backend) over `api`. */
-bool dxcl_dxgi_device_storage(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                              struct dxcl_device_storage *storage);
+void dxcl_dxgi_share(struct dxcl_context *ctx);
+/* The backend's device_storage (struct dxcl_backend). */
+bool dxcl_dxgi_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage);
 /* A twin surface's hand-in to OpenCL, with Direct3D's contents (copy_to_host) or without them
  * (map_host: OpenCL overwrites them; a direct twin keeps them all the same), gathered for the
  * next batch. */
-cl_int dxcl_dxgi_twin_in(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                         bool contents);
+cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface, bool contents);
 /* Its hand-out (unmap_host): Direct3D's queue waits for OpenCL's release (the surface's
  * release_event) and, with write_back, the twin's contents go back into the resource. */
-cl_int dxcl_dxgi_twin_out(const struct dxcl_dxgi_twin_api *api, struct dxcl_surface *surface,
-                          bool write_back);
+cl_int dxcl_dxgi_twin_out(struct dxcl_surface *surface, bool write_back);
 /* The backend's end_hand_overs: the gathered hand-overs in one batch. */
 cl_int dxcl_dxgi_end_hand_overs(struct dxcl_context *ctx);
 /* A twin of the pool, once no surface uses it: given up to the layer, which frees it after the
