@@ -114,9 +114,9 @@ static void manual_frame(void *ctx, struct bench_clock *clock)
     bench_mark(clock);
 }
 
-/* The hand-written frame's last copy, queued on Direct3D, finished before the next frame
- * (benchlib.h, settle). */
-static void manual_settle(void *ctx)
+/* A frame's last copy, queued on Direct3D (the hand-written CopyResource, the sharing
+ * release's write back), finished before the next frame (benchlib.h, settle). */
+static void settle_direct3d(void *ctx)
 {
     struct nv12 *n = ctx;
     D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
@@ -197,8 +197,8 @@ void bench_d3d11_nv12(void)
 {
     struct nv12 n = {0};
     struct bench_variant v[2] = {
-        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, NULL},
-        {"hand-written", manual_frame, &n, {"map+write", "copy", "map+read"}, manual_settle}};
+        {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, settle_direct3d},
+        {"hand-written", manual_frame, &n, {"map+write", "copy", "map+read"}, settle_direct3d}};
     struct bench_median m[2];
     size_t bytes = (size_t)W * H * 3 / 2;
     unsigned char *content = malloc(bytes);

@@ -610,8 +610,25 @@ static const char *device_type_name(cl_device_type type)
     return "other";
 }
 
+/* What the copy engine does on the device: zero-copy where the device shares host memory
+ * (docs/design.md, "Zero-copy where host memory is shared"), else copies through staging kept
+ * per object. A context of several devices gets zero-copy only when every one shares it. */
+static void print_copy_engine(cl_device_id device)
+{
+    cl_bool unified = CL_FALSE;
+
+    if (cl.clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified,
+                           NULL) != CL_SUCCESS)
+        printf("    Copy engine copies (CL_DEVICE_HOST_UNIFIED_MEMORY not answered)\n");
+    else if (unified)
+        printf("    Copy engine zero-copy: the device shares host memory (D3D10/D3D11 buffers and "
+               "2D textures of native formats)\n");
+    else
+        printf("    Copy engine copies: the device does not share host memory\n");
+}
+
 /* How dxcl serves each sharing extension on the platform (every device alike). */
-static void print_paths(cl_platform_id platform, const char *data_path)
+static void print_paths(cl_platform_id platform)
 {
     static const char *const path_names[] = {"?", "copy engine", "native", "translated"};
     char served_by[64];
@@ -628,14 +645,13 @@ static void print_paths(cl_platform_id platform, const char *data_path)
             }
             printf("    %-28s %s", extensions[f][k], path_names[path]);
             if (path == DXCL_PATH_COPY_ENGINE)
-                printf(" (%s)\n", data_path);
+                printf(" (Data path above)\n");
             else
                 printf(" (the driver's %s)\n", served_by);
         }
 }
 
-static void show_platform(cl_uint index, cl_platform_id platform, const char *data_path,
-                          bool formats)
+static void show_platform(cl_uint index, cl_platform_id platform, bool formats)
 {
     char *name = info_string(platform, NULL, CL_PLATFORM_NAME);
     char *version = info_string(platform, NULL, CL_PLATFORM_VERSION);
@@ -650,7 +666,7 @@ static void show_platform(cl_uint index, cl_platform_id platform, const char *da
     printf("  Vendor        %s\n", vendor);
     printf("  Sharing       ");
     if (print_sharing(extension_list))
-        print_paths(platform, data_path);
+        print_paths(platform);
     err = cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, devices, &num_devices);
     if (err != CL_SUCCESS) {
         printf("  Devices       none (%s)\n", dxcl_error_name(err));
@@ -668,6 +684,7 @@ static void show_platform(cl_uint index, cl_platform_id platform, const char *da
         printf("    Version     %s\n", device_version);
         printf("    Sharing     ");
         print_sharing(device_extensions);
+        print_copy_engine(devices[d]);
         free(device_name), free(device_version), free(device_extensions);
     }
     if (formats) {
@@ -769,6 +786,6 @@ int main(int argc, char **argv)
         return 2;
     }
     for (cl_uint p = 0; p < num_platforms && p < 16; p++)
-        show_platform(p, platforms[p], data_path, formats);
+        show_platform(p, platforms[p], formats);
     return status;
 }

@@ -7,7 +7,7 @@
 #include "core/fault.h"
 #include "core/driver.h"
 
-static bool lazy_allowed(void)
+bool dxcl_lazy_allowed(void)
 {
     static LONG state; /* 0 unknown, 1 allowed, 2 off */
     char value[8];
@@ -21,7 +21,7 @@ static bool lazy_allowed(void)
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
 {
     (void)mem; /* every family and format: the upload (and its conversion) is what is deferred */
-    return lazy_allowed();
+    return dxcl_lazy_allowed();
 }
 
 /* Brings the surface in for `mem` as an acquire does (with its contents, or only mapped for a

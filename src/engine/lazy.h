@@ -12,6 +12,8 @@
 
 #include "core/memobj.h"
 
+/* False when DXCL_LAZY=0 turns lazy uploads off for every object. */
+bool dxcl_lazy_allowed(void);
 /* Whether an acquire may defer `mem`'s upload. */
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem);
 /* Before a command that uses the object on `queue` is queued: the first one after the acquire

@@ -4,6 +4,7 @@
 #include "engine/object.h"
 #include "core/route.h"
 #include "core/driver.h"
+#include "engine/lazy.h"
 #include "engine/zerocopy.h"
 #include "dxcl_version.h" /* generated at build time: cmake/version.cmake */
 
@@ -25,6 +26,30 @@ DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 #define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
 #endif
 
+/* The copy engine's choices that hold for every object (docs/design.md, "The copy engine");
+ * which transfer an object got: dxclGetTransferMode. */
+#define ENGINE_TEXT(reads)                                                                         \
+    "copy engine: staging kept per object and pooled, " reads                                      \
+    ", back only what a command may have written"
+#define ZERO_COPY_TEXT                                                                             \
+    "zero-copy for D3D10/D3D11 buffers and 2D textures of native formats where the context's "     \
+    "devices share host memory"
+
+#define READ_LAZY "read at the first command, none for a whole overwrite"
+#define READ_EAGER "read at each acquire (DXCL_LAZY=0)"
+#define ZERO_COPY_OFF "zero-copy off (DXCL_ZERO_COPY=0)"
+
+static const char *data_path_text(void)
+{
+    static const char *const texts[2][2] = {
+        {ENGINE_TEXT(READ_EAGER) "; " ZERO_COPY_OFF "; " GPU_PATH_TEXT,
+         ENGINE_TEXT(READ_EAGER) "; " ZERO_COPY_TEXT "; " GPU_PATH_TEXT},
+        {ENGINE_TEXT(READ_LAZY) "; " ZERO_COPY_OFF "; " GPU_PATH_TEXT,
+         ENGINE_TEXT(READ_LAZY) "; " ZERO_COPY_TEXT "; " GPU_PATH_TEXT}};
+
+    return texts[dxcl_lazy_allowed()][dxcl_zero_copy_allowed()];
+}
+
 DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_value_size,
                                            void *param_value, size_t *param_value_size_ret)
 {
@@ -41,11 +66,7 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
         text = dxcl_driver_route();
         break;
     case DXCL_INFO_DATA_PATH:
-        /* What holds for every object; which transfer an object got: dxclGetTransferMode. */
-        text = dxcl_zero_copy_allowed()
-                   ? "copy engine; zero-copy for D3D10/D3D11 buffers and 2D textures of native "
-                     "formats where the context's devices share host memory; " GPU_PATH_TEXT
-                   : "copy engine; zero-copy off (DXCL_ZERO_COPY=0); " GPU_PATH_TEXT;
+        text = data_path_text();
         break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);
