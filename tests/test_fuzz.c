@@ -321,9 +321,22 @@ static cl_mem listed_mem_arg(void)
     }
 }
 
+/* Whether `handle` is a live queue of the test's: a released object's handle may be the
+ * driver's for a queue made after it (the host's allocator reuses it), and then it is one. */
+static bool live_queue(const void *handle)
+{
+    for (int i = 0; i < D3D1X_COUNT; i++)
+        if (handle == d3d1x[i].env.queue)
+            return true;
+    for (int i = 0; i < 2; i++)
+        if (handle == dx9f[i].env.queue)
+            return true;
+    return false;
+}
+
 /* What is no command queue, for acquire and release (dxcl decides from its records of queues,
  * never reading the value; issue 39): garbage, a released queue, objects of other kinds. */
-static cl_command_queue bad_queue_arg(void)
+static cl_command_queue any_bad_queue_arg(void)
 {
     switch (pick(5)) {
     case 0:
@@ -337,6 +350,16 @@ static cl_command_queue bad_queue_arg(void)
     default:
         return (cl_command_queue)d3d1x[pick(D3D1X_COUNT)].user_event;
     }
+}
+
+/* One that is no live queue of the test's. */
+static cl_command_queue bad_queue_arg(void)
+{
+    cl_command_queue queue;
+
+    while (live_queue(queue = any_bad_queue_arg()))
+        ;
+    return queue;
 }
 
 /* A memory object the driver may see: live, shared or not, or NULL. */
