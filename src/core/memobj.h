@@ -93,6 +93,18 @@ struct dxcl_memobj {
     bool watched;
 };
 
+/* The surface an object will have, before it exists: what a creation's probes (zero-copy's,
+ * the GPU path's) ask the backend about. */
+static inline struct dxcl_surface dxcl_surface_to_be(struct dxcl_context *ctx,
+                                                     const struct dxcl_memobj *mem)
+{
+    return (struct dxcl_surface){.backend = mem->desc.backend,
+                                 .context = ctx,
+                                 .resource = mem->desc.resource,
+                                 .subresource = mem->desc.surface_subresource,
+                                 .backend_data = mem->desc.surface_data};
+}
+
 /* A call that uses a record outside dxcl_lock holds it; take the hold while dxcl_lock is held
  * (shared is enough) and the record was found in the table. */
 static inline void dxcl_memobj_hold(struct dxcl_memobj *mem)

@@ -68,11 +68,7 @@ static const char *no_zero_copy_reason(struct dxcl_context *ctx, const struct dx
 bool dxcl_zero_copy_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                           struct dxcl_mapping *host)
 {
-    struct dxcl_surface probe = {.backend = mem->desc.backend,
-                                 .context = ctx,
-                                 .resource = mem->desc.resource,
-                                 .subresource = mem->desc.surface_subresource,
-                                 .backend_data = mem->desc.surface_data};
+    struct dxcl_surface probe = dxcl_surface_to_be(ctx, mem);
     const char *reason = no_zero_copy_reason(ctx, mem);
 
     if (!reason && !stable_mapping(&probe, host))

@@ -156,11 +156,7 @@ static const char *no_gpu_path(struct dxcl_context *ctx, const struct dxcl_memob
 bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                          struct dxcl_device_storage *storage)
 {
-    struct dxcl_surface probe = {.backend = mem->desc.backend,
-                                 .context = ctx,
-                                 .resource = mem->desc.resource,
-                                 .subresource = mem->desc.surface_subresource,
-                                 .backend_data = mem->desc.surface_data};
+    struct dxcl_surface probe = dxcl_surface_to_be(ctx, mem);
     const char *why;
     void *protection;
     bool made;

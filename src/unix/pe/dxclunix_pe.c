@@ -36,19 +36,9 @@
  * (dxclunixGetHostDrivers). */
 #include "../dxclunix.h"
 
-#define WIN32_LEAN_AND_MEAN
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
-#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
-#define CL_USE_DEPRECATED_OPENCL_2_1_APIS
-#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
-#include <windows.h>
-#include <CL/cl.h>
-#include <CL/cl_ext.h>
-#include <CL/cl_gl.h>
-#include <stdbool.h>
+/* dxcl's conventions for Windows and the Khronos headers (its declarations, not its code). */
+#include "core/common.h"
+
 #include <stdio.h>
 #include <string.h>
 
