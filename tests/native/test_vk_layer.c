@@ -611,6 +611,13 @@ static void check_hand_overs(VkPhysicalDevice physical, VkDevice handle, uint64_
     check(hand_over(device, in, &batch) == 0, "a hand-over to OpenCL: %s", batch.error.text);
     check(wait_value(device, batch.done_value, 5000) == 0, "its batch runs (value %llu)",
           (unsigned long long)batch.done_value);
+    /* DXCL_GPU_WAIT_SPIN_US: the host reads the timeline first; a done value is still done,
+     * and a value never signalled still ends at the wait's timeout, not at the reading's. */
+    setenv("DXCL_GPU_WAIT_SPIN_US", "2000", 1);
+    check(wait_value(device, batch.done_value, 5000) == 0, "a reading wait sees it done");
+    check(wait_value(device, batch.done_value + 1000, 50) != 0,
+          "a reading wait for a value never signalled ends at its timeout");
+    unsetenv("DXCL_GPU_WAIT_SPIN_US");
     check(hand_over(device, in, &batch) != 0 && strstr(batch.error.text, "already OpenCL's"),
           "a second hand-in is refused: %s", batch.error.text);
     out.opencl_used = 0;
