@@ -8,8 +8,14 @@
 
 /* The GPU path's variants (<test>.gpu, DXCL_TEST_EXPECT_GPU=1): every 2D texture a suite
  * shares is counted by how dxcl moves its data, and interop_close requires that the GPU path
- * served some (formats it does not serve, such as emulated ones, still copy). */
-static test_create_texture_fn real_create_texture2d;
+ * served some (formats it does not serve, such as emulated ones, still copy). A program may load
+ * several families (test_soak: D3D11 and D3D10), so each keeps its own real function: one
+ * counting wrapper per family, in the order the families are loaded. */
+enum { COUNTED_FAMILIES = 4 };
+static struct {
+    struct test_cl_fns *cl;
+    test_create_texture_fn real;
+} counted[COUNTED_FAMILIES];
 static volatile LONG textures_shared, textures_on_gpu;
 
 static bool gpu_expected(void)
@@ -32,11 +38,10 @@ cl_uint interop_transfer_mode(cl_mem mem)
     return mode;
 }
 
-static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_flags flags,
-                                                   void *resource, UINT subresource,
-                                                   cl_int *errcode_ret)
+static cl_mem count_texture(int family, cl_context context, cl_mem_flags flags, void *resource,
+                            UINT subresource, cl_int *errcode_ret)
 {
-    cl_mem mem = real_create_texture2d(context, flags, resource, subresource, errcode_ret);
+    cl_mem mem = counted[family].real(context, flags, resource, subresource, errcode_ret);
 
     if (!mem)
         return mem;
@@ -44,6 +49,35 @@ static cl_mem CL_API_CALL counted_create_texture2d(cl_context context, cl_mem_fl
     if (interop_transfer_mode(mem) >= DXCL_TRANSFER_GPU)
         InterlockedIncrement(&textures_on_gpu);
     return mem;
+}
+
+#define COUNTED_WRAPPER(i)                                                                         \
+    static cl_mem CL_API_CALL counted_texture2d_##i(cl_context context, cl_mem_flags flags,        \
+                                                    void *resource, UINT subresource,              \
+                                                    cl_int *errcode_ret)                           \
+    {                                                                                              \
+        return count_texture(i, context, flags, resource, subresource, errcode_ret);               \
+    }
+COUNTED_WRAPPER(0)
+COUNTED_WRAPPER(1)
+COUNTED_WRAPPER(2)
+COUNTED_WRAPPER(3)
+static const test_create_texture_fn counted_wrappers[COUNTED_FAMILIES] = {
+    counted_texture2d_0, counted_texture2d_1, counted_texture2d_2, counted_texture2d_3};
+
+/* The family's create_texture2d goes through its own counting wrapper (once). */
+static void count_textures_of(struct test_cl_fns *cl)
+{
+    int i = 0;
+
+    while (i < COUNTED_FAMILIES && counted[i].cl && counted[i].cl != cl)
+        i++;
+    REQUIRE(i < COUNTED_FAMILIES, "more than %d sharing families in one program", COUNTED_FAMILIES);
+    if (counted[i].cl == cl && cl->create_texture2d == counted_wrappers[i])
+        return;
+    counted[i].cl = cl;
+    counted[i].real = cl->create_texture2d;
+    cl->create_texture2d = counted_wrappers[i];
 }
 
 void interop_load(const struct test_api *api, cl_platform_id platform)
@@ -69,10 +103,8 @@ void interop_load(const struct test_api *api, cl_platform_id platform)
         REQUIRE(address != NULL, "%s: %s not found", api->name, name);
         memcpy(entries[i].slot, &address, sizeof(address));
     }
-    if (gpu_expected() && api->cl->create_texture2d != counted_create_texture2d) {
-        real_create_texture2d = api->cl->create_texture2d;
-        api->cl->create_texture2d = counted_create_texture2d;
-    }
+    if (gpu_expected())
+        count_textures_of(api->cl);
 }
 
 /* ---- Formats ---- */
@@ -616,14 +648,19 @@ void interop_open(struct interop_env *env, const struct test_api *api, int user_
     REQUIRE(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
 }
 
+void interop_check_gpu_served(const char *what)
+{
+    if (!gpu_expected() || !textures_shared)
+        return;
+    CHECK(textures_on_gpu > 0, "%s: the GPU path served none of %ld shared 2D textures", what,
+          textures_shared);
+    printf("%s: the GPU path served %ld of %ld shared 2D textures so far\n", what, textures_on_gpu,
+           textures_shared);
+}
+
 void interop_close(struct interop_env *env)
 {
-    if (gpu_expected() && textures_shared) {
-        CHECK(textures_on_gpu > 0, "%s: the GPU path served none of %ld shared 2D textures",
-              env->api->name, textures_shared);
-        printf("%s: the GPU path served %ld of %ld shared 2D textures so far\n", env->api->name,
-               textures_on_gpu, textures_shared);
-    }
+    interop_check_gpu_served(env->api->name);
     if (env->program)
         clReleaseProgram(env->program);
     if (env->queue)

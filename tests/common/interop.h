@@ -238,6 +238,9 @@ struct interop_env {
 void interop_open(struct interop_env *env, const struct test_api *api, int user_sync,
                   cl_command_queue_properties queue_properties);
 void interop_close(struct interop_env *env);
+/* The GPU path's variants (DXCL_TEST_EXPECT_GPU=1): some shared 2D texture took the path
+ * (interop_close checks it too). */
+void interop_check_gpu_served(const char *what);
 /* A width x height R32_UINT texture made from `data`, and whether it holds first, first + 1,
  * ... (read through a staging copy): the program's own Direct3D use from a thread, inside the
  * device's multithread protection (an ID3D10Multithread or ID3D11Multithread: the same IID
