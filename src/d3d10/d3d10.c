@@ -95,7 +95,9 @@ static bool d3d10_device_storage(struct dxcl_surface *surface, struct dxcl_devic
 
 #define d3d10_end_hand_overs dxcl_dxgi_end_hand_overs
 
-static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
+/* The staging copy mapped for the host, after copying the resource into it (copy_in), or the
+ * twin handed in. */
+static cl_int map_staging(struct dxcl_surface *surface, bool copy_in)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data;
     ID3D10Device *device = surface->context->device;
@@ -103,11 +105,12 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
     HRESULT hr;
 
     if (s->twin)
-        return dxcl_dxgi_twin_in(surface, true);
+        return dxcl_dxgi_twin_in(surface, copy_in);
     mt = d3d10_enter_device(surface->context);
-    ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
-                                       (ID3D10Resource *)surface->resource, surface->subresource,
-                                       NULL);
+    if (copy_in)
+        ID3D10Device_CopySubresourceRegion(device, (ID3D10Resource *)s->staging, 0, 0, 0, 0,
+                                           (ID3D10Resource *)surface->resource,
+                                           surface->subresource, NULL);
     hr = map(s, &surface->mapping);
     dxcl_dxgi_leave_device(mt);
     if (FAILED(hr))
@@ -117,22 +120,14 @@ static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
     return CL_SUCCESS;
 }
 
+static cl_int d3d10_copy_to_host(struct dxcl_surface *surface)
+{
+    return map_staging(surface, true);
+}
+
 static cl_int d3d10_map_host(struct dxcl_surface *surface)
 {
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    void *mt;
-    HRESULT hr;
-
-    if (s->twin)
-        return dxcl_dxgi_twin_in(surface, false);
-    mt = d3d10_enter_device(surface->context);
-    hr = map(s, &surface->mapping);
-    dxcl_dxgi_leave_device(mt);
-    if (FAILED(hr))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "mapping the staging copy failed (0x%08lx)",
-                         (unsigned long)hr);
-    dxcl_dxgi_mapped(surface);
-    return CL_SUCCESS;
+    return map_staging(surface, false);
 }
 
 static cl_int d3d10_unmap_host(struct dxcl_surface *surface, bool write_back)
