@@ -797,6 +797,45 @@ static uint64_t in_and_out(uint64_t device, const struct dxcl_twin *twin, bool w
     return batch.items[0].release_value;
 }
 
+/* A hand-in whose contents OpenCL overwrites, of a twin of the layer's in GENERAL on an idle
+ * device, submits nothing: Vulkan wants no ownership transfer where the contents need not
+ * survive it, and the idle queues have done every use of the twin. One that keeps the contents
+ * submits its barrier; DXCL_GPU_EMPTY_HAND_IN=0 submits both. */
+static void hand_back_done(uint64_t device, const struct dxcl_twin *twin)
+{
+    struct dxcl_hand_over batch;
+
+    REQUIRE(hand_over(device, own_item(twin, DXCL_HAND_OUT, VK_IMAGE_LAYOUT_GENERAL), &batch) == 0,
+            "hand-out: %s", batch.error.text);
+    released(twin->id, batch.items[0].release_value, 0);
+    REQUIRE(wait_value(device, batch.done_value, 5000) == 0, "the hand-out ran");
+}
+
+static void check_empty_hand_ins(VkDevice handle, uint64_t device, const struct dxcl_twin *twin)
+{
+    struct dxcl_hand_over_item in = own_item(twin, DXCL_HAND_IN, VK_IMAGE_LAYOUT_GENERAL);
+    struct dxcl_hand_over batch;
+
+    vkDeviceWaitIdle(handle);
+    in.contents = 0;
+    check(hand_over(device, in, &batch) == 0 && !batch.done_value && batch.ready_skipped,
+          "an idle device, contents overwritten: the hand-in submits nothing (%s)",
+          batch.error.text);
+    hand_back_done(device, twin);
+    in.contents = 1;
+    check(hand_over(device, in, &batch) == 0 && batch.done_value,
+          "contents kept: the hand-in submits its barrier");
+    REQUIRE(wait_value(device, batch.done_value, 5000) == 0, "it ran");
+    hand_back_done(device, twin);
+    setenv("DXCL_GPU_EMPTY_HAND_IN", "0", 1);
+    in.contents = 0;
+    check(hand_over(device, in, &batch) == 0 && batch.done_value,
+          "DXCL_GPU_EMPTY_HAND_IN=0: the hand-in submits its barrier all the same");
+    REQUIRE(wait_value(device, batch.done_value, 5000) == 0, "it ran");
+    unsetenv("DXCL_GPU_EMPTY_HAND_IN");
+    hand_back_done(device, twin);
+}
+
 static void check_releases(VkPhysicalDevice physical)
 {
     VkDevice handle = make_device(physical);
@@ -912,6 +951,7 @@ static void check_releases(VkPhysicalDevice physical)
         released(twin.id, batch.items[0].release_value, 0);
     }
     unsetenv("DXCL_GPU_WAIT_BOUND_MS");
+    check_empty_hand_ins(handle, device, &twin);
 
     /* Given up with a release pending: the queue goes on. */
     v = in_and_out(device, &twin, true);

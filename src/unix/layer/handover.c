@@ -443,6 +443,38 @@ static bool ready_allowed(struct twin *twin)
     return allowed;
 }
 
+/* A batch with nothing to do on the GPU: hand-ins only, of the layer's own twins in GENERAL
+ * (where they stay between hand-overs) whose contents OpenCL overwrites, with every queue of the
+ * device idle. Vulkan wants no ownership transfer where the contents need not survive it (the
+ * external user takes the image as it is, its contents undefined), and idle queues mean every
+ * use of the twin by Direct3D is done: OpenCL may write at once. On the H200 a batch of the
+ * layer's, barrier or not, took about 0.3 ms to be seen done (perf.md), which P1b "to a
+ * texture" (a render target's twin, written whole each frame) paid every frame. */
+static bool nothing_to_submit(struct batch *b)
+{
+    for (uint32_t i = 0; i < b->held; i++) {
+        const struct dxcl_hand_over_item *item = &b->asked->items[i];
+        struct twin *twin = b->twins[i];
+        bool fresh;
+
+        pthread_mutex_lock(&twin->lock);
+        fresh = twin->fresh;
+        pthread_mutex_unlock(&twin->lock);
+        if (item->op != DXCL_HAND_IN || item->contents || item->copies || twin->direct || fresh ||
+            item->layout != VK_IMAGE_LAYOUT_GENERAL)
+            return false;
+    }
+    return b->held && dxcl_progress_idle(b->device->progress);
+}
+
+/* DXCL_GPU_EMPTY_HAND_IN=0 submits such batches all the same (to compare). */
+static bool empty_hand_ins_allowed(void)
+{
+    const char *setting = dxcl_host_setting("DXCL_GPU_EMPTY_HAND_IN");
+
+    return !setting || strcmp(setting, "0");
+}
+
 static int32_t run_batch(struct batch *b)
 {
     struct dxcl_hand_over *asked = b->asked;
@@ -452,6 +484,14 @@ static int32_t run_batch(struct batch *b)
 
     if ((result = hold_items(b)))
         return result;
+    pthread_mutex_lock(&b->device->submit_lock);
+    if (empty_hand_ins_allowed() && nothing_to_submit(b)) {
+        settle(b, values, 0);
+        pthread_mutex_unlock(&b->device->submit_lock);
+        asked->ready_skipped = 1;
+        return 0;
+    }
+    pthread_mutex_unlock(&b->device->submit_lock);
     /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon).
      * After a release that ended early, `ready` may still hold its last signal: the same. */
     for (uint32_t i = 0; i < b->held && !skip_ready; i++)
