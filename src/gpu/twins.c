@@ -3,14 +3,13 @@
 #include "core/driver.h"
 #include "core/env.h"
 #include "core/fault.h"
+#include "gpu/batch.h"
+#include "gpu/dxvk.h"
 #include "gpu/gpu_path.h"
 #include "formats/formats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-/* Defines the IIDs of DXVK's interop interfaces (and no others: every other header is in). */
-#include <initguid.h>
-#include "gpu/dxvk_interop.h"
 
 #define VK_IMAGE_TYPE_2D 1
 #define VK_IMAGE_LAYOUT_GENERAL 1
@@ -29,129 +28,6 @@ static bool layer_call(enum dxcl_layer_call call, void *params,
     return false;
 }
 
-/* The Vulkan image behind a D3D1x resource and the layout DXVK keeps it in; 0 when DXVK gives
- * none (or the resource is not DXVK's). */
-static uint64_t vulkan_image(IUnknown *resource, int32_t *layout,
-                             struct dxvk_image_create_info *info)
-{
-    IDXGIVkInteropSurface *image;
-    dxvk_vk_image handle = 0;
-    HRESULT hr;
-
-    *info = (struct dxvk_image_create_info){.s_type = DXVK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    if (FAILED(IUnknown_QueryInterface(resource, &IID_IDXGIVkInteropSurface, (void **)&image)))
-        return 0;
-    hr = image->lpVtbl->GetVulkanImageInfo(image, &handle, layout, info);
-    image->lpVtbl->Release(image);
-    return SUCCEEDED(hr) ? handle : 0;
-}
-
-static IDXGIVkInteropDevice1 *interop_of(struct dxcl_context *ctx)
-{
-    IDXGIVkInteropDevice1 *interop;
-
-    if (FAILED(IUnknown_QueryInterface((IUnknown *)ctx->device, &IID_IDXGIVkInteropDevice1,
-                                       (void **)&interop)))
-        return NULL;
-    return interop;
-}
-
-/* DXVK's D3D11 device behind the context's device, referenced: the device itself for D3D11,
- * and for D3D10 the D3D11 device DXVK's D3D10 device is part of (each answers QueryInterface
- * for the other). NULL where Direct3D is not DXVK. */
-static ID3D11Device *d3d11_device_of(struct dxcl_context *ctx)
-{
-    ID3D11Device *device;
-
-    if (FAILED(
-            IUnknown_QueryInterface((IUnknown *)ctx->device, &IID_ID3D11Device, (void **)&device)))
-        return NULL;
-    return device;
-}
-
-/* DXVK's copy of the surface's subresource into its twin's texture (to_twin) or back, on the
- * device's immediate context; inside dxcl_device_enter. */
-static void dxvk_copy(struct dxcl_surface *surface, bool to_twin)
-{
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    ID3D11Device *device = d3d11_device_of(surface->context);
-    ID3D11Resource *resource = NULL, *twin = (ID3D11Resource *)s->staging;
-    ID3D11DeviceContext *immediate;
-
-    if (!device)
-        return;
-    if (SUCCEEDED(
-            IUnknown_QueryInterface(surface->resource, &IID_ID3D11Resource, (void **)&resource))) {
-        ID3D11Device_GetImmediateContext(device, &immediate);
-        if (to_twin)
-            ID3D11DeviceContext_CopySubresourceRegion(immediate, twin, 0, 0, 0, 0, resource,
-                                                      surface->subresource, NULL);
-        else
-            ID3D11DeviceContext_CopySubresourceRegion(immediate, resource, surface->subresource, 0,
-                                                      0, 0, twin, 0, NULL);
-        ID3D11DeviceContext_Release(immediate);
-        ID3D11Resource_Release(resource);
-    }
-    ID3D11Device_Release(device);
-}
-
-/* An event query ended on the immediate context: DXVK's flush skips a context with nothing
- * recorded, and a new texture's initial data goes to the GPU with the context's next commands,
- * which the layer's own copies and hand-overs must come after. */
-static void dxvk_nudge(struct dxcl_context *ctx)
-{
-    D3D11_QUERY_DESC event = {D3D11_QUERY_EVENT, 0};
-    ID3D11Device *device = d3d11_device_of(ctx);
-    ID3D11DeviceContext *immediate;
-    ID3D11Query *query = NULL;
-
-    if (!device)
-        return;
-    if (SUCCEEDED(ID3D11Device_CreateQuery(device, &event, &query))) {
-        ID3D11Device_GetImmediateContext(device, &immediate);
-        ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
-        ID3D11DeviceContext_Release(immediate);
-        ID3D11Query_Release(query);
-    }
-    ID3D11Device_Release(device);
-}
-
-/* A 1x1 default texture of the context's device, referenced, or NULL: its Vulkan image names
- * the device to the layer. */
-static IUnknown *dxvk_probe(struct dxcl_context *ctx)
-{
-    D3D11_TEXTURE2D_DESC desc = {1,
-                                 1,
-                                 1,
-                                 1,
-                                 DXGI_FORMAT_R8G8B8A8_UNORM,
-                                 {1, 0},
-                                 D3D11_USAGE_DEFAULT,
-                                 D3D11_BIND_SHADER_RESOURCE,
-                                 0,
-                                 0};
-    ID3D11Device *device = d3d11_device_of(ctx);
-    ID3D11Texture2D *texture = NULL;
-
-    if (!device)
-        return NULL;
-    if (FAILED(ID3D11Device_CreateTexture2D(device, &desc, NULL, &texture)))
-        texture = NULL;
-    ID3D11Device_Release(device);
-    return (IUnknown *)texture;
-}
-
-bool dxcl_gpu_is_dxvk(void *resource)
-{
-    IUnknown *interop;
-
-    if (FAILED(IUnknown_QueryInterface((IUnknown *)resource, &IID_IDXGIVkInteropSurface,
-                                       (void **)&interop)))
-        return false;
-    IUnknown_Release(interop);
-    return true;
-}
-
 /* ---- Sharing starts ---- */
 
 void dxcl_dxgi_share(struct dxcl_context *ctx)
@@ -162,10 +38,11 @@ void dxcl_dxgi_share(struct dxcl_context *ctx)
     IUnknown *probe;
     int32_t layout;
 
-    if (!dxcl_gpu_path_may_serve(ctx) || !(interop = interop_of(ctx)))
+    if (!dxcl_gpu_path_may_serve(ctx) || !(interop = dxcl_gpu_interop_of(ctx)))
         return; /* no GPU path for it: dxcl_gpu_path_probe says why, per object */
     interop->lpVtbl->Release(interop);
-    if (!(probe = dxvk_probe(ctx)) || !(share.image = vulkan_image(probe, &layout, &info))) {
+    if (!(probe = dxcl_gpu_dxvk_probe(ctx)) ||
+        !(share.image = dxcl_gpu_vulkan_image(probe, &layout, &info))) {
         DXCL_LOG("%s device %p: no Vulkan image of a texture of it: no GPU path",
                  ctx->backend->name, ctx->device);
     } else if (layer_call(DXCL_LAYER_SHARE, &share, &share.error, "sharing on the device")) {
@@ -179,12 +56,6 @@ void dxcl_dxgi_share(struct dxcl_context *ctx)
 }
 
 /* ---- Twins made ---- */
-
-void dxcl_dxgi_twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping *mapping)
-{
-    *mapping = (struct dxcl_mapping){(void *)(uintptr_t)twin->vk.host, (size_t)twin->vk.row_pitch,
-                                     (size_t)twin->vk.slice_pitch};
-}
 
 /* The VkFormat of a plane's twin: the single-plane format compatible with the plane
  * (vkCmdCopyImage copies a plane to it), from the plane's CL format; 0 for none. */
@@ -256,8 +127,6 @@ static void forget_twin(struct dxcl_dxgi_twin *twin)
     free(twin);
 }
 
-static void prepare_twin(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin);
-
 /* A new twin of the surface's subresource, wrapped as a texture where DXVK can (2D), else
  * copied by the layer: its texture (or NULL) and twin go into `want`. NULL, or why not. */
 static const char *make_twin(struct dxcl_surface *surface, bool host_import,
@@ -274,7 +143,7 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     uint64_t image;
     int32_t layout;
 
-    if (!(image = vulkan_image(surface->resource, &layout, &info)))
+    if (!(image = dxcl_gpu_vulkan_image(surface->resource, &layout, &info)))
         return "Direct3D is not DXVK (no IDXGIVkInteropSurface), or DXVK gave no Vulkan image";
     if (!twin_request(ctx, want, image, &info, host_import, &request))
         return "no single-plane format holds the plane";
@@ -287,7 +156,7 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
         want->staging = NULL;
         return NULL;
     }
-    if (!(interop = interop_of(ctx)))
+    if (!(interop = dxcl_gpu_interop_of(ctx)))
         return "Direct3D is not DXVK (no IDXGIVkInteropDevice1)";
     if (FAILED(interop->lpVtbl->CreateTexture2DFromVkImage(interop, &desc, twin->vk.image,
                                                            &texture))) {
@@ -296,9 +165,9 @@ static const char *make_twin(struct dxcl_surface *surface, bool host_import,
     }
     interop->lpVtbl->Release(interop);
     want->staging = (IUnknown *)texture;
-    vulkan_image(want->staging, &layout, &wrapped_info);
+    dxcl_gpu_vulkan_image(want->staging, &layout, &wrapped_info);
     twin->layout = (uint32_t)layout;
-    prepare_twin(surface->context, twin);
+    dxcl_gpu_batch_prepare(surface->context, twin);
     return NULL;
 }
 
@@ -313,7 +182,7 @@ static uint64_t direct_image_of(struct dxcl_surface *surface, const struct dxcl_
 
     if (host_import || want->kind != DXCL_DXGI_TEXTURE2D || want->lone_plane)
         return 0;
-    image = vulkan_image(surface->resource, layout, &info);
+    image = dxcl_gpu_vulkan_image(surface->resource, layout, &info);
     if (!image || info.image_type != VK_IMAGE_TYPE_2D || info.mip_levels != 1 ||
         info.array_layers != 1)
         return 0;
@@ -353,7 +222,7 @@ static bool take_direct(struct dxcl_surface *surface, cl_mem_flags flags,
             return true;
         drop_twin(surface->context, want); /* of a texture since destroyed: its handle came back */
     }
-    vulkan_image(surface->resource, &layout, &info);
+    dxcl_gpu_vulkan_image(surface->resource, &layout, &info);
     request.format = (uint32_t)info.format;
     if (!(twin = new_twin(&request))) {
         want->direct_image = 0; /* an ordinary twin then, pooled as one */
@@ -491,293 +360,15 @@ bool dxcl_dxgi_device_storage(struct dxcl_surface *surface, struct dxcl_device_s
     return true;
 }
 
-/* ---- Hand-overs, gathered inside dxcl_device_enter (under dxcl_lock_device) ---- */
-
-struct pending_item {
-    struct dxcl_surface *surface; /* NULL for a retired twin */
-    struct dxcl_dxgi_twin *twin;
-    bool
-        dxvk_copies_back; /* after the batch: DXVK's copy of the twin's texture into the resource */
-};
-static struct {
-    struct dxcl_context *ctx; /* the device of the batch */
-    struct dxcl_hand_over batch;
-    struct pending_item items[DXCL_HAND_OVER_MAX];
-} pending;
-/* The time of each batch's steps (QueryPerformanceCounter ticks), for the log at the context's
- * end: [0] DXVK's flush through its threads, [1] holding its submissions back, [2] the layer's
- * submission. */
-static LONG64 batch_ticks[3];
-static LONG batch_count, batch_items;
-
-static cl_int send_pending(void);
-
-/* A slot of the batch for the context's device (the batch of another device is sent first). */
-static struct dxcl_hand_over_item *add_item(struct dxcl_context *ctx,
-                                            const struct pending_item *item)
-{
-    struct dxcl_hand_over_item *slot;
-
-    if (pending.batch.count &&
-        (pending.ctx->device != ctx->device || pending.batch.count == DXCL_HAND_OVER_MAX))
-        send_pending();
-    pending.ctx = ctx;
-    pending.items[pending.batch.count] = *item;
-    slot = &pending.batch.items[pending.batch.count++];
-    *slot = (struct dxcl_hand_over_item){.twin = item->twin->vk.id};
-    return slot;
-}
-
-/* What `item` hands over names the program's image (the layer copies), or the twin's own. */
-static bool name_images(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin,
-                        struct dxcl_hand_over_item *item)
-{
-    const struct dxcl_dxgi_surface *s = surface->backend_data;
-    struct dxvk_image_create_info info;
-    int32_t layout = 0;
-    uint64_t image;
-
-    item->copies = twin->layer_copies;
-    if (!twin->layer_copies && !twin->vk.direct) { /* the texture DXVK wraps it in */
-        item->image = twin->vk.image;
-        item->layout = twin->layout;
-        return true;
-    }
-    if (!(image = vulkan_image(surface->resource, &layout, &info)) || !info.mip_levels)
-        return false;
-    item->image = image;
-    item->layout = (uint32_t)layout;
-    item->aspect = VK_IMAGE_ASPECT_COLOR_BIT;
-    item->mip_level = surface->subresource % info.mip_levels;
-    item->array_layer = surface->subresource / info.mip_levels;
-    if (s->lone_plane) {                  /* subresource = plane + planes x slice, at mip 0 */
-        item->aspect = 0x10u << s->plane; /* VK_IMAGE_ASPECT_PLANE_0_BIT, _1_, _2_ */
-        item->mip_level = 0;
-        item->array_layer = surface->subresource / dxcl_dxgi_plane_count(s->format);
-    }
-    return true;
-}
-
-/* A twin whose last hand-out failed is still OpenCL's as far as the layer knows: it comes back
- * (nothing written, nothing waited for) before its next hand-in, in a batch of its own, so that
- * DXVK's copy into it comes after. */
-static bool take_back(struct dxcl_surface *surface)
-{
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    struct dxcl_hand_over_item *item =
-        add_item(surface->context, &(struct pending_item){surface, s->twin, false});
-
-    item->op = DXCL_HAND_OUT;
-    if (!name_images(surface, s->twin, item))
-        pending.batch.count--; /* not sent: it stays OpenCL's */
-    else
-        send_pending();
-    return !s->twin->handed_in;
-}
-
-/* DXCL_GPU_READY=host: OpenCL never waits for Direct3D's hand-in on the GPU (its `ready`); the
- * host waits for the hand-in's end instead, as where the driver imports no semaphore. */
-static bool host_waits_hand_ins(void)
-{
-    static LONG state; /* 0 unread, 1 the GPU waits, 2 the host */
-    char value[8];
-
-    if (!state)
-        InterlockedExchange(
-            &state,
-            dxcl_getenv("GPU_READY", value, sizeof(value)) && !strcmp(value, "host") ? 2 : 1);
-    return state == 2;
-}
-
-cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface, bool contents)
-{
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    struct dxcl_dxgi_twin *twin = s->twin;
-    struct dxcl_hand_over_item *item;
-    bool dxvk_copies = contents && !twin->layer_copies && !twin->vk.direct;
-
-    if (twin->handed_in && !take_back(surface))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES,
-                         "%s resource %p: its twin is still OpenCL's (its "
-                         "hand-out failed again)",
-                         surface->backend->name, (void *)surface->resource);
-    /* The layer's copy or barrier reads DXVK's image: its initial data must be on the GPU. */
-    if (!dxvk_copies && !twin->initial_flushed) {
-        dxvk_nudge(surface->context);
-        twin->initial_flushed = true;
-    }
-    if (dxvk_copies)
-        dxvk_copy(surface, true);
-    item = add_item(surface->context, &(struct pending_item){surface, twin, false});
-    item->op = DXCL_HAND_IN;
-    item->contents = contents || twin->vk.direct; /* a direct twin is the texture: kept */
-    item->signal_ready = surface->gpu_synced && !host_waits_hand_ins();
-    if (!name_images(surface, twin, item))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s resource %p: DXVK gave no Vulkan image",
-                         surface->backend->name, (void *)surface->resource);
-    dxcl_dxgi_twin_mapping(twin, &surface->mapping);
-    return CL_SUCCESS;
-}
-
-cl_int dxcl_dxgi_twin_out(struct dxcl_surface *surface, bool write_back)
-{
-    struct dxcl_dxgi_surface *s = surface->backend_data;
-    struct dxcl_dxgi_twin *twin = s->twin;
-    struct dxcl_hand_over_item *item;
-
-    surface->mapping.data = NULL;
-    if (!twin->handed_in) /* its hand-in failed, or never went: OpenCL never had it */
-        return CL_SUCCESS;
-    item = add_item(surface->context,
-                    &(struct pending_item){surface, twin,
-                                           write_back && !twin->layer_copies && !twin->vk.direct});
-    item->op = DXCL_HAND_OUT;
-    item->opencl_used = surface->release_event != NULL;
-    item->copy_back = write_back && twin->layer_copies;
-    if (!name_images(surface, twin, item))
-        return DXCL_FAIL(CL_OUT_OF_RESOURCES, "%s resource %p: DXVK gave no Vulkan image",
-                         surface->backend->name, (void *)surface->resource);
-    return CL_SUCCESS;
-}
-
-/* Direct3D's queue waits for OpenCL's release: the layer signals the value once the driver says
- * the release event is done (through the Unix side), or says now that it will never be. */
-static void watch_release(struct dxcl_surface *surface, struct dxcl_dxgi_twin *twin, uint64_t value)
-{
-    struct dxcl_layer_release_when when = {(uint64_t)(uintptr_t)surface->release_event, twin->vk.id,
-                                           value, 0, 0};
-    struct dxcl_layer_released released = {twin->vk.id, value, 0, 0};
-    char why[256];
-
-    if (dxcl_fault_hit(DXCL_FAULT_RELEASE_WATCH)) {
-        DXCL_LOG("the GPU path: OpenCL's release is not watched: fault injected "
-                 "(release_watch); Direct3D's queue goes on at its bound");
-        return;
-    }
-    if (dxcl_driver_layer_call(DXCL_LAYER_RELEASE_WHEN, &when, why, sizeof(why)) == 0 &&
-        when.result == 0)
-        return;
-    DXCL_LOG("the GPU path: OpenCL's release cannot be watched (%d: %s); Direct3D's queue goes "
-             "on now",
-             (int)when.result, why);
-    released.status = when.result ? when.result : -1;
-    dxcl_driver_layer_call(DXCL_LAYER_RELEASED, &released, why, sizeof(why));
-}
-
-/* A hand-over of the batch done (or not): the surface's state from it. */
-static void settle_item(const struct pending_item *p, const struct dxcl_hand_over_item *item,
-                        bool done)
-{
-    struct dxcl_surface *surface = p->surface;
-    struct dxcl_dxgi_twin *twin = p->twin;
-
-    if (item->op == DXCL_HAND_IN) {
-        twin->handed_in = done;
-        surface->ready_signalled = done && item->signal_ready && !pending.batch.ready_skipped;
-        surface->hand_in_value = done && !surface->ready_signalled ? pending.batch.done_value : 0;
-        twin->hand_ins += done;
-        twin->ready_signals += surface->ready_signalled;
-        return;
-    }
-    if (item->op != DXCL_HAND_OUT)
-        return;
-    twin->handed_in = !done; /* a failed one is tried again at the next hand-in */
-    twin->hand_outs += done;
-    if (done && item->opencl_used)
-        watch_release(surface, twin, item->release_value);
-    if (surface->release_event)
-        dxcl_driver()->clReleaseEvent(surface->release_event);
-    surface->release_event = NULL;
-    if (done && p->dxvk_copies_back)
-        dxvk_copy(surface, false);
-}
-
-static cl_int send_pending(void)
-{
-    struct dxcl_context *ctx = pending.ctx;
-    struct dxcl_hand_over *batch = &pending.batch;
-    IDXGIVkInteropDevice1 *interop = interop_of(ctx);
-    LARGE_INTEGER t[4];
-    void *queue = NULL;
-    bool done = false;
-    char why[256];
-
-    batch->device = ctx->gpu_device;
-    batch->unless_idle = 1;
-    if (interop && !dxcl_fault_hit(DXCL_FAULT_TWIN)) {
-        interop->lpVtbl->GetSubmissionQueue1(interop, &queue, &batch->queue_index,
-                                             &batch->queue_family);
-        QueryPerformanceCounter(&t[0]);
-        /* DXVK's work before (its copies into twins among it) goes to the queue first. */
-        interop->lpVtbl->FlushRenderingCommands(interop);
-        QueryPerformanceCounter(&t[1]);
-        interop->lpVtbl->LockSubmissionQueue(interop);
-        QueryPerformanceCounter(&t[2]);
-        done = dxcl_driver_layer_call(DXCL_LAYER_HAND_OVER, batch, why, sizeof(why)) == 0;
-        interop->lpVtbl->ReleaseSubmissionQueue(interop);
-        QueryPerformanceCounter(&t[3]);
-        for (int i = 0; i < 3; i++)
-            batch_ticks[i] += t[i + 1].QuadPart - t[i].QuadPart;
-        batch_count++;
-        batch_items += batch->count;
-    }
-    if (interop)
-        interop->lpVtbl->Release(interop);
-    if (!done)
-        DXCL_LOG("%s device %p: %u hand-overs on Direct3D's queue failed: %s", ctx->backend->name,
-                 ctx->device, batch->count,
-                 !interop               ? "Direct3D is not DXVK"
-                 : batch->error.text[0] ? batch->error.text
-                 : queue                ? why
-                                        : "DXCL_FAULT twin");
-    for (uint32_t i = 0; i < batch->count; i++)
-        if (pending.items[i].surface)
-            settle_item(&pending.items[i], &batch->items[i], done);
-    for (uint32_t i = 0; i < batch->count; i++)
-        if (batch->items[i].op == DXCL_HAND_RETIRE) /* the layer frees it after the GPU */
-            free(pending.items[i].twin);
-    memset(batch, 0, sizeof(*batch));
-    pending.ctx = NULL;
-    return done ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
-}
-
-/* A new twin DXVK wraps: the layer moves it into the layout DXVK takes it to be in, before
- * DXVK's first command on it (Vulkan makes every new image UNDEFINED). A batch of its own. */
-static void prepare_twin(struct dxcl_context *ctx, struct dxcl_dxgi_twin *twin)
-{
-    struct dxcl_hand_over_item *item = add_item(ctx, &(struct pending_item){NULL, twin, false});
-
-    item->op = DXCL_HAND_PREPARE;
-    item->image = twin->vk.image;
-    item->layout = twin->layout;
-    send_pending();
-}
-
-cl_int dxcl_dxgi_end_hand_overs(struct dxcl_context *ctx)
-{
-    (void)ctx;
-    return pending.batch.count ? send_pending() : CL_SUCCESS;
-}
-
 /* ---- Twins given up ---- */
 
 static void log_twin(const struct dxcl_dxgi_twin *twin)
 {
-    LARGE_INTEGER frequency;
-    double us;
-
     DXCL_LOG("the GPU path: twin %llu given up: %ld hand-ins (%ld with `ready` for OpenCL, the "
              "others waited for by the host), %ld hand-outs",
              (unsigned long long)twin->vk.id, (long)twin->hand_ins, (long)twin->ready_signals,
              (long)twin->hand_outs);
-    if (!batch_count)
-        return;
-    QueryPerformanceFrequency(&frequency);
-    us = 1e6 / (double)frequency.QuadPart / batch_count;
-    DXCL_LOG("the GPU path: %ld batches of %ld hand-overs so far (us each: DXVK's flush %.1f, "
-             "holding its submissions %.1f, the layer's submission %.1f)",
-             (long)batch_count, (long)batch_items, (double)batch_ticks[0] * us,
-             (double)batch_ticks[1] * us, (double)batch_ticks[2] * us);
+    dxcl_gpu_batch_log_times();
 }
 
 /* Gives the twin up: its texture, its driver objects, then the twin itself to the layer after
@@ -801,9 +392,9 @@ static void drop_twin(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
         twin->vk.fd = -1;
         forget_twin(twin);
     } else {
-        item = add_item(ctx, &(struct pending_item){NULL, twin, false});
+        item = dxcl_gpu_batch_add(ctx, &(struct dxcl_gpu_batch_item){NULL, twin, false});
         item->op = DXCL_HAND_RETIRE;
-        send_pending();
+        dxcl_gpu_batch_send();
     }
     s->twin = NULL;
 }

@@ -10,6 +10,7 @@
 #define DXCL_GPU_TWINS_H
 
 #include "dxgi/pool.h"
+#include "gpu/batch.h"
 
 /* The resource is DXVK's (it has IDXGIVkInteropSurface). */
 bool dxcl_gpu_is_dxvk(void *resource);
@@ -19,19 +20,8 @@ bool dxcl_gpu_is_dxvk(void *resource);
 void dxcl_dxgi_share(struct dxcl_context *ctx);
 /* The backend's device_storage (struct dxcl_backend). */
 bool dxcl_dxgi_device_storage(struct dxcl_surface *surface, struct dxcl_device_storage *storage);
-/* A twin surface's hand-in to OpenCL, with Direct3D's contents (copy_to_host) or without them
- * (map_host: OpenCL overwrites them; a direct twin keeps them all the same), gathered for the
- * next batch. */
-cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface, bool contents);
-/* Its hand-out (unmap_host): Direct3D's queue waits for OpenCL's release (the surface's
- * release_event) and, with write_back, the twin's contents go back into the resource. */
-cl_int dxcl_dxgi_twin_out(struct dxcl_surface *surface, bool write_back);
-/* The backend's end_hand_overs: the gathered hand-overs in one batch. */
-cl_int dxcl_dxgi_end_hand_overs(struct dxcl_context *ctx);
 /* A twin of the pool, once no surface uses it: given up to the layer, which frees it after the
  * GPU is done with it (the caller is not inside dxcl_device_enter). */
 void dxcl_dxgi_twin_release(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s);
-/* The twin's memory as the driver sees it: mapped with the test-only import, else none. */
-void dxcl_dxgi_twin_mapping(const struct dxcl_dxgi_twin *twin, struct dxcl_mapping *mapping);
 
 #endif
