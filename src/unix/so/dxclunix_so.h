@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
+#include <CL/cl_gl.h>
 #include <stdbool.h>
 #include <stdint.h>
 
