@@ -253,6 +253,25 @@ static NTSTATUS import_call(invoker_fn invoke, uintptr_t fn, uint64_t *slots, un
     return 0;
 }
 
+/* A call that may compile (may_compile): Wine's signal handlers and the thread's alternate signal
+ * stack put back after it, where the driver's LLVM took them (signals.c). `a` are the arguments
+ * to pass, `slots` the call's own (its result goes after them). */
+static NTSTATUS compiling_call(enum dxclunix_api index, uintptr_t fn, const uint64_t *a,
+                               uint64_t *slots)
+{
+    stack_t stack;
+    bool stack_noted = dxclunix_save_signal_stack(&stack);
+    uint64_t ret = api_shapes[index].invoke(fn, a);
+
+    dxclunix_put_back_wine_handlers();
+    if (stack_noted)
+        dxclunix_put_back_signal_stack(&stack);
+    if (api_shapes[index].kind == KIND_INT)
+        return (int32_t)ret;
+    slots[api_shapes[index].arity] = ret;
+    return 0;
+}
+
 /* The entry points of `specials`, with a copy of their arguments. */
 static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *slots)
 {
@@ -267,9 +286,9 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
         return CL_INVALID_OPERATION;
     if (specials[index].notify)
         a[specials[index].notify] = a[specials[index].user_data] = 0;
-    ret = api_shapes[index].invoke(fn, a);
     if (may_compile[index])
-        dxclunix_put_back_wine_handlers();
+        return compiling_call(index, fn, a, slots);
+    ret = api_shapes[index].invoke(fn, a);
     if (api_shapes[index].kind == KIND_INT)
         return (int32_t)ret;
     slots[arity] = ret;
@@ -305,9 +324,9 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
             return DXCLUNIX_ABSENT_##kind;                                                         \
         if (specials[DXCLUNIX_API_##name].special)                                                 \
             return special_call(DXCLUNIX_API_##name, fn, p->slot);                                 \
-        result = invoke_##name(fn, p->slot);                                                       \
         if (may_compile[DXCLUNIX_API_##name])                                                      \
-            dxclunix_put_back_wine_handlers();                                                     \
+            return compiling_call(DXCLUNIX_API_##name, fn, p->slot, p->slot);                      \
+        result = invoke_##name(fn, p->slot);                                                       \
         DXCLUNIX_ANSWER_##kind(DXCLUNIX_ARITY(args), p, result)                                    \
     }
 #include "core/cl_api.h"
