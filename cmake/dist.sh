@@ -8,6 +8,8 @@
 #   dxcl-<version>/x64/vulkan/...            build/lib/vulkan: the host Vulkan layer
 #   dxcl-<version>/x32/OpenCL.dll, dxclinfo.exe  the 32-bit build: DXCL_DIST_X32 names its build
 #                                            tree (build/x32: release/OpenCL.dll, bin/dxclinfo.exe)
+#   dxcl-<version>/x32/wine/...              build/lib/wine's i386-windows and i386-unix: the
+#                                            Unix side's 32-bit pair (old WoW64)
 #   dxcl-<version>/scripts/dxcl-wine.sh      the installer (it finds ../x64 and ../x32)
 #   dxcl-<version>/README.md, LICENSE, CHANGELOG.md
 # The version is the build's (generated/version.txt, cmake/version.cmake). Older archives of
@@ -43,6 +45,12 @@ if [ -n "${DXCL_DIST_X32:-}" ]; then
   [ -f "$DXCL_DIST_X32/bin/dxclinfo.exe" ] || die "DXCL_DIST_X32=$DXCL_DIST_X32 has no bin/dxclinfo.exe"
   mkdir -p "$stage/x32"
   cp "$DXCL_DIST_X32/release/OpenCL.dll" "$DXCL_DIST_X32/bin/dxclinfo.exe" "$stage/x32/"
+fi
+# The Unix side's 32-bit pair (build/lib/wine's i386-windows and i386-unix, from the x32 tree)
+# goes to x32/wine, a Wine DLL folder of its own.
+if [ -d "$stage/x64/wine/i386-windows" ]; then
+  mkdir -p "$stage/x32/wine"
+  mv "$stage/x64/wine/i386-windows" "$stage/x64/wine/i386-unix" "$stage/x32/wine/"
 fi
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 rm -rf "$stage"

@@ -35,11 +35,14 @@
 # what install added, leaving TARGET as it was, byte for byte (a file someone replaced since,
 # such as a Proton update's opencl.dll, is left as it is). The layer goes with the last target
 # installed.
-# 32-bit programs (x32/ of the release archive, build/x32 of a build tree): in a prefix, dxcl's
-# 32-bit OpenCL.dll takes the place of drive_c/windows/syswow64/opencl.dll (the same override
-# serves both), and forwards to Wine's 32-bit builtin opencl.dll. A tree gets no 32-bit part:
-# the 32-bit dxcl has no Unix side yet, so it needs Wine's own i386-windows/opencl.dll, which
-# it would replace there (docs/deploy.md, "32-bit programs").
+# 32-bit programs (x32/ of the release archive, build/x32 and lib/wine's i386 folders of a build
+# tree): in a prefix, dxcl's 32-bit OpenCL.dll takes the place of
+# drive_c/windows/syswow64/opencl.dll (the same override serves both), and the 32-bit pair of its
+# Unix side (for Wine's old WoW64) goes into <prefix>/dxcl/i386-windows and i386-unix, beside the
+# 64-bit one; the 32-bit dxcl takes it, else forwards to Wine's 32-bit builtin opencl.dll. A tree
+# gets the 32-bit pair beside its own i386-windows and i386-unix DLLs, where it has those, but
+# keeps its own 32-bit opencl.dll, which the 32-bit dxcl of a prefix falls back to
+# (docs/deploy.md, "32-bit programs").
 #
 # --from DIR  where dxcl's files come from: an unpacked release archive (with x64/) or a build
 #             tree (with release/OpenCL.dll, lib/wine, lib/vulkan). Default: the archive this
@@ -68,7 +71,7 @@ usage() {
 
 # ---- dxcl's files: x64/ (and x32/) of a release archive, or a build tree ----
 
-dll64='' pair64='' layer_from='' dll32=''
+dll64='' pair64='' layer_from='' dll32='' pair32=''
 find_parts() {
   local from=$1
   if [ -z "$from" ]; then
@@ -79,12 +82,13 @@ find_parts() {
   from=$(cd "$from" && pwd)
   if [ -d "$from/x64" ]; then
     dll64=$from/x64/OpenCL.dll pair64=$from/x64/wine layer_from=$from/x64/vulkan
-    # The 32-bit OpenCL.dll (its Unix side for WoW64 programs is to come: x32/wine).
-    [ ! -f "$from/x32/OpenCL.dll" ] || dll32=$from/x32/OpenCL.dll
+    # The 32-bit OpenCL.dll and its Unix side's pair (old WoW64: x32/wine).
+    [ ! -f "$from/x32/OpenCL.dll" ] || dll32=$from/x32/OpenCL.dll pair32=$from/x32/wine
   else
     dll64=$from/release/OpenCL.dll pair64=$from/lib/wine layer_from=$from/lib/vulkan
-    [ ! -f "$from/x32/release/OpenCL.dll" ] || dll32=$from/x32/release/OpenCL.dll
+    [ ! -f "$from/x32/release/OpenCL.dll" ] || dll32=$from/x32/release/OpenCL.dll pair32=$from/lib/wine
   fi
+  [ -f "$pair32/i386-windows/dxclunix.dll" ] && [ -f "$pair32/i386-unix/dxclunix.so" ] || pair32=""
   [ -z "$dll32" ] || is_dxcl "$dll32" || die "$dll32 is not dxcl's OpenCL.dll"
   [ -f "$dll64" ] || die "no OpenCL.dll at $dll64 (build it with make, or give --from DIR)"
   is_dxcl "$dll64" || die "$dll64 is not dxcl's OpenCL.dll"
@@ -348,8 +352,14 @@ install_tree() {
   place "$pair64/x86_64-windows/dxclunix.dll" "$dlldir64/x86_64-windows/dxclunix.dll"
   place "$pair64/x86_64-unix/dxclunix.so" "$dlldir64/x86_64-unix/dxclunix.so"
   say "dxcl installed in the $kind tree $root ($dlldir64: opencl.dll, dxclunix.dll, dxclunix.so)"
-  [ -z "$dll32" ] || say "32-bit programs keep Wine's opencl.dll in a tree (dxcl's 32-bit one needs \
-it, having no Unix side yet): install dxcl into their prefix for them"
+  [ -n "$dll32" ] || return 0
+  if [ -n "$pair32" ] && [ -d "$root/$dlldir64/i386-windows" ] && [ -d "$root/$dlldir64/i386-unix" ]; then
+    place "$pair32/i386-windows/dxclunix.dll" "$dlldir64/i386-windows/dxclunix.dll"
+    place "$pair32/i386-unix/dxclunix.so" "$dlldir64/i386-unix/dxclunix.so"
+    say "the 32-bit Unix side (old WoW64) is in $dlldir64/i386-windows and i386-unix"
+  fi
+  say "32-bit programs keep Wine's opencl.dll in a tree (dxcl's 32-bit one falls back to it): \
+install dxcl into their prefix for them"
 }
 
 install_prefix() {
@@ -361,6 +371,11 @@ install_prefix() {
   if [ -n "$dll32" ] && [ -d "$root/drive_c/windows/syswow64" ]; then
     place "$dll32" drive_c/windows/syswow64/opencl.dll
     placed32=', syswow64/opencl.dll (32-bit)'
+    if [ -n "$pair32" ]; then
+      place "$pair32/i386-windows/dxclunix.dll" dxcl/i386-windows/dxclunix.dll
+      place "$pair32/i386-unix/dxclunix.so" dxcl/i386-unix/dxclunix.so
+      placed32="$placed32 with its Unix side"
+    fi
   fi
   registry_install
   say "dxcl installed in the prefix $root (system32/opencl.dll$placed32, user.reg: opencl=native,builtin)"

@@ -19,9 +19,11 @@ packages=(
   vulkan-validationlayers # the GPU path's tests run under the Khronos validation layer
   bubblewrap # the container.* tests: a container built as Steam's pressure-vessel builds one
 )
-# 32-bit programs: the i686 build, Wine's 32-bit half, the ICD loader, Mesa (wined3d on
-# llvmpipe), what the i386 PoCL links to beyond the two packages unpacked below, and the C
-# library and libgcc it links each kernel with.
+# 32-bit programs: the i686 build, Wine's 32-bit half, the ICD loader (which dxcl's i386 Unix
+# side opens), Mesa (wined3d on llvmpipe), what the i386 PoCL links to beyond the two packages
+# unpacked below, and the C library and libgcc it links each kernel with, which the host's gcc
+# -m32 also builds dxcl's i386 dxclunix.so with (src/unix/CMakeLists.txt: Debian's gcc has no
+# multilib of its own).
 packages_i386=(
   gcc-mingw-w64-i686 wine32:i386 ocl-icd-libopencl1:i386
   libgl1:i386 libglx-mesa0:i386 libgl1-mesa-dri:i386

@@ -18,9 +18,9 @@
 # "The validation layer"), DXCL_EXPECT_SUMMARY=1 (a test program: a run that ends well without
 # its summary line, "NAME: N passed, 0 failed", last on its output is a failure), DXCL_X32=1 (a
 # 32-bit program: a 64-bit prefix of its own, prefix-x32, where it runs from syswow64 on Wine's
-# 32-bit half, with Wine's builtin opencl.dll in front of the i386 PoCL that
-# scripts/install-deps.sh unpacked into DXCL_POCL_I386, default /opt/dxcl/pocl-i386; wined3d
-# only; docs/testing.md, "32-bit programs").
+# 32-bit half, with Wine's builtin opencl.dll, or with DXCL_WINE_UNIX dxcl's i386 Unix side, in
+# front of the i386 PoCL that scripts/install-deps.sh unpacked into DXCL_POCL_I386, default
+# /opt/dxcl/pocl-i386; wined3d only; docs/testing.md, "32-bit programs").
 set -euo pipefail
 # A step of the rig that fails says which, instead of ending the test with no output.
 trap 'echo "wine-run: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
@@ -38,15 +38,17 @@ dxvk_dir=${DXCL_DXVK_DIR:-}
 dxvk_dlls=(d3d9 d3d10core d3d11 dxgi)
 x32=${DXCL_X32:-0}
 if [ "$x32" = 1 ]; then
-  # DXVK's x64 build, dxcl's Unix side and its Vulkan layer serve 64-bit programs only.
-  for setting in DXCL_DXVK_DIR DXCL_WINE_UNIX DXCL_VK_LAYER_DIR; do
+  # DXVK's x64 build and dxcl's Vulkan layer serve 64-bit programs only; dxcl's Unix side has an
+  # i386 pair for them (DXCL_WINE_UNIX's i386-windows and i386-unix).
+  for setting in DXCL_DXVK_DIR DXCL_VK_LAYER_DIR; do
     [ -z "${!setting:-}" ] || { echo "wine-run: DXCL_X32=1: $setting is x64 only" >&2; exit 2; }
   done
   pocl_i386=${DXCL_POCL_I386:-/opt/dxcl/pocl-i386}
   [ -f "$pocl_i386/vendors/pocl.icd" ] ||
     { echo "wine-run: DXCL_X32=1: no i386 PoCL in $pocl_i386 (scripts/install-deps.sh)" >&2; exit 2; }
   [ -x /usr/lib/wine/wine ] || { echo "wine-run: DXCL_X32=1: no 32-bit Wine (wine32:i386)" >&2; exit 2; }
-  # Read by the i386 ICD loader of Wine's 32-bit opencl.so; the 64-bit processes skip the folder.
+  # Read by the i386 ICD loader of Wine's 32-bit opencl.so or of dxcl's i386 dxclunix.so; the
+  # 64-bit processes skip the folder.
   export OCL_ICD_VENDORS="$pocl_i386/vendors"
   export LD_LIBRARY_PATH="$pocl_i386/root/usr/lib/i386-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export WINEPREFIX="$rig_dir/prefix-x32"
@@ -171,8 +173,10 @@ if [ -n "$dxvk_dir" ]; then
 fi
 opencl_override="opencl=n,b"
 if [ -n "${DXCL_WINE_UNIX:-}" ]; then
-  [ -f "$DXCL_WINE_UNIX/x86_64-windows/dxclunix.dll" ] && [ -f "$DXCL_WINE_UNIX/x86_64-unix/dxclunix.so" ] ||
-    { echo "wine-run: DXCL_WINE_UNIX=$DXCL_WINE_UNIX has no x86_64-windows/dxclunix.dll and x86_64-unix/dxclunix.so" >&2; exit 2; }
+  wine_arch=x86_64
+  [ "$x32" != 1 ] || wine_arch=i386
+  [ -f "$DXCL_WINE_UNIX/$wine_arch-windows/dxclunix.dll" ] && [ -f "$DXCL_WINE_UNIX/$wine_arch-unix/dxclunix.so" ] ||
+    { echo "wine-run: DXCL_WINE_UNIX=$DXCL_WINE_UNIX has no $wine_arch-windows/dxclunix.dll and $wine_arch-unix/dxclunix.so" >&2; exit 2; }
   export WINEDLLPATH="$DXCL_WINE_UNIX${WINEDLLPATH:+:$WINEDLLPATH}" DXCL_UNIX=1
   opencl_override="opencl=n"
 fi

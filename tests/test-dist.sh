@@ -9,7 +9,9 @@
 # - the archive's installer takes the archive's x64/ parts by itself (a Wine tree, in and out);
 # - with x32 (the x32 build is on, cmake/x32.cmake): x32/OpenCL.dll is an i386 DLL exporting
 #   undecorated names and no test hook, and x32/dxclinfo.exe, a 32-bit program
-#   (scripts/wine-run.sh DXCL_X32=1), loads it and prints the version.
+#   (scripts/wine-run.sh DXCL_X32=1), loads it and prints the version; x32/wine holds the Unix
+#   side's 32-bit pair (an i386 dxclunix.dll, a 32-bit ELF dxclunix.so), x64/wine only the
+#   64-bit one.
 #
 #   test-dist.sh BUILD_DIR SOURCE_DIR OBJDUMP [x32]
 set -euo pipefail
@@ -60,9 +62,16 @@ grep -q '^demo: OK' <<<"$(tr -d '\r' <<<"$demo")" || fail "the demo did not repo
 echo "dist: the demo runs from the unpacked archive (dxcl $version)"
 
 if [ "$x32" = x32 ]; then
-  for file in x32/OpenCL.dll x32/dxclinfo.exe; do
+  for file in x32/OpenCL.dll x32/dxclinfo.exe x32/wine/i386-windows/dxclunix.dll \
+    x32/wine/i386-unix/dxclunix.so; do
     [ -f "$root/$file" ] || fail "the archive has no dxcl-$version/$file"
   done
+  [ ! -e "$root/x64/wine/i386-unix" ] || fail "x64/wine holds the 32-bit pair (it belongs in x32/wine)"
+  grep -q 'file format pei-i386' <<<"$("$objdump" -f "$root/x32/wine/i386-windows/dxclunix.dll")" ||
+    fail "x32/wine/i386-windows/dxclunix.dll is not an i386 DLL"
+  od -An -tx1 -j 4 -N 1 "$root/x32/wine/i386-unix/dxclunix.so" | grep -qw 01 ||
+    fail "x32/wine/i386-unix/dxclunix.so is not a 32-bit ELF library"
+
   grep -q 'file format pei-i386' <<<"$("$objdump" -f "$root/x32/OpenCL.dll")" ||
     fail "x32/OpenCL.dll is not an i386 DLL"
   exports=$("$objdump" -p "$root/x32/OpenCL.dll" | sed -n '/Ordinal\/Name Pointer/,/^$/p')

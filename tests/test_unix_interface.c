@@ -579,6 +579,11 @@ int main(void)
     unmapped = VirtualAlloc(NULL, 4096, MEM_RESERVE, PAGE_NOACCESS);
     REQUIRE(no_access && unmapped, "VirtualAlloc: %lu", GetLastError());
     if (!find_pair()) {
+        /* Run through the Unix side (wine-run.sh's DXCL_WINE_UNIX sets DXCL_UNIX=1), the pair
+         * must be found: a 32-bit program's in i386-windows (<test>.x32_unix). */
+        const char *wanted = getenv("DXCL_UNIX");
+
+        CHECK(!wanted || strcmp(wanted, "1"), "DXCL_UNIX=1, but no Wine DLL folder has the pair");
         printf("unix_interface: no dxcl Unix side in Wine's DLL folders: only a program's "
                "import of a host fd is checked\n");
         import_through_dxcl(context);

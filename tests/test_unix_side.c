@@ -14,7 +14,9 @@
  *     record a Direct3D buffer, acquired or not, or a sub-buffer of one, with
  *     CL_INVALID_OPERATION, and records ordinary buffers of the same context.
  *   - Through Wine's opencl.dll: that DLL's limits, so that the two routes are told apart:
- *     no clCreateBufferWithProperties of the driver and no extension function. */
+ *     no clCreateBufferWithProperties of the driver and no extension function.
+ * A variant run through the Unix side must take it (DXCL_UNIX=1); as a 32-bit program
+ * (<test>.x32_unix), through the i386 pair and the i386 host library. */
 #include "testlib.h"
 #include "interop.h"
 
@@ -243,6 +245,23 @@ static void check_other_extension(cl_platform_id platform, const char *extension
     CHECK(false, "the device lists no extension with functions this test knows: %s", extensions);
 }
 
+/* A variant run through the Unix side (wine-run.sh's DXCL_WINE_UNIX sets DXCL_UNIX=1) must
+ * take it, not Wine's opencl.dll; a 32-bit program's pair is the i386 one (<test>.x32_unix:
+ * build/lib/wine's i386-windows and i386-unix), which opened the i386 host library. */
+static void check_route_wanted(const char *route)
+{
+    const char *wanted = getenv("DXCL_UNIX");
+    bool unix_side = !strncmp(route, "the Unix side", strlen("the Unix side"));
+
+    if (wanted && !strcmp(wanted, "1"))
+        CHECK(unix_side, "DXCL_UNIX=1, but dxcl reaches the driver through %s", route);
+#ifndef _WIN64
+    if (unix_side)
+        CHECK(strstr(route, "i386-linux-gnu") != NULL,
+              "a 32-bit program's Unix side opened no i386 host library: %s", route);
+#endif
+}
+
 int main(void)
 {
     struct interop_env env;
@@ -253,6 +272,7 @@ int main(void)
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
     char *extensions = device_extensions(env.device);
 
+    check_route_wanted(route);
     if (!strncmp(route, "the Unix side", strlen("the Unix side"))) {
         check_buffer_with_properties(env.context, env.queue);
         check_clone(env.context, env.device, env.queue);

@@ -10,7 +10,9 @@
  *   kind    what a missing driver entry returns: INT (cl_int CL_INVALID_OPERATION),
  *           OBJ (NULL, *errcode_ret = CL_INVALID_OPERATION), PTR (NULL), NONE (void).
  *   version the OpenCL version that introduced the function (10 = 1.0 ... 30 = 3.0).
- * Sources: Khronos CL/cl.h and CL/cl_gl.h (the loader's export list).
+ * Sources: Khronos CL/cl.h and CL/cl_gl.h (the loader's export list); an array parameter is
+ * written as the pointer it is (void ** svm_pointers), so that each parameter's declaration also
+ * declares a struct member (the Unix side's typed calls, src/unix/so/host_call.h).
  * No include guard: it is meant to be included several times.
  */
 /* clang-format off */
@@ -110,7 +112,7 @@ DXCL_API_FN(OWN, INT, cl_int, clEnqueueNDRangeKernel, 10, (cl_command_queue comm
 DXCL_API_FN(OWN, INT, cl_int, clEnqueueNativeKernel, 10, (cl_command_queue command_queue, void (CL_CALLBACK * user_func)(void *), void * args, size_t cb_args, cl_uint num_mem_objects, const cl_mem * mem_list, const void ** args_mem_loc, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event))
 DXCL_API_FN(FWD, INT, cl_int, clEnqueueMarkerWithWaitList, 12, (cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, num_events_in_wait_list, event_wait_list, event))
 DXCL_API_FN(FWD, INT, cl_int, clEnqueueBarrierWithWaitList, 12, (cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, num_events_in_wait_list, event_wait_list, event))
-DXCL_API_FN(FWD, INT, cl_int, clEnqueueSVMFree, 20, (cl_command_queue command_queue, cl_uint num_svm_pointers, void * svm_pointers[], void (CL_CALLBACK * pfn_free_func)(cl_command_queue queue, cl_uint num_svm_pointers, void * svm_pointers[], void * user_data), void * user_data, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event))
+DXCL_API_FN(FWD, INT, cl_int, clEnqueueSVMFree, 20, (cl_command_queue command_queue, cl_uint num_svm_pointers, void ** svm_pointers, void (CL_CALLBACK * pfn_free_func)(cl_command_queue queue, cl_uint num_svm_pointers, void * svm_pointers[], void * user_data), void * user_data, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event))
 DXCL_API_FN(FWD, INT, cl_int, clEnqueueSVMMemcpy, 20, (cl_command_queue command_queue, cl_bool blocking_copy, void * dst_ptr, const void * src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event))
 DXCL_API_FN(FWD, INT, cl_int, clEnqueueSVMMemFill, 20, (cl_command_queue command_queue, void * svm_ptr, const void * pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event))
 DXCL_API_FN(FWD, INT, cl_int, clEnqueueSVMMap, 20, (cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void * svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event))

@@ -1,7 +1,8 @@
 /* Loading the driver, by route (DXCL_UNIX chooses; docs/proxy.md, "The Unix side"):
  *   - DXCL_DRIVER=<path>: that DLL;
  *   - the Unix side: under Wine, dxcl's builtin pair dxclunix.dll, found in a Wine DLL folder
- *     (Wine's own or a WINEDLLPATH entry, as <dir>\x86_64-windows\dxclunix.dll), which calls
+ *     (Wine's own or a WINEDLLPATH entry, as <dir>\x86_64-windows\dxclunix.dll, or
+ *     <dir>\i386-windows\dxclunix.dll for a 32-bit dxcl under old WoW64), which calls
  *     the host's libOpenCL.so.1 directly (src/unix/): the whole OpenCL 3.0 API and every
  *     extension function the host driver has. DXCL_UNIX=auto (the default) takes it when it
  *     loads and opens the host library, DXCL_UNIX=1 only it, DXCL_UNIX=0 never;
@@ -149,13 +150,6 @@ static enum unix_setting unix_setting(void)
 {
     char value[8];
 
-#ifndef _WIN64
-    /* The Unix side is x64 only: the x32 build forwards to Wine's 32-bit opencl.dll. */
-    if (dxcl_getenv("UNIX", value, sizeof(value)) && strcmp(value, "0"))
-        DXCL_LOG("%sUNIX=%s: the Unix side is x64 only; this 32-bit dxcl takes Wine's opencl.dll",
-                 DXCL_ENV_PREFIX, value);
-    return UNIX_NEVER;
-#endif
     if (!dxcl_getenv("UNIX", value, sizeof(value)) || !strcmp(value, "auto"))
         return UNIX_AUTO;
     if (!strcmp(value, "0"))
@@ -185,7 +179,7 @@ static HMODULE load_unix_side(char *why, size_t size)
 
     snprintf(why, size,
              "no dxclunix.dll in Wine's DLL folders (WINEDLLDIR<n>: Wine's own and "
-             "WINEDLLPATH's, in x86_64-windows)");
+             "WINEDLLPATH's, in " WINE_PE_FOLDER ")");
     for (unsigned i = 0; wine_builtin_path(i, "dxclunix.dll", path, sizeof(path)); i++) {
         HMODULE module = LoadLibraryA(path);
         pair_host_fn host_library =
@@ -224,9 +218,6 @@ void dxcl_driver_announce(void)
 {
     char path[MAX_PATH], named[MAX_PATH];
 
-#ifndef _WIN64
-    return; /* no Unix side to announce (unix_setting says why, once, at the driver's load) */
-#endif
     if (dxcl_getenv("DRIVER", named, sizeof(named)) || unix_setting() == UNIX_NEVER ||
         !under_wine())
         return;

@@ -40,6 +40,12 @@
 
 #include <stdint.h>
 
+/* A uint64_t that every compiler aligns to 8 in a struct, as x86-64 and i686 Windows do: i386
+ * Linux aligns a uint64_t to 4, and an i386 Unix half (the 32-bit dxclunix.so) must lay out the
+ * structs of this file and of src/unix/dxclunix.h as the i686 PE half does. */
+typedef uint64_t dxcl_u64 __attribute__((aligned(8)));
+_Static_assert(_Alignof(dxcl_u64) == 8, "dxcl_u64 is 8-aligned");
+
 /* The smallest image the layer makes exportable for direct twins (width x height): every such
  * image gets an allocation of its own, and a program may make thousands of small ones. */
 #define DXCL_TWIN_DIRECT_MIN_PIXELS (256u * 256u)
@@ -56,8 +62,8 @@ struct dxcl_layer_error {
 
 /* DXCL_LAYER_SHARE: sharing starts on the device that made `image`. */
 struct dxcl_layer_share {
-    uint64_t image;            /* in: a VkImage of the device (the host's handle) */
-    uint64_t device;           /* out: the layer's id of the device */
+    dxcl_u64 image;            /* in: a VkImage of the device (the host's handle) */
+    dxcl_u64 device;           /* out: the layer's id of the device */
     uint8_t uuid[16];          /* out: VkPhysicalDeviceIDProperties::deviceUUID */
     uint32_t semaphore_export; /* out: the device exports semaphores as opaque fds */
     struct dxcl_layer_error error;
@@ -65,8 +71,8 @@ struct dxcl_layer_share {
 
 /* What a twin must be: one subresource of the program's texture, on the shared device. */
 struct dxcl_twin_request {
-    uint64_t device;     /* the layer's device id (dxcl_layer_share) */
-    uint64_t like_image; /* the program's VkImage: a direct twin is it */
+    dxcl_u64 device;     /* the layer's device id (dxcl_layer_share) */
+    dxcl_u64 like_image; /* the program's VkImage: a direct twin is it */
     uint32_t format;     /* VkFormat */
     uint32_t image_type; /* VkImageType: 2D or 3D */
     uint32_t width, height, depth;
@@ -76,17 +82,17 @@ struct dxcl_twin_request {
 
 /* What PE code knows of a twin: its id and facts copied out. */
 struct dxcl_twin {
-    uint64_t id;    /* the layer's; 0: none */
-    uint64_t image; /* VkImage: for CreateTexture2DFromVkImage (a direct twin's is DXVK's) */
-    uint64_t size;  /* bytes of the dedicated allocation (what OpenCL imports) */
+    dxcl_u64 id;    /* the layer's; 0: none */
+    dxcl_u64 image; /* VkImage: for CreateTexture2DFromVkImage (a direct twin's is DXVK's) */
+    dxcl_u64 size;  /* bytes of the dedicated allocation (what OpenCL imports) */
     int32_t fd;     /* an opaque fd of the memory (an import takes it); -1 when host_visible */
     uint32_t direct;
     uint32_t semaphores; /* it has `ready` (the device exports semaphores) */
     uint32_t width, height, depth;
     uint8_t device_uuid[16];
     /* host_visible only: the mapping of the image and its layout (vkGetImageSubresourceLayout). */
-    uint64_t host; /* a host address */
-    uint64_t row_pitch, slice_pitch;
+    dxcl_u64 host; /* a host address */
+    dxcl_u64 row_pitch, slice_pitch;
     struct dxcl_layer_error error;
 };
 
@@ -100,7 +106,7 @@ enum dxcl_hand_over_op {
     DXCL_HAND_PREPARE,
 };
 struct dxcl_hand_over_item {
-    uint64_t twin;
+    dxcl_u64 twin;
     int32_t op; /* enum dxcl_hand_over_op */
     /* DXCL_HAND_IN: the twin holds Direct3D's contents (DXVK copied them into it, or the layer
      * copies them here); else OpenCL overwrites it and they are not kept. signal_ready: the
@@ -116,22 +122,22 @@ struct dxcl_hand_over_item {
      * (IDXGIVkInteropSurface::GetVulkanImageInfo); aspect (the copy's VkImageAspectFlags),
      * mip_level and array_layer name the program's subresource. */
     uint32_t copies;
-    uint64_t image;
+    dxcl_u64 image;
     uint32_t layout, aspect, mip_level, array_layer;
-    uint64_t release_value;
+    dxcl_u64 release_value;
 };
 
 /* A batch on the device's queue (family, index) that the caller holds (DXVK's
  * LockSubmissionQueue). */
 #define DXCL_HAND_OVER_MAX 64
 struct dxcl_hand_over {
-    uint64_t device;
+    dxcl_u64 device;
     uint32_t queue_family, queue_index;
     uint32_t count; /* at most DXCL_HAND_OVER_MAX */
     /* DXCL_HAND_IN: no `ready` is signalled where everything submitted to the device is known
      * done without waiting (progress.h); ready_skipped then says so. */
     uint32_t unless_idle, ready_skipped;
-    uint64_t done_value; /* out: the layer's timeline value that says the batch ran */
+    dxcl_u64 done_value; /* out: the layer's timeline value that says the batch ran */
     struct dxcl_hand_over_item items[DXCL_HAND_OVER_MAX];
     struct dxcl_layer_error error;
 };
@@ -139,7 +145,7 @@ struct dxcl_hand_over {
 /* DXCL_LAYER_RELEASED: OpenCL's release of a hand-out is done (status: its event's, 0 or a
  * negative error); the twin's release timeline reaches `value` once every earlier one is. */
 struct dxcl_layer_released {
-    uint64_t twin, value;
+    dxcl_u64 twin, value;
     int32_t status;
     uint32_t unused;
 };
@@ -148,7 +154,7 @@ struct dxcl_layer_released {
  * host's cl_event `event` completes (the driver's event callback). result: 0, or the OpenCL
  * error that stopped it (then the caller tells the layer itself). */
 struct dxcl_layer_release_when {
-    uint64_t event, twin, value;
+    dxcl_u64 event, twin, value;
     int32_t result;
     uint32_t unused;
 };
@@ -160,7 +166,7 @@ enum dxcl_release_state {
     DXCL_RELEASE_FAILED,  /* OpenCL's release failed (its status), or its bound passed first */
 };
 struct dxcl_layer_release_state {
-    uint64_t twin, value;
+    dxcl_u64 twin, value;
     int32_t state;  /* out: enum dxcl_release_state */
     int32_t status; /* out: the failed release's status; -1: the bound passed */
 };
@@ -168,7 +174,7 @@ struct dxcl_layer_release_state {
 /* DXCL_LAYER_WAIT: the host waits until the device's timeline reaches `value` (a hand-over's
  * done_value), at most timeout_ms; result 0, or VK_TIMEOUT (2), or another VkResult. */
 struct dxcl_layer_wait {
-    uint64_t device, value;
+    dxcl_u64 device, value;
     uint32_t timeout_ms;
     int32_t result;
 };
@@ -182,7 +188,7 @@ struct dxcl_layer_twin_create {
 /* DXCL_LAYER_TWIN_EXPORT: a new fd of the twin's memory (each OpenCL import takes one: an
  * import owns its fd, as Vulkan's does); DXCL_LAYER_TWIN_READY_FD: of its `ready`. */
 struct dxcl_layer_twin_fd {
-    uint64_t twin;
+    dxcl_u64 twin;
     int32_t fd; /* out, or -1 */
     uint32_t unused;
     struct dxcl_layer_error error;
@@ -192,7 +198,7 @@ struct dxcl_layer_twin_fd {
  * DXCL_LAYER_TWIN_DESTROY: the twin is given up; the layer frees what is its own once the GPU
  * is done with it (once the device is known idle), never before. */
 struct dxcl_layer_twin {
-    uint64_t twin;
+    dxcl_u64 twin;
     struct dxcl_layer_error error;
 };
 

@@ -28,14 +28,37 @@
 
 /* A recording command's arguments: cl_khr_command_buffer's signatures gained a properties
  * argument in version 0.9.5, so the wrappers take every argument as an integer slot and pass
- * all of them on (extra slots are harmless to a Win64 callee, as they are for the caller's
- * frame to read); the slots that may hold a memory object are those of either version. */
-#define SLOT_PARAMS                                                                                \
-    UINT64 s0, UINT64 s1, UINT64 s2, UINT64 s3, UINT64 s4, UINT64 s5, UINT64 s6, UINT64 s7,        \
-        UINT64 s8, UINT64 s9, UINT64 s10, UINT64 s11, UINT64 s12, UINT64 s13, UINT64 s14,          \
-        UINT64 s15
-#define SLOT_ARGS s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15
-typedef cl_int(CL_API_CALL *slots_fn)(SLOT_PARAMS);
+ * all of them on; the slots that may hold a memory object are those of either version. On
+ * x86-64 a wrapper takes 16 slots (extra slots are harmless to a Win64 callee, as they are for
+ * the caller's frame to read). On i686 the functions are stdcall: the callee pops what its
+ * prototype says, so a wrapper takes exactly the slots of the build's Khronos headers' version
+ * (`n`), 4 bytes each (every argument of these is a handle, a pointer, a size_t or a cl_uint),
+ * as the i686 thunks of dxcl's Unix side do (src/unix/dxclunix_ext.h). */
+#ifdef _WIN64
+#define SLOT_COUNT(n) 16
+#else
+#define SLOT_COUNT(n) n
+#endif
+#define SLOT_PARAMS(n) SLOT_CAT(SLOT_PARAMS_, SLOT_COUNT(n))
+#define SLOT_ARGS(n) SLOT_CAT(SLOT_ARGS_, SLOT_COUNT(n))
+#define SLOT_CAT(a, b) SLOT_CAT_(a, b)
+#define SLOT_CAT_(a, b) a##b
+#define SLOT_PARAMS_10                                                                             \
+    UINT_PTR s0, UINT_PTR s1, UINT_PTR s2, UINT_PTR s3, UINT_PTR s4, UINT_PTR s5, UINT_PTR s6,     \
+        UINT_PTR s7, UINT_PTR s8, UINT_PTR s9
+#define SLOT_PARAMS_11 SLOT_PARAMS_10, UINT_PTR s10
+#define SLOT_PARAMS_12 SLOT_PARAMS_11, UINT_PTR s11
+#define SLOT_PARAMS_13 SLOT_PARAMS_12, UINT_PTR s12
+#define SLOT_PARAMS_14 SLOT_PARAMS_13, UINT_PTR s13
+#define SLOT_PARAMS_15 SLOT_PARAMS_14, UINT_PTR s14
+#define SLOT_PARAMS_16 SLOT_PARAMS_15, UINT_PTR s15
+#define SLOT_ARGS_10 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9
+#define SLOT_ARGS_11 SLOT_ARGS_10, s10
+#define SLOT_ARGS_12 SLOT_ARGS_11, s11
+#define SLOT_ARGS_13 SLOT_ARGS_12, s12
+#define SLOT_ARGS_14 SLOT_ARGS_13, s13
+#define SLOT_ARGS_15 SLOT_ARGS_14, s14
+#define SLOT_ARGS_16 SLOT_ARGS_15, s15
 
 /* The first memory object of `mems` (count of them) that is shared with Direct3D, or NULL. */
 static cl_mem first_shared(const cl_mem *mems, size_t count)
@@ -48,7 +71,7 @@ static cl_mem first_shared(const cl_mem *mems, size_t count)
 
 /* A recording with a shared object: CL_INVALID_OPERATION (the text names no error for it; the
  * object is valid, so it is the command buffer that cannot hold it). */
-static cl_int refuse_recording(const char *name, const UINT64 *slots, const unsigned char *which,
+static cl_int refuse_recording(const char *name, const UINT_PTR *slots, const unsigned char *which,
                                size_t count)
 {
     cl_mem mems[4], shared;
@@ -63,31 +86,33 @@ static cl_int refuse_recording(const char *name, const UINT64 *slots, const unsi
                      name, (void *)shared);
 }
 
-#define RECORDING(name, ...)                                                                       \
+#define RECORDING(name, n, ...)                                                                    \
     static void *volatile driver_##name;                                                           \
-    static cl_int CL_API_CALL guarded_##name(SLOT_PARAMS)                                          \
+    typedef cl_int(CL_API_CALL *name##_slots_fn)(SLOT_PARAMS(n));                                  \
+    static cl_int CL_API_CALL guarded_##name(SLOT_PARAMS(n))                                       \
     {                                                                                              \
         static const unsigned char which[] = {__VA_ARGS__};                                        \
-        const UINT64 slots[] = {SLOT_ARGS};                                                        \
+        const UINT_PTR slots[] = {SLOT_ARGS(n)};                                                   \
         cl_int err = refuse_recording(#name, slots, which, sizeof(which));                         \
         if (err != CL_SUCCESS)                                                                     \
             return err;                                                                            \
-        return ((slots_fn)driver_##name)(SLOT_ARGS);                                               \
+        return ((name##_slots_fn)driver_##name)(SLOT_ARGS(n));                                     \
     }
-/* (command_buffer, command_queue, [properties,] then the objects). */
-RECORDING(clCommandCopyBufferKHR, 2, 3, 4)
-RECORDING(clCommandCopyBufferRectKHR, 2, 3, 4)
-RECORDING(clCommandCopyBufferToImageKHR, 2, 3, 4)
-RECORDING(clCommandCopyImageKHR, 2, 3, 4)
-RECORDING(clCommandCopyImageToBufferKHR, 2, 3, 4)
-RECORDING(clCommandFillBufferKHR, 2, 3)
-RECORDING(clCommandFillImageKHR, 2, 3)
+/* (command_buffer, command_queue, [properties,] then the objects); n: the headers' count. */
+RECORDING(clCommandCopyBufferKHR, 11, 2, 3, 4)
+RECORDING(clCommandCopyBufferRectKHR, 15, 2, 3, 4)
+RECORDING(clCommandCopyBufferToImageKHR, 11, 2, 3, 4)
+RECORDING(clCommandCopyImageKHR, 11, 2, 3, 4)
+RECORDING(clCommandCopyImageToBufferKHR, 11, 2, 3, 4)
+RECORDING(clCommandFillBufferKHR, 11, 2, 3)
+RECORDING(clCommandFillImageKHR, 10, 2, 3)
 
 /* A kernel recorded with a shared object among its arguments: refused like the copies (its
  * replays would run without dxcl seeing the kernel's arguments again). The kernel follows the
  * properties in every version of the extension. */
 static void *volatile driver_clCommandNDRangeKernelKHR;
-static cl_int CL_API_CALL guarded_clCommandNDRangeKernelKHR(SLOT_PARAMS)
+typedef cl_int(CL_API_CALL *ndrange_slots_fn)(SLOT_PARAMS(12));
+static cl_int CL_API_CALL guarded_clCommandNDRangeKernelKHR(SLOT_PARAMS(12))
 {
     cl_mem shared = dxcl_kernel_shared_arg((cl_kernel)(UINT_PTR)s3);
 
@@ -97,7 +122,7 @@ static cl_int CL_API_CALL guarded_clCommandNDRangeKernelKHR(SLOT_PARAMS)
                          "Direct3D, as an argument: a command buffer cannot record it (its "
                          "replays would use it without an acquire dxcl can check)",
                          (void *)(UINT_PTR)s3, (void *)shared);
-    return ((slots_fn)driver_clCommandNDRangeKernelKHR)(SLOT_ARGS);
+    return ((ndrange_slots_fn)driver_clCommandNDRangeKernelKHR)(SLOT_ARGS(12));
 }
 
 typedef cl_int(CL_API_CALL *list_fn)(cl_command_queue, cl_uint, const cl_mem *, cl_uint,

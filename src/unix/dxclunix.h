@@ -5,7 +5,9 @@
  *
  * The rules, Wine's for its own Unix libraries:
  *   - one parameter struct per Unix call, of fixed-width fields only: a pointer or a handle
- *     travels as a uint64_t, so that a 32-bit PE half fills the same structs;
+ *     travels as a uint64_t, 8-aligned on every compiler (dxcl_u64, core/twin.h), so that a
+ *     32-bit PE half fills the same structs (an i386 Unix half under Wine's old WoW64 reads
+ *     them as they are; a 64-bit one under the new WoW64 would too: docs/proxy.md);
  *   - a function is named by its Unix call's code, an index into tables the Unix half owns
  *     (its host addresses); no address of a function crosses from the PE half, and a call of
  *     a function the host lacks answers that it is missing;
@@ -76,7 +78,7 @@ enum dxclunix_api {
 
 /* Every extension function of dxclunix_ext.h, in its order. */
 enum dxclunix_ext {
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault) DXCLUNIX_EXT_##name,
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault) DXCLUNIX_EXT_##name,
 #include "dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
     DXCLUNIX_EXT_COUNT
@@ -86,7 +88,7 @@ enum dxclunix_ext {
  * last among them: DXCLUNIX_LAYER_CODE(call) for each enum dxcl_layer_call (below). After them
  * come the calls of the OpenCL functions: DXCLUNIX_API_CODE(i) calls entry point i of cl_api.h
  * with union dxclunix_<name>_params, DXCLUNIX_EXT_CODE(j) extension function j of
- * dxclunix_ext.h with struct dxclunix_ext_<name>_params. */
+ * dxclunix_ext.h with union dxclunix_ext_<name>_params. */
 enum dxclunix_code {
     DXCLUNIX_OPEN,         /* struct dxclunix_open */
     DXCLUNIX_QUERY,        /* struct dxclunix_query */
@@ -144,7 +146,7 @@ struct dxclunix_query {
  * `why` set (unlisted, absent, or another platform's function bound to that index already).
  * `name` must end within its array. */
 struct dxclunix_extension {
-    uint64_t platform;
+    dxcl_u64 platform;
     uint32_t with_platform;
     int32_t index;
     char name[128];
@@ -152,26 +154,28 @@ struct dxclunix_extension {
 };
 
 /* A call of cl_api.h's entry point <name>: its arguments, each widened to a uint64_t under
- * its own name, then `result` (unused by an INT function: its status is its result); `slot`
- * is the same, as an array. */
+ * its own name (a pointer or a size_t zero-extended, a 32-bit integer as the PE half's compiler
+ * converts it: the Unix half reads only the bytes of the parameter's own type back), then
+ * `result` (unused by an INT function: its status is its result); `slot` is the same, as an
+ * array. Only 64-bit fields: the i686 and the x86-64 PE halves fill the same union. */
 #define DXCLUNIX_FIELD(name) uint64_t name;
-#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    union dxclunix_##name##_params {                                                               \
+#define DXCLUNIX_PARAMS(type, args)                                                                \
+    type                                                                                           \
+    {                                                                                              \
         struct {                                                                                   \
             DXCLUNIX_FOR_EACH(DXCLUNIX_FIELD, args)                                                \
             uint64_t result;                                                                       \
         };                                                                                         \
         uint64_t slot[DXCLUNIX_ARITY(args) + 1];                                                   \
     };
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_PARAMS(union dxclunix_##name##_params, args)
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 
-/* A call of extension function <name>: its argument slots, then one for its result (unused
- * by an INT function). */
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault)                                                  \
-    struct dxclunix_ext_##name##_params {                                                          \
-        uint64_t slot[slots + 1];                                                                  \
-    };
+/* A call of extension function <name>: the same, from dxclunix_ext.h's list. */
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault)                                      \
+    DXCLUNIX_PARAMS(union dxclunix_ext_##name##_params, args)
 #include "dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
 
@@ -246,7 +250,7 @@ struct dxclunix_fd {
  * (DXCLUNIX_WAIT_FOREVER: none), and gives the events that completed since the last wait
  * (at most DXCLUNIX_WATCHED_MAX; the rest on the next), each released by the Unix half. */
 struct dxclunix_watch {
-    uint64_t event;
+    dxcl_u64 event;
     int32_t status;
 };
 #define DXCLUNIX_WATCHED_MAX 64
@@ -255,7 +259,7 @@ struct dxclunix_watched {
     uint32_t timeout_ms;
     uint32_t count;
     uint32_t woken; /* DXCLUNIX_WAKE_WATCHER was called */
-    uint64_t events[DXCLUNIX_WATCHED_MAX];
+    dxcl_u64 events[DXCLUNIX_WATCHED_MAX];
 };
 
 /* Where the Unix half looked for the host's OpenCL drivers and what it found, one line

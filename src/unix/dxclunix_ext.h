@@ -1,20 +1,28 @@
 /*
  * The extension functions that dxcl's Unix side hands out (docs/proxy.md, "The Unix side"),
  * written once, as core/cl_api.h is for the core API. Every consumer defines
- * DXCLUNIX_EXT_FN(kind, name, slots, fault) and includes this file:
+ * DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault) and includes this file:
  *   kind   what the function returns: INT (a cl_int), OBJ (an object or a pointer, with its
  *          cl_int *errcode_ret as the last argument), PTR (a pointer, no errcode_ret),
  *          NONE (void);
+ *   ret    its return type;
  *   name   the function's name, as clGetExtensionFunctionAddress[ForPlatform] is asked for it;
- *   slots  how many 64-bit argument slots it takes: the most of any version of the extension
- *          (cl_khr_command_buffer's commands gained a properties argument in 0.9.5). Slots
- *          pass by position as the caller filled them, whatever their types in its version;
- *          a callee reads the ones it has;
+ *   params its parameters with their types, as the Khronos headers the build uses
+ *          (opencl-c-headers) declare them; the functions those headers lack, as their
+ *          extension's newest text has them (clCommandSVMMemcpyKHR, clCommandSVMMemFillKHR,
+ *          clRemapCommandBufferKHR, the Intel host pipes, clCreateBufferNV,
+ *          clSetContentSizeBufferPoCL). The types matter: a 32-bit program passes a pointer or
+ *          a size_t in 4 bytes and a cl_ulong in 8, and the i686 thunks are stdcall (the callee
+ *          pops what its prototype says). A program built against another version of a
+ *          provisional extension (cl_khr_command_buffer) gets this one;
+ *   args   the parameters' names, in order;
  *   fault  the error a call answers when the host function faulted: the spec's error for the
  *          kind of handle the call names first (an invalid handle makes drivers read through
  *          it); an OBJ function answers NULL with it in *errcode_ret.
- * From it the PE half generates one thunk per function and the Unix half one call and one
- * entry of its table of host addresses. A function that is not listed is not handed out.
+ * From it the PE half generates one thunk per function with its own signature (it widens the
+ * arguments into the call's fixed-width slots) and the Unix half one call, which narrows each
+ * slot back to its parameter's type, and one entry of its table of host addresses. A function
+ * that is not listed is not handed out.
  * Left out on purpose: functions that take a callback (clEnqueueSVMFreeARM: the host would
  * call PE code), and those that take or give host file descriptors (clImportMemoryARM,
  * clGetSemaphoreHandleForTypeKHR, clReImportSemaphoreSyncFdKHR: the PE side never holds a
@@ -23,75 +31,75 @@
  */
 /* clang-format off */
 /* cl_khr_command_buffer, cl_khr_command_buffer_multi_device, cl_khr_command_buffer_mutable_dispatch */
-DXCLUNIX_EXT_FN(OBJ, clCreateCommandBufferKHR, 4, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clFinalizeCommandBufferKHR, 1, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clRetainCommandBufferKHR, 1, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clReleaseCommandBufferKHR, 1, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clEnqueueCommandBufferKHR, 6, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandBarrierWithWaitListKHR, 7, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandCopyBufferKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandCopyBufferRectKHR, 16, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandCopyBufferToImageKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandCopyImageKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandCopyImageToBufferKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandFillBufferKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandFillImageKHR, 11, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandNDRangeKernelKHR, 12, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandSVMMemcpyKHR, 10, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clCommandSVMMemFillKHR, 11, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clGetCommandBufferInfoKHR, 5, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(OBJ, clRemapCommandBufferKHR, 8, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clUpdateMutableCommandsKHR, 4, CL_INVALID_COMMAND_BUFFER_KHR)
-DXCLUNIX_EXT_FN(INT, clGetMutableCommandInfoKHR, 5, CL_INVALID_MUTABLE_COMMAND_KHR)
+DXCLUNIX_EXT_FN(OBJ, cl_command_buffer_khr, clCreateCommandBufferKHR, (cl_uint num_queues, const cl_command_queue* queues, const cl_command_buffer_properties_khr* properties, cl_int* errcode_ret), (num_queues, queues, properties, errcode_ret), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clFinalizeCommandBufferKHR, (cl_command_buffer_khr command_buffer), (command_buffer), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clRetainCommandBufferKHR, (cl_command_buffer_khr command_buffer), (command_buffer), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clReleaseCommandBufferKHR, (cl_command_buffer_khr command_buffer), (command_buffer), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueCommandBufferKHR, (cl_uint num_queues, cl_command_queue* queues, cl_command_buffer_khr command_buffer, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandBarrierWithWaitListKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandCopyBufferKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandCopyBufferRectKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t* src_origin, const size_t* dst_origin, const size_t* region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandCopyBufferToImageKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t* dst_origin, const size_t* region, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandCopyImageKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t* src_origin, const size_t* dst_origin, const size_t* region, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandCopyImageToBufferKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t* src_origin, const size_t* region, size_t dst_offset, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandFillBufferKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem buffer, const void* pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandFillImageKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, cl_mem image, const void* fill_color, const size_t* origin, const size_t* region, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandNDRangeKernelKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_ndrange_kernel_command_properties_khr* properties, cl_kernel kernel, cl_uint work_dim, const size_t* global_work_offset, const size_t* global_work_size, const size_t* local_work_size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandSVMMemcpyKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_properties* properties, void* dst_ptr, const void* src_ptr, size_t size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clCommandSVMMemFillKHR, (cl_command_buffer_khr command_buffer, cl_command_queue command_queue, const cl_properties* properties, void* svm_ptr, const void* pattern, size_t pattern_size, size_t size, cl_uint num_sync_points_in_wait_list, const cl_sync_point_khr* sync_point_wait_list, cl_sync_point_khr* sync_point, cl_mutable_command_khr* mutable_handle), (command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetCommandBufferInfoKHR, (cl_command_buffer_khr command_buffer, cl_command_buffer_info_khr param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret), (command_buffer, param_name, param_value_size, param_value, param_value_size_ret), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(OBJ, cl_command_buffer_khr, clRemapCommandBufferKHR, (cl_command_buffer_khr command_buffer, cl_bool automatic, cl_uint num_queues, const cl_command_queue* queues, cl_uint num_handles, const cl_mutable_command_khr* handles, cl_mutable_command_khr* handles_ret, cl_int* errcode_ret), (command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clUpdateMutableCommandsKHR, (cl_command_buffer_khr command_buffer, const cl_mutable_base_config_khr* mutable_config), (command_buffer, mutable_config), CL_INVALID_COMMAND_BUFFER_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetMutableCommandInfoKHR, (cl_mutable_command_khr command, cl_mutable_command_info_khr param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret), (command, param_name, param_value_size, param_value, param_value_size_ret), CL_INVALID_MUTABLE_COMMAND_KHR)
 /* cl_khr_external_memory, cl_khr_semaphore (fds only through dxcl's fd handles: dxclunix.h) */
-DXCLUNIX_EXT_FN(INT, clEnqueueAcquireExternalMemObjectsKHR, 6, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueReleaseExternalMemObjectsKHR, 6, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(OBJ, clCreateSemaphoreWithPropertiesKHR, 3, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clEnqueueWaitSemaphoresKHR, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueSignalSemaphoresKHR, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clGetSemaphoreInfoKHR, 5, CL_INVALID_SEMAPHORE_KHR)
-DXCLUNIX_EXT_FN(INT, clRetainSemaphoreKHR, 1, CL_INVALID_SEMAPHORE_KHR)
-DXCLUNIX_EXT_FN(INT, clReleaseSemaphoreKHR, 1, CL_INVALID_SEMAPHORE_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueAcquireExternalMemObjectsKHR, (cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem* mem_objects, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueReleaseExternalMemObjectsKHR, (cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem* mem_objects, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(OBJ, cl_semaphore_khr, clCreateSemaphoreWithPropertiesKHR, (cl_context context, const cl_semaphore_properties_khr* sema_props, cl_int* errcode_ret), (context, sema_props, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueWaitSemaphoresKHR, (cl_command_queue command_queue, cl_uint num_sema_objects, const cl_semaphore_khr* sema_objects, const cl_semaphore_payload_khr* sema_payload_list, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueSignalSemaphoresKHR, (cl_command_queue command_queue, cl_uint num_sema_objects, const cl_semaphore_khr* sema_objects, const cl_semaphore_payload_khr* sema_payload_list, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetSemaphoreInfoKHR, (cl_semaphore_khr sema_object, cl_semaphore_info_khr param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret), (sema_object, param_name, param_value_size, param_value, param_value_size_ret), CL_INVALID_SEMAPHORE_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clRetainSemaphoreKHR, (cl_semaphore_khr sema_object), (sema_object), CL_INVALID_SEMAPHORE_KHR)
+DXCLUNIX_EXT_FN(INT, cl_int, clReleaseSemaphoreKHR, (cl_semaphore_khr sema_object), (sema_object), CL_INVALID_SEMAPHORE_KHR)
 /* Other Khronos extensions */
-DXCLUNIX_EXT_FN(INT, clIcdGetPlatformIDsKHR, 3, CL_INVALID_VALUE)
-DXCLUNIX_EXT_FN(OBJ, clCreateProgramWithILKHR, 4, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clTerminateContextKHR, 1, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(OBJ, clCreateCommandQueueWithPropertiesKHR, 4, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clGetKernelSubGroupInfoKHR, 8, CL_INVALID_KERNEL)
-DXCLUNIX_EXT_FN(INT, clGetKernelSuggestedLocalWorkSizeKHR, 6, CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clIcdGetPlatformIDsKHR, (cl_uint num_entries, cl_platform_id * platforms, cl_uint * num_platforms), (num_entries, platforms, num_platforms), CL_INVALID_VALUE)
+DXCLUNIX_EXT_FN(OBJ, cl_program, clCreateProgramWithILKHR, (cl_context context, const void * il, size_t length, cl_int * errcode_ret), (context, il, length, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clTerminateContextKHR, (cl_context context), (context), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(OBJ, cl_command_queue, clCreateCommandQueueWithPropertiesKHR, (cl_context context, cl_device_id device, const cl_queue_properties_khr* properties, cl_int* errcode_ret), (context, device, properties, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetKernelSubGroupInfoKHR, (cl_kernel in_kernel, cl_device_id in_device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void * input_value, size_t param_value_size, void * param_value, size_t * param_value_size_ret), (in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), CL_INVALID_KERNEL)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetKernelSuggestedLocalWorkSizeKHR, (cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t* global_work_offset, const size_t* global_work_size, size_t* suggested_local_work_size), (command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size), CL_INVALID_COMMAND_QUEUE)
 /* cl_ext_device_fission, cl_ext_migrate_memobject, cl_ext_image_requirements_info */
-DXCLUNIX_EXT_FN(INT, clCreateSubDevicesEXT, 5, CL_INVALID_DEVICE)
-DXCLUNIX_EXT_FN(INT, clRetainDeviceEXT, 1, CL_INVALID_DEVICE)
-DXCLUNIX_EXT_FN(INT, clReleaseDeviceEXT, 1, CL_INVALID_DEVICE)
-DXCLUNIX_EXT_FN(INT, clEnqueueMigrateMemObjectEXT, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clGetImageRequirementsInfoEXT, 9, CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clCreateSubDevicesEXT, (cl_device_id in_device, const cl_device_partition_property_ext * properties, cl_uint num_entries, cl_device_id * out_devices, cl_uint * num_devices), (in_device, properties, num_entries, out_devices, num_devices), CL_INVALID_DEVICE)
+DXCLUNIX_EXT_FN(INT, cl_int, clRetainDeviceEXT, (cl_device_id device), (device), CL_INVALID_DEVICE)
+DXCLUNIX_EXT_FN(INT, cl_int, clReleaseDeviceEXT, (cl_device_id device), (device), CL_INVALID_DEVICE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMigrateMemObjectEXT, (cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem * mem_objects, cl_mem_migration_flags_ext flags, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetImageRequirementsInfoEXT, (cl_context context, const cl_mem_properties* properties, cl_mem_flags flags, const cl_image_format* image_format, const cl_image_desc* image_desc, cl_image_requirements_info_ext param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret), (context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret), CL_INVALID_CONTEXT)
 /* cl_intel_unified_shared_memory, cl_intel_create_buffer_with_properties,
  * cl_intel_program_scope_host_pipe */
-DXCLUNIX_EXT_FN(OBJ, clHostMemAllocINTEL, 5, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(OBJ, clDeviceMemAllocINTEL, 6, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(OBJ, clSharedMemAllocINTEL, 6, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clMemFreeINTEL, 2, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clMemBlockingFreeINTEL, 2, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clGetMemAllocInfoINTEL, 6, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clSetKernelArgMemPointerINTEL, 3, CL_INVALID_KERNEL)
-DXCLUNIX_EXT_FN(INT, clEnqueueMemFillINTEL, 8, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueMemcpyINTEL, 8, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueMemAdviseINTEL, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueMigrateMemINTEL, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueMemsetINTEL, 7, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(OBJ, clCreateBufferWithPropertiesINTEL, 6, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clEnqueueReadHostPipeINTEL, 9, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueWriteHostPipeINTEL, 9, CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(OBJ, void *, clHostMemAllocINTEL, (cl_context context, const cl_mem_properties_intel* properties, size_t size, cl_uint alignment, cl_int* errcode_ret), (context, properties, size, alignment, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(OBJ, void *, clDeviceMemAllocINTEL, (cl_context context, cl_device_id device, const cl_mem_properties_intel* properties, size_t size, cl_uint alignment, cl_int* errcode_ret), (context, device, properties, size, alignment, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(OBJ, void *, clSharedMemAllocINTEL, (cl_context context, cl_device_id device, const cl_mem_properties_intel* properties, size_t size, cl_uint alignment, cl_int* errcode_ret), (context, device, properties, size, alignment, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clMemFreeINTEL, (cl_context context, void* ptr), (context, ptr), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clMemBlockingFreeINTEL, (cl_context context, void* ptr), (context, ptr), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clGetMemAllocInfoINTEL, (cl_context context, const void* ptr, cl_mem_info_intel param_name, size_t param_value_size, void* param_value, size_t* param_value_size_ret), (context, ptr, param_name, param_value_size, param_value, param_value_size_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clSetKernelArgMemPointerINTEL, (cl_kernel kernel, cl_uint arg_index, const void* arg_value), (kernel, arg_index, arg_value), CL_INVALID_KERNEL)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMemFillINTEL, (cl_command_queue command_queue, void* dst_ptr, const void* pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMemcpyINTEL, (cl_command_queue command_queue, cl_bool blocking, void* dst_ptr, const void* src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMemAdviseINTEL, (cl_command_queue command_queue, const void* ptr, size_t size, cl_mem_advice_intel advice, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMigrateMemINTEL, (cl_command_queue command_queue, const void* ptr, size_t size, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueMemsetINTEL, (cl_command_queue command_queue, void* dst_ptr, cl_int value, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(OBJ, cl_mem, clCreateBufferWithPropertiesINTEL, (cl_context context, const cl_mem_properties_intel* properties, cl_mem_flags flags, size_t size, void * host_ptr, cl_int * errcode_ret), (context, properties, flags, size, host_ptr, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueReadHostPipeINTEL, (cl_command_queue command_queue, cl_program program, const char* pipe_symbol, cl_bool blocking_read, void* ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueWriteHostPipeINTEL, (cl_command_queue command_queue, cl_program program, const char* pipe_symbol, cl_bool blocking_write, const void* ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event), (command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
 /* cl_arm_shared_virtual_memory (not clEnqueueSVMFreeARM: it takes a callback) */
-DXCLUNIX_EXT_FN(PTR, clSVMAllocARM, 4, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(NONE, clSVMFreeARM, 2, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clEnqueueSVMMemcpyARM, 8, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueSVMMemFillARM, 8, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueSVMMapARM, 8, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clEnqueueSVMUnmapARM, 5, CL_INVALID_COMMAND_QUEUE)
-DXCLUNIX_EXT_FN(INT, clSetKernelArgSVMPointerARM, 3, CL_INVALID_KERNEL)
-DXCLUNIX_EXT_FN(INT, clSetKernelExecInfoARM, 4, CL_INVALID_KERNEL)
+DXCLUNIX_EXT_FN(PTR, void *, clSVMAllocARM, (cl_context context, cl_svm_mem_flags_arm flags, size_t size, cl_uint alignment), (context, flags, size, alignment), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(NONE, void, clSVMFreeARM, (cl_context context, void * svm_pointer), (context, svm_pointer), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueSVMMemcpyARM, (cl_command_queue command_queue, cl_bool blocking_copy, void * dst_ptr, const void * src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueSVMMemFillARM, (cl_command_queue command_queue, void * svm_ptr, const void * pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueSVMMapARM, (cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void * svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clEnqueueSVMUnmapARM, (cl_command_queue command_queue, void * svm_ptr, cl_uint num_events_in_wait_list, const cl_event * event_wait_list, cl_event * event), (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), CL_INVALID_COMMAND_QUEUE)
+DXCLUNIX_EXT_FN(INT, cl_int, clSetKernelArgSVMPointerARM, (cl_kernel kernel, cl_uint arg_index, const void * arg_value), (kernel, arg_index, arg_value), CL_INVALID_KERNEL)
+DXCLUNIX_EXT_FN(INT, cl_int, clSetKernelExecInfoARM, (cl_kernel kernel, cl_kernel_exec_info_arm param_name, size_t param_value_size, const void * param_value), (kernel, param_name, param_value_size, param_value), CL_INVALID_KERNEL)
 /* Vendors' buffers and content sizes */
-DXCLUNIX_EXT_FN(OBJ, clCreateBufferNV, 6, CL_INVALID_CONTEXT)
-DXCLUNIX_EXT_FN(INT, clSetContentSizeBufferPoCL, 2, CL_INVALID_MEM_OBJECT)
+DXCLUNIX_EXT_FN(OBJ, cl_mem, clCreateBufferNV, (cl_context context, cl_mem_flags flags, cl_bitfield flags_NV, size_t size, void* host_ptr, cl_int* errcode_ret), (context, flags, flags_NV, size, host_ptr, errcode_ret), CL_INVALID_CONTEXT)
+DXCLUNIX_EXT_FN(INT, cl_int, clSetContentSizeBufferPoCL, (cl_mem buffer, cl_mem content_size_buffer), (buffer, content_size_buffer), CL_INVALID_MEM_OBJECT)
 /* clang-format on */

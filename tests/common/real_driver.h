@@ -11,6 +11,14 @@
 
 typedef void *(WINAPI *real_driver_lookup_fn)(const char *name);
 
+/* The folder of this architecture's builtins in a Wine DLL folder (the 32-bit pair's for a
+ * 32-bit program: <test>.x32_unix). */
+#ifdef _WIN64
+#define REAL_DRIVER_PE_FOLDER "x86_64-windows"
+#else
+#define REAL_DRIVER_PE_FOLDER "i386-windows"
+#endif
+
 /* dxcl's Unix side from Wine's DLL folders, with its lookup in *lookup; NULL when no folder has
  * it or it cannot reach the host's OpenCL. */
 static inline HMODULE real_driver_load_unix_side(real_driver_lookup_fn *lookup)
@@ -29,7 +37,7 @@ static inline HMODULE real_driver_load_unix_side(real_driver_lookup_fn *lookup)
             return NULL;
         if (!strncmp(start, "\\??\\", 4))
             start += 4;
-        snprintf(path, sizeof(path), "%s\\x86_64-windows\\dxclunix.dll", start);
+        snprintf(path, sizeof(path), "%s\\%s\\dxclunix.dll", start, REAL_DRIVER_PE_FOLDER);
         if ((module = LoadLibraryA(path)) &&
             (*lookup =
                  (real_driver_lookup_fn)(void *)GetProcAddress(module, "dxclunixGetProcAddress")) &&

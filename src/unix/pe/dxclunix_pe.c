@@ -42,6 +42,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Wine's name of this half's architecture, in its DLL folders' names. */
+#ifdef _WIN64
+#define WINE_ARCH "x86_64"
+#else
+#define WINE_ARCH "i386"
+#endif
+
 static const char *const api_names[DXCLUNIX_API_COUNT] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) #name,
 #include "core/cl_api.h"
@@ -82,8 +89,9 @@ static BOOL CALLBACK find_unix_half(INIT_ONCE *once, void *param, void **context
     GetModuleHandleExA(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
                            GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
                        (const char *)&open_once, &self);
-    strcpy(opening.error, "Wine loaded no dxclunix.so (is dxclunix.dll a builtin, from "
-                          "<dir>/x86_64-windows with <dir>/x86_64-unix/dxclunix.so beside it?)");
+    strcpy(opening.error,
+           "Wine loaded no dxclunix.so (is dxclunix.dll a builtin, from "
+           "<dir>/" WINE_ARCH "-windows with <dir>/" WINE_ARCH "-unix/dxclunix.so beside it?)");
     if (query_memory(GetCurrentProcess(), self, MEMORY_WINE_UNIX_FUNCS, &unix_handle,
                      sizeof(unix_handle), NULL) ||
         !unix_handle)
@@ -162,10 +170,15 @@ static void *failed_object(cl_int *errcode_ret, cl_int error)
     return NULL;
 }
 
-/* The call of an entry point: the parameter struct on the stack, filled by name (a 64-bit
- * integer or a pointer widens as it is: the PE half is x86-64), and the Unix call of its
- * index. dxclunixGetProcAddress hands these out once the host library is open. */
-#define DXCLUNIX_FILL(name) .name = (UINT64)(name),
+/* An argument widened into its 64-bit slot: a 64-bit integer as it is, a pointer, a size_t or a
+ * 32-bit integer through UINT_PTR (zero-extended on i686, where a pointer has 4 bytes; the Unix
+ * half reads back only the bytes of the parameter's type). */
+#define DXCLUNIX_WIDEN(x)                                                                          \
+    ((UINT64) _Generic((x), cl_ulong : (x), cl_long : (x), default : (UINT_PTR)(x)))
+
+/* The call of an entry point: the parameter struct on the stack, filled by name, and the Unix
+ * call of its index. dxclunixGetProcAddress hands these out once the host library is open. */
+#define DXCLUNIX_FILL(name) .name = DXCLUNIX_WIDEN(name),
 #define DXCLUNIX_CALL(name, args)                                                                  \
     union dxclunix_##name##_params p = {DXCLUNIX_FOR_EACH(DXCLUNIX_FILL, args)};                   \
     LONG status = unix_dispatcher(unix_handle, DXCLUNIX_API_CODE(DXCLUNIX_API_##name), &p);
@@ -224,53 +237,29 @@ static void *own_clGetExtensionFunctionAddressForPlatform(cl_platform_id platfor
 
 /* ---- Extension functions (dxclunix_ext.h) ---- */
 
-/* A thunk per listed function, taking its argument slots as they come (a callee reads the
- * ones it has; reading slots a caller of an older version did not fill is harmless). */
-#define DXCLUNIX_SLOTS_1(m) m(0)
-#define DXCLUNIX_SLOTS_2(m) DXCLUNIX_SLOTS_1(m), m(1)
-#define DXCLUNIX_SLOTS_3(m) DXCLUNIX_SLOTS_2(m), m(2)
-#define DXCLUNIX_SLOTS_4(m) DXCLUNIX_SLOTS_3(m), m(3)
-#define DXCLUNIX_SLOTS_5(m) DXCLUNIX_SLOTS_4(m), m(4)
-#define DXCLUNIX_SLOTS_6(m) DXCLUNIX_SLOTS_5(m), m(5)
-#define DXCLUNIX_SLOTS_7(m) DXCLUNIX_SLOTS_6(m), m(6)
-#define DXCLUNIX_SLOTS_8(m) DXCLUNIX_SLOTS_7(m), m(7)
-#define DXCLUNIX_SLOTS_9(m) DXCLUNIX_SLOTS_8(m), m(8)
-#define DXCLUNIX_SLOTS_10(m) DXCLUNIX_SLOTS_9(m), m(9)
-#define DXCLUNIX_SLOTS_11(m) DXCLUNIX_SLOTS_10(m), m(10)
-#define DXCLUNIX_SLOTS_12(m) DXCLUNIX_SLOTS_11(m), m(11)
-#define DXCLUNIX_SLOTS_13(m) DXCLUNIX_SLOTS_12(m), m(12)
-#define DXCLUNIX_SLOTS_14(m) DXCLUNIX_SLOTS_13(m), m(13)
-#define DXCLUNIX_SLOTS_15(m) DXCLUNIX_SLOTS_14(m), m(14)
-#define DXCLUNIX_SLOTS_16(m) DXCLUNIX_SLOTS_15(m), m(15)
-#define DXCLUNIX_SLOT_PARAM(i) UINT64 s##i
-#define DXCLUNIX_SLOT_ARG(i) s##i
-#define DXCLUNIX_EXT_RET_INT cl_int
-#define DXCLUNIX_EXT_RET_OBJ void *
-#define DXCLUNIX_EXT_RET_PTR void *
-#define DXCLUNIX_EXT_RET_NONE void
-#define DXCLUNIX_EXT_ANSWER_INT(slots, fault) return status < DXCLUNIX_FAULTED ? fault : status;
-#define DXCLUNIX_EXT_ANSWER_OBJ(slots, fault)                                                      \
+/* A thunk per listed function, with the function's own signature (dxclunix_ext.h): its
+ * arguments widened into the call's slots, as the entry points'. */
+#define DXCLUNIX_EXT_ANSWER_INT(ret, n, fault) return status < DXCLUNIX_FAULTED ? fault : status;
+#define DXCLUNIX_EXT_ANSWER_OBJ(ret, n, fault)                                                     \
     if (status)                                                                                    \
-        return failed_object((cl_int *)(UINT_PTR)p.slot[slots - 1],                                \
+        return failed_object((cl_int *)(UINT_PTR)p.slot[n - 1],                                    \
                              status == DXCLUNIX_MISSING ? CL_INVALID_OPERATION : fault);           \
-    return (void *)(UINT_PTR)p.slot[slots];
-#define DXCLUNIX_EXT_ANSWER_PTR(slots, fault)                                                      \
-    return status ? NULL : (void *)(UINT_PTR)p.slot[slots];
-#define DXCLUNIX_EXT_ANSWER_NONE(slots, fault) (void)status;
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault)                                                  \
-    static DXCLUNIX_EXT_RET_##kind CL_API_CALL ext_##name(                                         \
-        DXCLUNIX_SLOTS_##slots(DXCLUNIX_SLOT_PARAM))                                               \
+    return (ret)(UINT_PTR)p.result;
+#define DXCLUNIX_EXT_ANSWER_PTR(ret, n, fault) return status ? NULL : (ret)(UINT_PTR)p.result;
+#define DXCLUNIX_EXT_ANSWER_NONE(ret, n, fault) (void)status;
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault)                                      \
+    static ret CL_API_CALL ext_##name params                                                       \
     {                                                                                              \
-        struct dxclunix_ext_##name##_params p = {{DXCLUNIX_SLOTS_##slots(DXCLUNIX_SLOT_ARG)}};     \
+        union dxclunix_ext_##name##_params p = {DXCLUNIX_FOR_EACH(DXCLUNIX_FILL, args)};           \
         LONG status = unix_dispatcher(unix_handle, DXCLUNIX_EXT_CODE(DXCLUNIX_EXT_##name), &p);    \
                                                                                                    \
-        DXCLUNIX_EXT_ANSWER_##kind(slots, fault)                                                   \
+        DXCLUNIX_EXT_ANSWER_##kind(ret, DXCLUNIX_ARITY(args), fault)                               \
     }
 #include "../dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
 
 static void *const ext_thunks[DXCLUNIX_EXT_COUNT] = {
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault) (void *)ext_##name,
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault) (void *)ext_##name,
 #include "../dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
 };

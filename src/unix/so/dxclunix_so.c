@@ -8,9 +8,12 @@
  * "The Vulkan layer"), watches OpenCL's releases for the layer, and keeps the host fds of the
  * twins behind handles (fd_handles.c). It never calls PE code: arguments that would have the host
  * call PE code are dropped or refused here, whatever the PE half sent. Handles, pointers and
- * buffers pass as they are: on x86-64 without WoW64 both halves share the address space. */
+ * buffers pass as they are: both halves share the address space (x86-64, or i386 under Wine's
+ * old WoW64, where this half is built with -m32), and each argument reaches the host with its
+ * own type (host_call.h). */
 #define _GNU_SOURCE
 #include "dxclunix_so.h"
+#include "host_call.h"
 #include "host_icds.h"
 #include "unix/host_config.h"
 
@@ -23,44 +26,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A host function of n integer arguments, returning `type`, called with p[0..n-1] (OpenCL
- * functions take no floating-point or struct arguments by value). */
-#define DXCLUNIX_HOST_CALL(type, n, fn, p)                                                         \
-    ((type(*)(DXCLUNIX_CAT(DXCLUNIX_TYPES_, n)))(fn))(DXCLUNIX_CAT(DXCLUNIX_ARGS_, n)(p))
-#define DXCLUNIX_TYPES_0 void
-#define DXCLUNIX_TYPES_1 uint64_t
-#define DXCLUNIX_TYPES_2 DXCLUNIX_TYPES_1, uint64_t
-#define DXCLUNIX_TYPES_3 DXCLUNIX_TYPES_2, uint64_t
-#define DXCLUNIX_TYPES_4 DXCLUNIX_TYPES_3, uint64_t
-#define DXCLUNIX_TYPES_5 DXCLUNIX_TYPES_4, uint64_t
-#define DXCLUNIX_TYPES_6 DXCLUNIX_TYPES_5, uint64_t
-#define DXCLUNIX_TYPES_7 DXCLUNIX_TYPES_6, uint64_t
-#define DXCLUNIX_TYPES_8 DXCLUNIX_TYPES_7, uint64_t
-#define DXCLUNIX_TYPES_9 DXCLUNIX_TYPES_8, uint64_t
-#define DXCLUNIX_TYPES_10 DXCLUNIX_TYPES_9, uint64_t
-#define DXCLUNIX_TYPES_11 DXCLUNIX_TYPES_10, uint64_t
-#define DXCLUNIX_TYPES_12 DXCLUNIX_TYPES_11, uint64_t
-#define DXCLUNIX_TYPES_13 DXCLUNIX_TYPES_12, uint64_t
-#define DXCLUNIX_TYPES_14 DXCLUNIX_TYPES_13, uint64_t
-#define DXCLUNIX_TYPES_15 DXCLUNIX_TYPES_14, uint64_t
-#define DXCLUNIX_TYPES_16 DXCLUNIX_TYPES_15, uint64_t
-#define DXCLUNIX_ARGS_0(p)
-#define DXCLUNIX_ARGS_1(p) p[0]
-#define DXCLUNIX_ARGS_2(p) DXCLUNIX_ARGS_1(p), p[1]
-#define DXCLUNIX_ARGS_3(p) DXCLUNIX_ARGS_2(p), p[2]
-#define DXCLUNIX_ARGS_4(p) DXCLUNIX_ARGS_3(p), p[3]
-#define DXCLUNIX_ARGS_5(p) DXCLUNIX_ARGS_4(p), p[4]
-#define DXCLUNIX_ARGS_6(p) DXCLUNIX_ARGS_5(p), p[5]
-#define DXCLUNIX_ARGS_7(p) DXCLUNIX_ARGS_6(p), p[6]
-#define DXCLUNIX_ARGS_8(p) DXCLUNIX_ARGS_7(p), p[7]
-#define DXCLUNIX_ARGS_9(p) DXCLUNIX_ARGS_8(p), p[8]
-#define DXCLUNIX_ARGS_10(p) DXCLUNIX_ARGS_9(p), p[9]
-#define DXCLUNIX_ARGS_11(p) DXCLUNIX_ARGS_10(p), p[10]
-#define DXCLUNIX_ARGS_12(p) DXCLUNIX_ARGS_11(p), p[11]
-#define DXCLUNIX_ARGS_13(p) DXCLUNIX_ARGS_12(p), p[12]
-#define DXCLUNIX_ARGS_14(p) DXCLUNIX_ARGS_13(p), p[13]
-#define DXCLUNIX_ARGS_15(p) DXCLUNIX_ARGS_14(p), p[14]
-#define DXCLUNIX_ARGS_16(p) DXCLUNIX_ARGS_15(p), p[15]
+/* The typed call of each entry point and of each extension function (host_call.h):
+ * invoke_<name>(fn, slots). */
+#define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
+    DXCLUNIX_HOST_INVOKER(kind, ret, name, params, args, union dxclunix_##name##_params)
+#include "core/cl_api.h"
+#undef DXCL_API_FN
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault)                                      \
+    DXCLUNIX_HOST_INVOKER(kind, ret, name, params, args, union dxclunix_ext_##name##_params)
+#include "../dxclunix_ext.h"
+#undef DXCLUNIX_EXT_FN
+typedef uint64_t (*invoker_fn)(uintptr_t fn, const uint64_t *slot);
 #define DXCLUNIX_MAX_ARGS 16
 
 static const char *const api_names[DXCLUNIX_API_COUNT] = {
@@ -72,9 +48,10 @@ static const char *const api_names[DXCLUNIX_API_COUNT] = {
 enum kind { KIND_INT, KIND_OBJ, KIND_PTR, KIND_NONE };
 static const struct {
     unsigned char kind, arity;
+    invoker_fn invoke;
 } api_shapes[DXCLUNIX_API_COUNT] = {
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
-    {KIND_##kind, DXCLUNIX_ARITY(args)},
+    {KIND_##kind, DXCLUNIX_ARITY(args), invoke_##name},
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 };
@@ -188,7 +165,7 @@ static NTSTATUS unix_query(void *args)
 /* ---- Extension functions (dxclunix_ext.h) ---- */
 
 static const char *const ext_names[DXCLUNIX_EXT_COUNT] = {
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault) #name,
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault) #name,
 #include "../dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
 };
@@ -251,7 +228,8 @@ static NTSTATUS unix_extension(void *args)
 
 /* A create function whose properties (slot `at`) may name fd handles: the host gets the fds
  * in their place (fd_handles.c). The call's kind is OBJ: its errcode_ret is the last slot. */
-static NTSTATUS import_call(uintptr_t fn, uint64_t *slots, unsigned arity, unsigned at)
+static NTSTATUS import_call(invoker_fn invoke, uintptr_t fn, uint64_t *slots, unsigned arity,
+                            unsigned at)
 {
     uint64_t a[DXCLUNIX_MAX_ARGS] = {0}, ret;
     struct dxclunix_import import;
@@ -269,9 +247,28 @@ static NTSTATUS import_call(uintptr_t fn, uint64_t *slots, unsigned arity, unsig
     case DXCLUNIX_IMPORT_AS_IS:
         break;
     }
-    ret = DXCLUNIX_HOST_CALL(uint64_t, 16, fn, a);
+    ret = invoke(fn, a);
     dxclunix_import_done(&import, ret != 0);
     slots[arity] = ret;
+    return 0;
+}
+
+/* A call that may compile (may_compile): Wine's signal handlers and the thread's alternate signal
+ * stack put back after it, where the driver's LLVM took them (signals.c). `a` are the arguments
+ * to pass, `slots` the call's own (its result goes after them). */
+static NTSTATUS compiling_call(enum dxclunix_api index, uintptr_t fn, const uint64_t *a,
+                               uint64_t *slots)
+{
+    stack_t stack;
+    bool stack_noted = dxclunix_save_signal_stack(&stack);
+    uint64_t ret = api_shapes[index].invoke(fn, a);
+
+    dxclunix_put_back_wine_handlers();
+    if (stack_noted)
+        dxclunix_put_back_signal_stack(&stack);
+    if (api_shapes[index].kind == KIND_INT)
+        return (int32_t)ret;
+    slots[api_shapes[index].arity] = ret;
     return 0;
 }
 
@@ -283,15 +280,15 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
 
     if (index == DXCLUNIX_API_clCreateBufferWithProperties ||
         index == DXCLUNIX_API_clCreateImageWithProperties)
-        return import_call(fn, slots, arity, 1);
+        return import_call(api_shapes[index].invoke, fn, slots, arity, 1);
     memcpy(a, slots, arity * sizeof(*a));
     if (index == DXCLUNIX_API_clEnqueueSVMFree && a[3] /* pfn_free_func */)
         return CL_INVALID_OPERATION;
     if (specials[index].notify)
         a[specials[index].notify] = a[specials[index].user_data] = 0;
-    ret = DXCLUNIX_HOST_CALL(uint64_t, 16, fn, a);
     if (may_compile[index])
-        dxclunix_put_back_wine_handlers();
+        return compiling_call(index, fn, a, slots);
+    ret = api_shapes[index].invoke(fn, a);
     if (api_shapes[index].kind == KIND_INT)
         return (int32_t)ret;
     slots[arity] = ret;
@@ -304,31 +301,22 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
 #define DXCLUNIX_ABSENT_PTR DXCLUNIX_MISSING
 #define DXCLUNIX_ABSENT_NONE DXCLUNIX_MISSING
 
-/* The call of each entry point: its arguments, then the slot of its result; an INT entry
- * point's cl_int is the call's status instead (dxclunix.h). */
-#define DXCLUNIX_RESULT_INT(n, fn, p) return DXCLUNIX_HOST_CALL(int32_t, n, fn, p->slot);
-#define DXCLUNIX_RESULT_OBJ(n, fn, p)                                                              \
-    p->slot[n] = DXCLUNIX_HOST_CALL(uint64_t, n, fn, p->slot);                                     \
+/* The host's answer: an INT function's cl_int is the call's status; the others' result goes to
+ * the slot after their arguments (dxclunix.h). */
+#define DXCLUNIX_ANSWER_INT(n, p, result) return (int32_t)(result);
+#define DXCLUNIX_ANSWER_OBJ(n, p, result)                                                          \
+    p->slot[n] = (result);                                                                         \
     return 0;
-#define DXCLUNIX_RESULT_PTR DXCLUNIX_RESULT_OBJ
-#define DXCLUNIX_RESULT_NONE DXCLUNIX_RESULT_OBJ
-#define DXCLUNIX_COMPILING_INT(name, args)                                                         \
-    int32_t status = DXCLUNIX_HOST_CALL(int32_t, DXCLUNIX_ARITY(args),                             \
-                                        api_functions[DXCLUNIX_API_##name], p->slot);              \
-    dxclunix_put_back_wine_handlers();                                                             \
-    return status;
-#define DXCLUNIX_COMPILING_OBJ(name, args)                                                         \
-    p->slot[DXCLUNIX_ARITY(args)] = DXCLUNIX_HOST_CALL(                                            \
-        uint64_t, DXCLUNIX_ARITY(args), api_functions[DXCLUNIX_API_##name], p->slot);              \
-    dxclunix_put_back_wine_handlers();                                                             \
-    return 0;
-#define DXCLUNIX_COMPILING_PTR DXCLUNIX_COMPILING_OBJ
-#define DXCLUNIX_COMPILING_NONE DXCLUNIX_COMPILING_OBJ
+#define DXCLUNIX_ANSWER_PTR DXCLUNIX_ANSWER_OBJ
+#define DXCLUNIX_ANSWER_NONE DXCLUNIX_ANSWER_OBJ
+
+/* The call of each entry point. */
 #define DXCL_API_FN(route, kind, ret, name, version, params, args)                                 \
     static NTSTATUS direct_##name(void *args_and_result)                                           \
     {                                                                                              \
         union dxclunix_##name##_params *p = args_and_result;                                       \
         const uintptr_t fn = api_functions[DXCLUNIX_API_##name];                                   \
+        uint64_t result;                                                                           \
                                                                                                    \
         if (!p)                                                                                    \
             return DXCLUNIX_STATUS_INVALID_PARAMETER;                                              \
@@ -336,19 +324,19 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
             return DXCLUNIX_ABSENT_##kind;                                                         \
         if (specials[DXCLUNIX_API_##name].special)                                                 \
             return special_call(DXCLUNIX_API_##name, fn, p->slot);                                 \
-        if (may_compile[DXCLUNIX_API_##name]) {                                                    \
-            DXCLUNIX_COMPILING_##kind(name, args)                                                  \
-        }                                                                                          \
-        DXCLUNIX_RESULT_##kind(DXCLUNIX_ARITY(args), fn, p)                                        \
+        if (may_compile[DXCLUNIX_API_##name])                                                      \
+            return compiling_call(DXCLUNIX_API_##name, fn, p->slot, p->slot);                      \
+        result = invoke_##name(fn, p->slot);                                                       \
+        DXCLUNIX_ANSWER_##kind(DXCLUNIX_ARITY(args), p, result)                                    \
     }
 #include "core/cl_api.h"
 #undef DXCL_API_FN
 
 /* The call of each extension function, from the table of addresses bound by its look-up. */
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault)                                                  \
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault)                                      \
     static NTSTATUS ext_##name(void *args_and_result)                                              \
     {                                                                                              \
-        struct dxclunix_ext_##name##_params *p = args_and_result;                                  \
+        union dxclunix_ext_##name##_params *p = args_and_result;                                   \
         const uintptr_t fn =                                                                       \
             atomic_load_explicit(&ext_functions[DXCLUNIX_EXT_##name], memory_order_acquire);       \
                                                                                                    \
@@ -357,8 +345,8 @@ static NTSTATUS special_call(enum dxclunix_api index, uintptr_t fn, uint64_t *sl
         if (!fn)                                                                                   \
             return DXCLUNIX_ABSENT_##kind;                                                         \
         if (DXCLUNIX_EXT_##name == DXCLUNIX_EXT_clCreateSemaphoreWithPropertiesKHR)                \
-            return import_call(fn, p->slot, slots, 1);                                             \
-        DXCLUNIX_RESULT_##kind(slots, fn, p)                                                       \
+            return import_call(invoke_##name, fn, p->slot, DXCLUNIX_ARITY(args), 1);               \
+        DXCLUNIX_ANSWER_##kind(DXCLUNIX_ARITY(args), p, invoke_##name(fn, p->slot))                \
     }
 #include "../dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
@@ -404,16 +392,13 @@ static bool layer_lock_busy(void)
 
 /* OpenCL's release of a hand-out is done: the layer lets Direct3D's queue go on. */
 struct pending_release_watch {
-    uint64_t event, twin, value;
+    cl_event event;
+    uint64_t twin, value;
     struct pending_release_watch *next; /* among the ended */
 };
 
-static int32_t host_event_call(enum dxclunix_api api, uint64_t event)
-{
-    uint64_t args[1] = {event};
-
-    return DXCLUNIX_HOST_CALL(int32_t, 1, host_functions[api], args);
-}
+/* The host's functions that the watches call, with their own types (as host_call.h's). */
+#define HOST_FN(name) ((__typeof__(&name))host_functions[DXCLUNIX_API_##name])
 
 /* The events of watches that ended, released at the next watch's start: not inside the driver's
  * callback (PoCL 3.1 aborts when an event is released in its own callback). */
@@ -438,7 +423,7 @@ static void release_ended(void)
     pthread_mutex_unlock(&ended_lock);
     for (; list; list = next) {
         next = list->next;
-        host_event_call(DXCLUNIX_API_clReleaseEvent, list->event);
+        HOST_FN(clReleaseEvent)(list->event);
         free(list);
     }
 }
@@ -455,7 +440,9 @@ static void tell_released(struct pending_release_watch *watch, int32_t status)
     pthread_mutex_unlock(&ended_lock);
 }
 
-static void released_callback(uint64_t event, int32_t status, void *data)
+/* The host calls it as OpenCL's callbacks are declared: (cl_event, cl_int, void *), which on
+ * i386 is not the layout of (uint64_t, int32_t, void *). */
+static void CL_CALLBACK released_callback(cl_event event, cl_int status, void *data)
 {
     (void)event;
     tell_released(data, status);
@@ -465,13 +452,11 @@ static void released_callback(uint64_t event, int32_t status, void *data)
 static void *release_waiter(void *data)
 {
     struct pending_release_watch *watch = data;
-    uint64_t args[5] = {watch->event, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */, 4, 0, 0};
-    uint64_t wait_args[2] = {1, (uint64_t)(uintptr_t)&watch->event};
-    int32_t status = -1;
+    cl_int status = -1;
 
-    DXCLUNIX_HOST_CALL(int32_t, 2, host_functions[DXCLUNIX_API_clWaitForEvents], wait_args);
-    args[3] = (uint64_t)(uintptr_t)&status;
-    DXCLUNIX_HOST_CALL(int32_t, 5, host_functions[DXCLUNIX_API_clGetEventInfo], args);
+    HOST_FN(clWaitForEvents)(1, &watch->event);
+    HOST_FN(clGetEventInfo)
+    (watch->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
     tell_released(watch, status);
     return NULL;
 }
@@ -482,7 +467,6 @@ static void *release_waiter(void *data)
 static int32_t release_when(struct dxcl_layer_release_when *asked)
 {
     struct pending_release_watch *watch = malloc(sizeof(*watch));
-    uint64_t callback_args[4];
     pthread_t thread;
     int32_t result;
 
@@ -494,18 +478,15 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
         free(watch);
         return -59; /* CL_INVALID_OPERATION */
     }
-    *watch = (struct pending_release_watch){asked->event, asked->twin, asked->value, NULL};
-    if ((result = host_event_call(DXCLUNIX_API_clRetainEvent, watch->event))) {
+    *watch = (struct pending_release_watch){(cl_event)(uintptr_t)asked->event, asked->twin,
+                                            asked->value, NULL};
+    if ((result = HOST_FN(clRetainEvent)(watch->event))) {
         free(watch);
         return result;
     }
     if (host_functions[DXCLUNIX_API_clSetEventCallback]) {
-        callback_args[0] = watch->event;
-        callback_args[1] = 0; /* CL_COMPLETE, which negative statuses reach too */
-        callback_args[2] = (uint64_t)(uintptr_t)released_callback;
-        callback_args[3] = (uint64_t)(uintptr_t)watch;
-        result = DXCLUNIX_HOST_CALL(int32_t, 4, host_functions[DXCLUNIX_API_clSetEventCallback],
-                                    callback_args);
+        /* CL_COMPLETE, which negative statuses reach too */
+        result = HOST_FN(clSetEventCallback)(watch->event, CL_COMPLETE, released_callback, watch);
         if (!result)
             return 0;
     }
@@ -515,7 +496,7 @@ static int32_t release_when(struct dxcl_layer_release_when *asked)
         pthread_detach(thread);
         return 0;
     }
-    host_event_call(DXCLUNIX_API_clReleaseEvent, watch->event);
+    HOST_FN(clReleaseEvent)(watch->event);
     free(watch);
     return result ? result : -59;
 }
@@ -676,7 +657,7 @@ __attribute__((visibility("default"))) const unixlib_entry_t __wine_unix_call_fu
 #define DXCL_API_FN(route, kind, ret, name, version, params, args) direct_##name,
 #include "core/cl_api.h"
 #undef DXCL_API_FN
-#define DXCLUNIX_EXT_FN(kind, name, slots, fault) ext_##name,
+#define DXCLUNIX_EXT_FN(kind, ret, name, params, args, fault) ext_##name,
 #include "../dxclunix_ext.h"
 #undef DXCLUNIX_EXT_FN
 };

@@ -10,6 +10,8 @@
 
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
+#include <CL/cl_gl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -60,7 +62,11 @@ NTSTATUS dxclunix_wake_watcher(void *args); /* DXCLUNIX_WAKE_WATCHER */
 /* ---- Wine's signal handlers (signals.c; docs/proxy.md, "Signal handlers") ---- */
 void dxclunix_save_wine_handlers(void);     /* before the host library loads */
 void dxclunix_put_back_wine_handlers(void); /* after a call that may compile */
-NTSTATUS dxclunix_signals(void *args);      /* DXCLUNIX_SIGNALS */
+/* Around a call that may compile: the calling thread's alternate signal stack, noted (false once
+ * nothing needs noting) and put back (LLVM's replaces it; Wine's i386 handler needs Wine's). */
+bool dxclunix_save_signal_stack(stack_t *stack);
+void dxclunix_put_back_signal_stack(const stack_t *stack);
+NTSTATUS dxclunix_signals(void *args); /* DXCLUNIX_SIGNALS */
 
 /* The test hook's look at the locks: true when a try to take it fails. */
 bool dxclunix_fd_lock_busy(void);

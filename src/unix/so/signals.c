@@ -79,6 +79,29 @@ void dxclunix_put_back_wine_handlers(void)
     pthread_mutex_unlock(&signals_lock);
 }
 
+/* LLVM also gives the thread that registers its handlers an alternate signal stack of its own
+ * where the one in place is smaller than it wants (llvm::sys CreateSigAltStack). Wine's i386
+ * signal handler finds the thread's TEB from its signal stack, so on that stack it faults itself
+ * (a second SIGSEGV, SI_KERNEL) and the process dies at the next fault of a Unix call; Wine's
+ * x86-64 handler finds the TEB through a segment register and does not mind. So the calling
+ * thread's alternate stack is noted before each call that may compile, until LLVM's handlers
+ * were put back once (it registers them once per process), and put back after it. */
+bool dxclunix_save_signal_stack(stack_t *stack)
+{
+    return !atomic_load(&signals_put_back) && sigaltstack(NULL, stack) == 0;
+}
+
+void dxclunix_put_back_signal_stack(const stack_t *stack)
+{
+    stack_t now, wine = *stack;
+
+    if (sigaltstack(NULL, &now) != 0 ||
+        (now.ss_sp == stack->ss_sp && now.ss_size == stack->ss_size))
+        return;
+    wine.ss_flags &= SS_DISABLE; /* SS_ONSTACK is a state, not a setting */
+    sigaltstack(&wine, NULL);
+}
+
 /* The count and the owner are copied out under the lock and written to the PE half's
  * parameters after it: a fault there leaves the lock free. */
 NTSTATUS dxclunix_signals(void *args)
