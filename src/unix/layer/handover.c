@@ -484,14 +484,6 @@ static int32_t run_batch(struct batch *b)
 
     if ((result = hold_items(b)))
         return result;
-    pthread_mutex_lock(&b->device->submit_lock);
-    if (empty_hand_ins_allowed() && nothing_to_submit(b)) {
-        settle(b, values, 0);
-        pthread_mutex_unlock(&b->device->submit_lock);
-        asked->ready_skipped = 1;
-        return 0;
-    }
-    pthread_mutex_unlock(&b->device->submit_lock);
     /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon).
      * After a release that ended early, `ready` may still hold its last signal: the same. */
     for (uint32_t i = 0; i < b->held && !skip_ready; i++)
@@ -499,7 +491,10 @@ static int32_t run_batch(struct batch *b)
                      ((asked->unless_idle && dxcl_progress_idle(b->device->progress)) ||
                       !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
-    if (!(result = submit_waits(b, values)) && (result = submit_commands(b, skip_ready, &done)))
+    if (empty_hand_ins_allowed() && nothing_to_submit(b))
+        skip_ready = true; /* nothing submitted: done stays 0, nothing to wait for */
+    else if (!(result = submit_waits(b, values)) &&
+             (result = submit_commands(b, skip_ready, &done)))
         for (uint32_t i = 0; i < b->held; i++) /* the ownership never came back: they end now */
             if (values[i])
                 twin_resolve(b->twins[i], values[i], DXCL_RELEASE_FAILED, result);
