@@ -10,21 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "native_check.h"
+
 enum { W = 37, H = 5 }; /* odd sizes: no kernel may assume a multiple */
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "test_convert_kernels.c:%d: FAILED: ", __LINE__);                      \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static cl_context context;
 static cl_command_queue queue;

@@ -2,30 +2,11 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include "formats/pixels.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-static void check(bool ok, int line, const char *fmt, ...)
-{
-    va_list args;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    fprintf(stderr, "test_pixels.c:%d: FAILED: ", line);
-    va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
-    va_end(args);
-    fputc('\n', stderr);
-}
-
-#define CHECK(cond, ...) check(!!(cond), __LINE__, __VA_ARGS__)
+#include "native_check.h"
 
 /* The orders under test, spelled as their components in memory order. */
 static const struct {

@@ -13,18 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "native_check.h"
 
 /* Whether the instance's layer list names dxcl's layer (an implicit one that is off is not
  * listed as active, but still enumerated: the list says it was found at all). */
@@ -76,20 +65,20 @@ int main(void)
     VkInstance instance;
     bool loaded;
 
-    CHECK(expect && (!strcmp(expect, "0") || want), "DXCL_TEST_EXPECT_LAYER is not 0 or 1");
-    CHECK(!getenv("VK_LAYER_PATH") && !getenv("VK_INSTANCE_LAYERS"),
+    check(expect && (!strcmp(expect, "0") || want), "DXCL_TEST_EXPECT_LAYER is not 0 or 1");
+    check(!getenv("VK_LAYER_PATH") && !getenv("VK_INSTANCE_LAYERS"),
           "an explicit layer setting is set: the test would prove nothing");
-    CHECK(layer_listed(), "the implicit manifest was not found (XDG_DATA_DIRS=%s)",
+    check(layer_listed(), "the implicit manifest was not found (XDG_DATA_DIRS=%s)",
           getenv("XDG_DATA_DIRS") ? getenv("XDG_DATA_DIRS") : "");
     if (vkCreateInstance(&info, NULL, &instance) != VK_SUCCESS) {
         printf("FAIL: vkCreateInstance\n");
         return 1;
     }
     loaded = dlopen("libdxcl_vk_layer.so", RTLD_NOW | RTLD_NOLOAD) != NULL;
-    CHECK(loaded == want, "the layer is %sloaded (DXCL_LAYER=%s, DXCL_LAYER_DISABLE=%s)",
+    check(loaded == want, "the layer is %sloaded (DXCL_LAYER=%s, DXCL_LAYER_DISABLE=%s)",
           loaded ? "" : "not ", getenv("DXCL_LAYER") ? getenv("DXCL_LAYER") : "unset",
           getenv("DXCL_LAYER_DISABLE") ? getenv("DXCL_LAYER_DISABLE") : "unset");
-    CHECK(!want || device_has_export(instance),
+    check(!want || device_has_export(instance),
           "the layer is on, yet a device has no vkGetMemoryFdKHR");
     vkDestroyInstance(instance, NULL);
     printf("native vk_layer_switch (expect %s): %d passed, %d failed\n", want ? "on" : "off",
