@@ -40,19 +40,46 @@ static void check_resource(struct interop_env *env, void *resource, const unsign
     test_same_bytes(got, want, BYTES, what);
 }
 
-/* acquire both, xor2 from src into the left HALF columns of dst only, release, finish. */
-static void half_kernel(struct interop_env *env, cl_kernel kernel, cl_mem src, cl_mem dst)
+/* Releases a shared texture: its object, then the texture. */
+static void unshare(struct interop_env *env, cl_mem mem, struct test_texture *tex)
 {
-    const size_t global[2] = {HALF, H};
-    cl_mem both[2] = {src, dst};
+    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+    test_texture_free(env->api, tex);
+}
 
-    CHECK_ERR(env->cl->acquire(env->queue, 2, both, 0, NULL, NULL), CL_SUCCESS);
+/* Enqueues xor2 from src into the left `width` columns of dst (both acquired). */
+static void enqueue_xor2(struct interop_env *env, cl_kernel kernel, cl_mem src, cl_mem dst,
+                         size_t width)
+{
+    const size_t global[2] = {width, H};
+
     CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &src), CL_SUCCESS);
     CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(cl_mem), &dst), CL_SUCCESS);
     CHECK_ERR(clSetKernelArg(kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
     CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
               CL_SUCCESS);
+}
+
+/* acquire both, xor2 from src into the left HALF columns of dst only, release, finish. */
+static void half_kernel(struct interop_env *env, cl_kernel kernel, cl_mem src, cl_mem dst)
+{
+    cl_mem both[2] = {src, dst};
+
+    CHECK_ERR(env->cl->acquire(env->queue, 2, both, 0, NULL, NULL), CL_SUCCESS);
+    enqueue_xor2(env, kernel, src, dst, HALF);
     CHECK_ERR(env->cl->release(env->queue, 2, both, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+}
+
+/* acquire, write `region` at `origin` from the host, release, finish. */
+static void host_write(struct interop_env *env, cl_mem mem, const size_t origin[3],
+                       const size_t region[3], const unsigned char *bytes)
+{
+    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_ERR(
+        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, bytes, 0, NULL, NULL),
+        CL_SUCCESS);
+    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
 }
 
@@ -87,11 +114,8 @@ static void write_only_partial(struct interop_env *env, cl_kernel kernel)
     half_written(src.data[0], fresh, want);
     check_resource(env, dst.resource, want,
                    "WRITE_ONLY, half written again: the other half is Direct3D's new bytes");
-
-    CHECK_ERR(clReleaseMemObject(msrc), CL_SUCCESS);
-    CHECK_ERR(clReleaseMemObject(mdst), CL_SUCCESS);
-    test_texture_free(env->api, &src);
-    test_texture_free(env->api, &dst);
+    unshare(env, msrc, &src);
+    unshare(env, mdst, &dst);
 }
 
 /* A READ_ONLY object a kernel reads while Direct3D writes its resource (after the kernel, before
@@ -101,27 +125,19 @@ static void read_only_keeps_direct3d(struct interop_env *env, cl_kernel kernel)
     struct test_texture src, dst;
     cl_mem msrc = share(env, &src, CL_MEM_READ_ONLY, 441);
     cl_mem mdst = share(env, &dst, CL_MEM_READ_WRITE, 442);
-    const size_t global[2] = {W, H};
     cl_mem both[2] = {msrc, mdst};
     unsigned char fresh[BYTES];
 
     test_fill_bytes(fresh, BYTES, 443);
     CHECK_ERR(env->cl->acquire(env->queue, 2, both, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &msrc), CL_SUCCESS);
-    CHECK_ERR(clSetKernelArg(kernel, 1, sizeof(cl_mem), &mdst), CL_SUCCESS);
-    CHECK_ERR(clSetKernelArg(kernel, 2, sizeof(mask), &mask), CL_SUCCESS);
-    CHECK_ERR(clEnqueueNDRangeKernel(env->queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
-              CL_SUCCESS);
+    enqueue_xor2(env, kernel, msrc, mdst, W);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     REQUIRE(env->api->write_subresource(src.resource, 0, fresh), "Direct3D writes src");
     CHECK_ERR(env->cl->release(env->queue, 2, both, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
     check_resource(env, src.resource, fresh, "READ_ONLY read by a kernel: Direct3D's write stays");
-
-    CHECK_ERR(clReleaseMemObject(msrc), CL_SUCCESS);
-    CHECK_ERR(clReleaseMemObject(mdst), CL_SUCCESS);
-    test_texture_free(env->api, &src);
-    test_texture_free(env->api, &dst);
+    unshare(env, msrc, &src);
+    unshare(env, mdst, &dst);
 }
 
 /* CL_MEM_READ_ONLY binds kernels only: a host write into the object comes back, whole or part. */
@@ -134,27 +150,16 @@ static void read_only_host_write(struct interop_env *env)
     unsigned char fresh[BYTES], patch[BYTES], want[BYTES];
 
     test_fill_bytes(fresh, BYTES, 452);
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(
-        clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, whole, 0, 0, fresh, 0, NULL, NULL),
-        CL_SUCCESS);
-    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    host_write(env, mem, origin, whole, fresh);
     check_resource(env, tex.resource, fresh, "READ_ONLY, whole host write: comes back");
 
     test_fill_bytes(patch, BYTES, 453);
     memcpy(want, fresh, BYTES);
     for (int y = 0; y < H; y++)
         memcpy(want + (y * W + HALF) * 4, patch + y * (W - HALF) * 4, (W - HALF) * 4);
-    CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, at, part, 0, 0, patch, 0, NULL, NULL),
-              CL_SUCCESS);
-    CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
-    CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+    host_write(env, mem, at, part, patch);
     check_resource(env, tex.resource, want, "READ_ONLY, partial host write: comes back, rest kept");
-
-    CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
-    test_texture_free(env->api, &tex);
+    unshare(env, mem, &tex);
 }
 
 static void run(const struct test_api *api)
