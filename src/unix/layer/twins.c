@@ -425,58 +425,65 @@ bool twin_and_device(uint64_t id, struct twin **twin, struct device **device,
     return false;
 }
 
-EXPORT int32_t dxcl_layer_twin_export(void *params)
+/* What a call that gives a twin's fd asks, with the twin and its device held: 0 with `fd` set,
+ * or the error's result. */
+typedef int32_t twin_fd_getter(struct twin *twin, struct device *device, int32_t *fd,
+                               struct dxcl_layer_error *error);
+
+/* One of dxcl's calls that gives a twin's fd (struct dxcl_layer_twin_fd): the fd from `get`. */
+static int32_t twin_fd_call(struct dxcl_layer_twin_fd *asked, twin_fd_getter *get)
 {
-    struct dxcl_layer_twin_fd *asked = params;
-    uint64_t id = asked->twin;
-    int32_t *fd = &asked->fd;
-    struct dxcl_layer_error *error = &asked->error;
     struct twin *twin;
     struct device *device;
-    int32_t result = -1;
+    int32_t result;
 
-    *fd = -1;
-    memset(error, 0, sizeof(*error));
-    if (!twin_and_device(id, &twin, &device, error))
-        return error->result;
-    if (twin->host_visible)
-        layer_fail(error, -1, "twin %" PRIu64 " is host-visible: OpenCL maps it", id);
-    else if (!twin_image_alive(twin)) /* its memory may be freed */
-        layer_fail(error, -1, "direct twin %" PRIu64 ": DXVK destroyed the image", id);
-    else
-        result = export_memory(twin, fd, error);
+    asked->fd = -1;
+    memset(&asked->error, 0, sizeof(asked->error));
+    if (!twin_and_device(asked->twin, &twin, &device, &asked->error))
+        return asked->error.result;
+    result = get(twin, device, &asked->fd, &asked->error);
     device_put(device);
     twin_put(twin);
     return result;
 }
 
-EXPORT int32_t dxcl_layer_twin_ready_fd(void *params)
+static int32_t get_memory_fd(struct twin *twin, struct device *device, int32_t *fd,
+                             struct dxcl_layer_error *error)
 {
-    struct dxcl_layer_twin_fd *asked = params;
-    uint64_t id = asked->twin;
-    int32_t *fd = &asked->fd;
-    struct dxcl_layer_error *error = &asked->error;
+    (void)device;
+    if (twin->host_visible)
+        return layer_fail(error, -1, "twin %" PRIu64 " is host-visible: OpenCL maps it", twin->id);
+    if (!twin_image_alive(twin)) /* its memory may be freed */
+        return layer_fail(error, -1, "direct twin %" PRIu64 ": DXVK destroyed the image", twin->id);
+    return export_memory(twin, fd, error);
+}
+
+EXPORT int32_t dxcl_layer_twin_export(void *params)
+{
+    return twin_fd_call(params, get_memory_fd);
+}
+
+static int32_t get_ready_fd(struct twin *twin, struct device *device, int32_t *fd,
+                            struct dxcl_layer_error *error)
+{
     VkSemaphoreGetFdInfoKHR info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
+                                    .semaphore = twin->ready,
                                     .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
-    struct twin *twin;
-    struct device *device;
     int exported = -1;
-    int32_t result = -1;
     VkResult vk;
 
-    *fd = -1;
-    memset(error, 0, sizeof(*error));
-    if (!twin_and_device(id, &twin, &device, error))
-        return error->result;
-    if (!(info.semaphore = twin->ready))
-        layer_fail(error, -1, "twin %" PRIu64 " has no `ready` (the device exports none)", id);
-    else if ((vk = device->vk.get_semaphore_fd(device->handle, &info, &exported)))
-        result = layer_fail(error, vk, "vkGetSemaphoreFdKHR: %d", vk);
-    else
-        *fd = exported, result = 0;
-    device_put(device);
-    twin_put(twin);
-    return result;
+    if (!twin->ready)
+        return layer_fail(error, -1, "twin %" PRIu64 " has no `ready` (the device exports none)",
+                          twin->id);
+    if ((vk = device->vk.get_semaphore_fd(device->handle, &info, &exported)))
+        return layer_fail(error, vk, "vkGetSemaphoreFdKHR: %d", vk);
+    *fd = exported;
+    return 0;
+}
+
+EXPORT int32_t dxcl_layer_twin_ready_fd(void *params)
+{
+    return twin_fd_call(params, get_ready_fd);
 }
 
 EXPORT int32_t dxcl_layer_twin_check(void *params)
