@@ -1,5 +1,5 @@
 /* What every file of dxcl's Vulkan layer uses (base.h): its log line, its failures, its fault
- * points, pNext chains, its numeric settings and the clock. */
+ * points, pNext chains, its numeric settings, its growing arrays and the clock. */
 #define _GNU_SOURCE
 #include "base.h"
 #include "unix/host_config.h"
@@ -65,6 +65,19 @@ bool layer_fault(const char *point)
     const char *setting = dxcl_host_setting("DXCL_LAYER_FAULT");
 
     return setting && !strcmp(setting, point);
+}
+
+void *layer_room(void *items, size_t count, size_t *capacity, size_t size, size_t first)
+{
+    size_t grown_capacity = *capacity ? 2 * *capacity : first;
+    void *grown;
+
+    if (count < *capacity)
+        return items;
+    if (!(grown = realloc(items, grown_capacity * size)))
+        return NULL;
+    *capacity = grown_capacity;
+    return grown;
 }
 
 uint64_t layer_now_ns(void)

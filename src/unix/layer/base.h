@@ -8,6 +8,7 @@
 #include <vulkan/vulkan.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A line on stderr where DXCL_LOG is set. */
@@ -22,6 +23,10 @@ bool layer_fault(const char *point);
 /* The host setting `name` as a positive whole number, or `fallback` where it is unset, empty,
  * zero or not a number. */
 uint64_t layer_setting_count(const char *name, uint64_t fallback);
+/* Room for one more item in a growing array of `count` items of `size` bytes, `*capacity`
+ * allocated: the array, grown where it is full (twice its capacity, or `first` items), or NULL
+ * where out of memory (the array stays as it was). */
+void *layer_room(void *items, size_t count, size_t *capacity, size_t size, size_t first);
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t layer_now_ns(void);
 

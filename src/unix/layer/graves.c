@@ -43,21 +43,17 @@ bool graves_take_memory(struct device *device, VkDeviceMemory memory)
 
 void graves_add(const struct grave *grave)
 {
+    struct grave *room;
     bool kept = false;
 
     if (!grave->image && !grave->memory && !grave->semaphores[0] && !grave->semaphores[1])
         return;
     pthread_mutex_lock(&graves_lock);
-    if (grave_count == grave_capacity) {
-        size_t capacity = grave_capacity ? 2 * grave_capacity : 32;
-        struct grave *grown = realloc(graves, capacity * sizeof(*grown));
-        if (grown) {
-            graves = grown;
-            grave_capacity = capacity;
-        }
-    }
-    if ((kept = grave_count < grave_capacity))
+    if ((room = layer_room(graves, grave_count, &grave_capacity, sizeof(*room), 32))) {
+        graves = room;
         graves[grave_count++] = *grave;
+        kept = true;
+    }
     if (kept && grave->bound)
         atomic_fetch_add(&bound_graves, 1);
     pthread_mutex_unlock(&graves_lock);

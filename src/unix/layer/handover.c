@@ -11,7 +11,6 @@
 #include "twins.h"
 
 #include <inttypes.h>
-#include <time.h>
 
 /* ---- The ring of command buffers, per queue family (the caller holds submit_lock) ---- */
 
@@ -556,14 +555,6 @@ EXPORT int32_t dxcl_layer_twin_destroy(void *params)
     return 0;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The host's wait for a batch of the layer's: first by reading the timeline for at most
  * DXCL_GPU_WAIT_SPIN_US (default 0, at most 5 ms, never past the timeout), then asleep in the
  * driver. On the H200 a batch took about 0.3 ms to be seen done either way; reading for up to
@@ -573,7 +564,7 @@ static VkResult wait_for_batch(struct dxcl_progress *progress, uint64_t value, u
 {
     static uint64_t waits, at_once, slept, total_ns;
     uint64_t spin_ns = layer_setting_count("DXCL_GPU_WAIT_SPIN_US", 0) * 1000u;
-    uint64_t start = now_ns(), elapsed, count;
+    uint64_t start = layer_now_ns(), elapsed, count;
     VkResult result = VK_SUCCESS;
     bool reached = dxcl_progress_reached(progress, value);
 
@@ -583,15 +574,15 @@ static VkResult wait_for_batch(struct dxcl_progress *progress, uint64_t value, u
         spin_ns = timeout_ns;
     if (reached)
         __atomic_add_fetch(&at_once, 1, __ATOMIC_RELAXED);
-    while (!reached && now_ns() - start < spin_ns)
+    while (!reached && layer_now_ns() - start < spin_ns)
         reached = dxcl_progress_reached(progress, value);
     if (!reached) {
         __atomic_add_fetch(&slept, 1, __ATOMIC_RELAXED);
-        elapsed = now_ns() - start;
+        elapsed = layer_now_ns() - start;
         result =
             dxcl_progress_wait(progress, value, timeout_ns > elapsed ? timeout_ns - elapsed : 0);
     }
-    elapsed = now_ns() - start;
+    elapsed = layer_now_ns() - start;
     __atomic_add_fetch(&total_ns, elapsed, __ATOMIC_RELAXED);
     count = __atomic_add_fetch(&waits, 1, __ATOMIC_RELAXED);
     if (count % 256 == 0)

@@ -57,20 +57,15 @@ static void start_timer(void)
 
 void releases_watch(const struct release_watch *watch)
 {
+    struct release_watch *room;
+
     pthread_mutex_lock(&watch_lock);
     if (!timer_running)
         start_timer();
-    if (watch_count == watch_capacity) {
-        size_t capacity = watch_capacity ? 2 * watch_capacity : 32;
-        struct release_watch *grown = realloc(watches, capacity * sizeof(*grown));
-        if (grown) {
-            watches = grown;
-            watch_capacity = capacity;
-        }
-    }
-    if (watch_count < watch_capacity)
+    if ((room = layer_room(watches, watch_count, &watch_capacity, sizeof(*room), 32))) {
+        watches = room;
         watches[watch_count++] = *watch;
-    else /* no room: its bound is the next watch's, or the twin's end */
+    } else /* no room: its bound is the next watch's, or the twin's end */
         layer_note("twin %" PRIu64 ": release %" PRIu64 " unwatched (out of memory)", watch->twin,
                    watch->value);
     pthread_cond_signal(&watch_changed);
