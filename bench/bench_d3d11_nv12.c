@@ -6,6 +6,7 @@
  * create NV12 textures, the row says "not available" with the HRESULT. */
 #include "benchlib.h"
 #include "interop.h"
+#include "nv12_own.h"
 
 #include <stdlib.h>
 
@@ -18,7 +19,7 @@ struct nv12 {
     ID3D11DeviceContext *immediate;
     ID3D11Texture2D *src, *dst[2], *staging[2]; /* staging: [in, out] of the hand-written way */
     cl_mem shared[2][NV12_PLANES];              /* [src, dst][plane] */
-    cl_mem own_y[2], own_uv[2];                 /* the program's own [in, out] copies */
+    struct nv12_own own;                        /* the program's own [in, out] copies */
 };
 
 static HRESULT nv12_texture(ID3D11Device *device, bool staging, const void *content,
@@ -72,27 +73,12 @@ static void sharing_frame(void *ctx, struct bench_clock *clock)
  * RowPitch x Height). */
 static void transfer(struct nv12 *n, int which, const D3D11_MAPPED_SUBRESOURCE *map, bool write)
 {
-    const size_t origin[3] = {0, 0, 0}, y_region[3] = {W, H, 1}, uv_region[3] = {W, H / 2, 1};
-    unsigned char *y = map->pData, *uv = y + (size_t)map->RowPitch * H;
-    cl_command_queue q = n->env.queue;
-
-    if (write) {
-        BENCH_CL(clEnqueueWriteImage(q, n->own_y[which], CL_TRUE, origin, y_region, map->RowPitch,
-                                     0, y, 0, NULL, NULL));
-        BENCH_CL(clEnqueueWriteBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region,
-                                          W, 0, map->RowPitch, 0, uv, 0, NULL, NULL));
-    } else {
-        BENCH_CL(clEnqueueReadImage(q, n->own_y[which], CL_TRUE, origin, y_region, map->RowPitch, 0,
-                                    y, 0, NULL, NULL));
-        BENCH_CL(clEnqueueReadBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region, W,
-                                         0, map->RowPitch, 0, uv, 0, NULL, NULL));
-    }
+    nv12_own_transfer(&n->own, n->env.queue, which, map->pData, map->RowPitch, write);
 }
 
 static void manual_frame(void *ctx, struct bench_clock *clock)
 {
     struct nv12 *n = ctx;
-    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
     ID3D11Resource *in = (ID3D11Resource *)n->staging[0], *out = (ID3D11Resource *)n->staging[1];
     D3D11_MAPPED_SUBRESOURCE map;
 
@@ -101,11 +87,7 @@ static void manual_frame(void *ctx, struct bench_clock *clock)
     transfer(n, 0, &map, true);
     ID3D11DeviceContext_Unmap(n->immediate, in, 0);
     bench_mark(clock);
-    BENCH_CL(clEnqueueCopyImage(n->env.queue, n->own_y[0], n->own_y[1], origin, origin, region, 0,
-                                NULL, NULL));
-    BENCH_CL(clEnqueueCopyBuffer(n->env.queue, n->own_uv[0], n->own_uv[1], 0, 0, W * H / 2, 0, NULL,
-                                 NULL));
-    bench_finish(n->env.queue);
+    nv12_own_copy(&n->own, n->env.queue);
     bench_mark(clock);
     BENCH_HR(ID3D11DeviceContext_Map(n->immediate, out, 0, D3D11_MAP_WRITE, 0, &map));
     transfer(n, 1, &map, false);
@@ -132,9 +114,6 @@ static void settle_direct3d(void *ctx)
 
 static void nv12_open(struct nv12 *n, const unsigned char *content)
 {
-    const cl_image_format r8 = {CL_R, CL_UNORM_INT8};
-    const cl_image_desc y_desc = {
-        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
     ID3D11Device *device = n->env.d3d;
     ID3D11Texture2D *textures[2];
     cl_int err;
@@ -153,19 +132,13 @@ static void nv12_open(struct nv12 *n, const unsigned char *content)
                 n->env.context, s ? CL_MEM_WRITE_ONLY : CL_MEM_READ_ONLY, textures[s], p, &err);
             REQUIRE(err == CL_SUCCESS, "NV12 subresource %u: %d", p, err);
         }
-    for (int i = 0; i < 2; i++) {
-        n->own_y[i] = clCreateImage(n->env.context, CL_MEM_READ_WRITE, &r8, &y_desc, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "Y image: %d", err);
-        n->own_uv[i] = clCreateBuffer(n->env.context, CL_MEM_READ_WRITE, W * H / 2, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "UV buffer: %d", err);
-    }
+    nv12_own_open(&n->own, n->env.context, W, H);
 }
 
 static void nv12_close(struct nv12 *n)
 {
+    nv12_own_close(&n->own);
     for (int i = 0; i < 2; i++) {
-        clReleaseMemObject(n->own_y[i]);
-        clReleaseMemObject(n->own_uv[i]);
         for (unsigned p = 0; p < NV12_PLANES; p++)
             clReleaseMemObject(n->shared[i][p]);
         ID3D11Texture2D_Release(n->dst[i]);
@@ -199,11 +172,9 @@ void bench_d3d11_nv12(void)
     struct bench_variant v[2] = {
         {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, settle_direct3d},
         {"hand-written", manual_frame, &n, {"map+write", "copy", "map+read"}, settle_direct3d}};
-    struct bench_median m[2];
     size_t bytes = (size_t)W * H * 3 / 2;
     unsigned char *content = malloc(bytes);
     ID3D11Texture2D *probe;
-    char name[128];
     HRESULT hr;
 
     REQUIRE(content != NULL, "out of memory");
@@ -217,14 +188,7 @@ void bench_d3d11_nv12(void)
     } else {
         ID3D11Texture2D_Release(probe);
         nv12_open(&n, content);
-        bench_interleave(v, 2, bench_frames, m);
-        for (int i = 0; i < 2; i++) {
-            snprintf(name, sizeof(name), "%s: %s", figure, v[i].name);
-            bench_times(name, &v[i], &m[i]);
-        }
-        snprintf(name, sizeof(name), "%s: sharing / hand-written", figure);
-        bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), 0.80);
-        bench_medians_free(m, 2);
+        bench_compare(figure, v, bench_frames, 0.80);
         for (int i = 0; i < 2; i++)
             check_destination(&n, i, content);
         nv12_close(&n);

@@ -519,22 +519,6 @@ static void variant(struct bench_variant *v, const char *name,
         v->phase_names[p] = phases[p];
 }
 
-/* Runs a sharing and a manual variant interleaved and reports both times and the ratio. */
-static void compare(const char *figure, struct bench_variant v[2], int frames, double target)
-{
-    struct bench_median m[2];
-    char name[128];
-
-    bench_interleave(v, 2, frames, m);
-    for (int i = 0; i < 2; i++) {
-        snprintf(name, sizeof(name), "%s: %s", figure, v[i].name);
-        bench_times(name, &v[i], &m[i]);
-    }
-    snprintf(name, sizeof(name), "%s: %s / %s", figure, v[0].name, v[1].name);
-    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), target);
-    bench_medians_free(m, 2);
-}
-
 static void figure_steady(struct setup *s, const char *figure, double target)
 {
     struct bench_variant v[2];
@@ -543,7 +527,7 @@ static void figure_steady(struct setup *s, const char *figure, double target)
     variant(&v[0], "sharing", steady_sharing, s, sharing_phases[s->kernel]);
     variant(&v[1], "hand-written", steady_manual, s, manual_phases[s->kernel]);
     v[0].settle = v[1].settle = settle_direct3d;
-    compare(figure, v, bench_frames, target);
+    bench_compare(figure, v, bench_frames, target);
     check_texture(s, s->dst[SHARING], s->kernel, "sharing result");
     check_texture(s, s->dst[MANUAL], s->kernel, "hand-written result");
 }
@@ -559,13 +543,13 @@ static void figure_opencv(struct setup *s)
     variant(&v[0], "sharing", from_texture_sharing, s, per_frame_phases[0]);
     variant(&v[1], "hand-written", from_texture_manual, s, from_manual);
     v[0].settle = v[1].settle = settle_direct3d;
-    compare("P1b D3D11 RGBA8 from texture, create/destroy per frame", v, bench_frames, 1.00);
+    bench_compare("P1b D3D11 RGBA8 from texture, create/destroy per frame", v, bench_frames, 1.00);
     check_own_image(s, s->own[SHARING][0], "P1b sharing: the program's image");
     check_own_image(s, s->own[MANUAL][0], "P1b hand-written: the program's image");
     variant(&v[0], "sharing", to_texture_sharing, s, per_frame_phases[0]);
     variant(&v[1], "hand-written", to_texture_manual, s, to_manual);
     v[0].settle = v[1].settle = settle_direct3d;
-    compare("P1b D3D11 RGBA8 to texture, create/destroy per frame", v, bench_frames, 1.00);
+    bench_compare("P1b D3D11 RGBA8 to texture, create/destroy per frame", v, bench_frames, 1.00);
     check_texture(s, s->dst[SHARING], false, "P1b sharing: the texture");
     check_texture(s, s->dst[MANUAL], false, "P1b hand-written: the texture");
 }
@@ -674,7 +658,7 @@ static void figure_recreate(struct setup *s)
     variant(&v[0], "create/destroy per frame", recreate_sharing, s, per_frame_phases[s->kernel]);
     variant(&v[1], "steady", steady_sharing, &steady, sharing_phases[s->kernel]);
     v[0].settle = v[1].settle = idle_between_frames;
-    compare("P4 D3D11 RGBA8 transfer-only", v, bench_frames, 1.10);
+    bench_compare("P4 D3D11 RGBA8 transfer-only", v, bench_frames, 1.10);
     check_texture(s, s->dst[SHARING], s->kernel, "P4 create/destroy result");
     check_texture(&steady, steady.dst[SHARING], s->kernel, "P4 steady result");
     setup_close(&steady);
@@ -693,7 +677,7 @@ static void figure_emulated(const struct family *family, struct interop_env *env
     clear_destinations(&rgba);
     variant(&v[0], "RG8 (emulated)", steady_sharing, &rg, sharing_phases[true]);
     variant(&v[1], "RGBA8 (native)", steady_sharing, &rgba, sharing_phases[true]);
-    compare("Emulated vs native format, D3D11 1080p whole frame", v, bench_frames, 0);
+    bench_compare("Emulated vs native format, D3D11 1080p whole frame", v, bench_frames, 0);
     check_texture(&rg, rg.dst[SHARING], true, "RG8 result");
     check_texture(&rgba, rgba.dst[SHARING], true, "RGBA8 result");
     setup_close(&rgba);

@@ -4,6 +4,7 @@
  * the driver has no CL_RG), a copy, clEnqueueRead* into the locked destination, UnlockRect. */
 #include "benchlib.h"
 #include "dx9util.h"
+#include "nv12_own.h"
 
 #include <stdlib.h>
 
@@ -15,7 +16,7 @@ struct nv12 {
     unsigned char *content;
     IDirect3DSurface9 *src, *dst[2];
     cl_mem shared[2][NV12_PLANES]; /* [src, dst][plane] */
-    cl_mem own_y[2], own_uv[2];    /* the program's own [in, out] copies */
+    struct nv12_own own;           /* the program's own [in, out] copies */
 };
 
 static void plane_region(unsigned plane, size_t region[3])
@@ -55,38 +56,19 @@ static void sharing_frame(void *ctx, struct bench_clock *clock)
 /* Between the program's own planes and a locked NV12 surface (Y rows, then UV rows). */
 static void transfer(struct nv12 *n, int which, const D3DLOCKED_RECT *lock, bool write)
 {
-    const size_t origin[3] = {0, 0, 0}, y_region[3] = {W, H, 1}, uv_region[3] = {W, H / 2, 1};
-    unsigned char *y = lock->pBits, *uv = y + (size_t)lock->Pitch * H;
-    cl_command_queue q = n->env.queue;
-
-    if (write) {
-        BENCH_CL(clEnqueueWriteImage(q, n->own_y[which], CL_TRUE, origin, y_region, lock->Pitch, 0,
-                                     y, 0, NULL, NULL));
-        BENCH_CL(clEnqueueWriteBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region,
-                                          W, 0, lock->Pitch, 0, uv, 0, NULL, NULL));
-    } else {
-        BENCH_CL(clEnqueueReadImage(q, n->own_y[which], CL_TRUE, origin, y_region, lock->Pitch, 0,
-                                    y, 0, NULL, NULL));
-        BENCH_CL(clEnqueueReadBufferRect(q, n->own_uv[which], CL_TRUE, origin, origin, uv_region, W,
-                                         0, lock->Pitch, 0, uv, 0, NULL, NULL));
-    }
+    nv12_own_transfer(&n->own, n->env.queue, which, lock->pBits, (size_t)lock->Pitch, write);
 }
 
 static void manual_frame(void *ctx, struct bench_clock *clock)
 {
     struct nv12 *n = ctx;
-    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
     D3DLOCKED_RECT lock;
 
     BENCH_HR(IDirect3DSurface9_LockRect(n->src, &lock, NULL, D3DLOCK_READONLY));
     transfer(n, 0, &lock, true);
     IDirect3DSurface9_UnlockRect(n->src);
     bench_mark(clock);
-    BENCH_CL(clEnqueueCopyImage(n->env.queue, n->own_y[0], n->own_y[1], origin, origin, region, 0,
-                                NULL, NULL));
-    BENCH_CL(clEnqueueCopyBuffer(n->env.queue, n->own_uv[0], n->own_uv[1], 0, 0, W * H / 2, 0, NULL,
-                                 NULL));
-    bench_finish(n->env.queue);
+    nv12_own_copy(&n->own, n->env.queue);
     bench_mark(clock);
     BENCH_HR(IDirect3DSurface9_LockRect(n->dst[MANUAL], &lock, NULL, 0));
     transfer(n, 1, &lock, false);
@@ -96,9 +78,6 @@ static void manual_frame(void *ctx, struct bench_clock *clock)
 
 static void nv12_open(struct nv12 *n)
 {
-    const cl_image_format r8 = {CL_R, CL_UNORM_INT8};
-    const cl_image_desc y_desc = {
-        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
     size_t bytes = dx9_content_bytes(DX9_FMT_NV12, W, H);
     IDirect3DSurface9 *surfaces[2];
     cl_int err;
@@ -119,22 +98,15 @@ static void nv12_open(struct nv12 *n)
                                          s ? CL_MEM_WRITE_ONLY : CL_MEM_READ_ONLY, &err);
             REQUIRE(err == CL_SUCCESS, "NV12 plane %u: %d", p, err);
         }
-    for (int i = 0; i < 2; i++) {
-        n->own_y[i] = clCreateImage(n->env.context, CL_MEM_READ_WRITE, &r8, &y_desc, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "Y image: %d", err);
-        n->own_uv[i] = clCreateBuffer(n->env.context, CL_MEM_READ_WRITE, W * H / 2, NULL, &err);
-        REQUIRE(err == CL_SUCCESS, "UV buffer: %d", err);
-    }
+    nv12_own_open(&n->own, n->env.context, W, H);
 }
 
 static void nv12_close(struct nv12 *n)
 {
-    for (int i = 0; i < 2; i++) {
-        clReleaseMemObject(n->own_y[i]);
-        clReleaseMemObject(n->own_uv[i]);
+    nv12_own_close(&n->own);
+    for (int i = 0; i < 2; i++)
         for (unsigned p = 0; p < NV12_PLANES; p++)
             clReleaseMemObject(n->shared[i][p]);
-    }
     IDirect3DSurface9_Release(n->src);
     for (int v = 0; v < 2; v++)
         IDirect3DSurface9_Release(n->dst[v]);
@@ -149,20 +121,11 @@ void bench_dx9_nv12(void)
     struct bench_variant v[2] = {
         {"sharing", sharing_frame, &n, {"acquire", "copy", "release"}, NULL},
         {"hand-written", manual_frame, &n, {"lock+write", "copy", "lock+read"}, NULL}};
-    struct bench_median m[2];
     size_t bytes = dx9_content_bytes(DX9_FMT_NV12, W, H);
     unsigned char *got;
-    char name[128];
 
     nv12_open(&n);
-    bench_interleave(v, 2, bench_frames, m);
-    for (int i = 0; i < 2; i++) {
-        snprintf(name, sizeof(name), "%s: %s", figure, v[i].name);
-        bench_times(name, &v[i], &m[i]);
-    }
-    snprintf(name, sizeof(name), "%s: sharing / hand-written", figure);
-    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), 0.80);
-    bench_medians_free(m, 2);
+    bench_compare(figure, v, bench_frames, 0.80);
     got = malloc(bytes);
     REQUIRE(got != NULL, "out of memory");
     for (int i = 0; i < 2; i++) {

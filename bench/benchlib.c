@@ -255,6 +255,21 @@ void bench_times(const char *name, const struct bench_variant *variant,
     print_row(row);
 }
 
+void bench_compare(const char *figure, const struct bench_variant v[2], int frames, double target)
+{
+    struct bench_median m[2];
+    char name[128];
+
+    bench_interleave(v, 2, frames, m);
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "%s: %s", figure, v[i].name);
+        bench_times(name, &v[i], &m[i]);
+    }
+    snprintf(name, sizeof(name), "%s: %s / %s", figure, v[0].name, v[1].name);
+    bench_ratio(name, bench_frame_ratio(&m[0], &m[1], 1.0), target);
+    bench_medians_free(m, 2);
+}
+
 void bench_value_limit(const char *name, struct bench_spread value, const char *unit, double limit)
 {
     struct row *row = new_row(ROW_VALUE, name);

@@ -78,6 +78,9 @@ void bench_ratio(const char *name, struct bench_spread ratio, double target);
  * plotted). */
 void bench_times(const char *name, const struct bench_variant *variant,
                  const struct bench_median *median);
+/* Runs a sharing and a hand-written variant interleaved (`frames` frames) and reports both
+ * times ("figure: name") and the ratio of the first to the second against `target`. */
+void bench_compare(const char *figure, const struct bench_variant v[2], int frames, double target);
 /* A time with its spread, without phases (in `unit`). */
 void bench_value(const char *name, struct bench_spread value, const char *unit);
 /* The same with a target: the value must be at most `limit` (in `unit`). */
