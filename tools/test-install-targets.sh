@@ -32,7 +32,7 @@ export XDG_DATA_HOME=$work/data WINEARCH=win64 WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree=;mshtml=;winemenubuilder.exe=d"
 unset WINELOADER WINESERVER WINEDLLPATH
 wine_lib=/usr/lib/x86_64-linux-gnu/wine
-xvfb_pid=
+. "$(dirname "${BASH_SOURCE[0]}")/test-display.sh"
 
 cleanup() {
   for prefix in "$work"/steam/compatdata/*/pfx; do
@@ -46,17 +46,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }
 
-display_file=${DXCL_RIG_DIR:-}/display
-if [ -n "${DXCL_RIG_DIR:-}" ] && [ -f "$display_file" ] && read -r num pid <"$display_file" &&
-  kill -0 "$pid" 2>/dev/null && [ -e "/tmp/.X11-unix/X${num#:}" ]; then
-  export DISPLAY=$num
-elif [ -z "${DISPLAY:-}" ]; then
-  mkfifo "$work/displayfd"
-  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$work/displayfd" >/dev/null 2>&1 &
-  xvfb_pid=$!
-  read -r -t 20 num <"$work/displayfd" || fail "Xvfb did not start"
-  export DISPLAY=:$num
-fi
+use_display "$work"
 
 # Every file, link and folder under a tree, with its mode and contents (or link target).
 snapshot() {

@@ -21,7 +21,7 @@ export WINEPREFIX=$work/prefix WINEARCH=win64 WINEDEBUG=-all XDG_DATA_HOME=$work
 # Only what keeps wineboot from looking for Mono and Gecko: the opencl override must come from
 # the prefix's registry, as for any program started in it.
 export WINEDLLOVERRIDES="mscoree=;mshtml="
-xvfb_pid=
+. "$(dirname "${BASH_SOURCE[0]}")/test-display.sh"
 
 cleanup() {
   wineserver -k >/dev/null 2>&1 || true
@@ -34,17 +34,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }
 
 # A display for Direct3D (wined3d): the rig's, or our own Xvfb.
-display_file=${DXCL_RIG_DIR:-}/display
-if [ -n "${DXCL_RIG_DIR:-}" ] && [ -f "$display_file" ] && read -r num pid <"$display_file" &&
-   kill -0 "$pid" 2>/dev/null && [ -e "/tmp/.X11-unix/X${num#:}" ]; then
-  export DISPLAY=$num
-elif [ -z "${DISPLAY:-}" ]; then
-  mkfifo "$work/displayfd"
-  Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$work/displayfd" >/dev/null 2>&1 &
-  xvfb_pid=$!
-  read -r -t 20 num <"$work/displayfd" || fail "Xvfb did not start"
-  export DISPLAY=:$num
-fi
+use_display "$work"
 echo "display $DISPLAY, prefix $WINEPREFIX"
 
 step "fresh prefix"
