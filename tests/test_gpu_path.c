@@ -895,8 +895,8 @@ static void exits_pending(void)
     }
 }
 
-/* A child: a D3D10 device's 2D texture takes the GPU path exactly where DXCL_GPU_D3D10=1 (its
- * opt-in, read once per process), with the data exact through every hand-over. */
+/* A child: a D3D10 device's 2D texture takes the GPU path unless DXCL_GPU_D3D10=0 (read once
+ * per process; "unset" is the default), with the data exact through every hand-over. */
 static int d3d10_child(const char *setting)
 {
     const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
@@ -908,11 +908,11 @@ static int d3d10_child(const char *setting)
     REQUIRE(test_texture_create(env.api, env.d3d, &tex, &desc, false, 7), "D3D10 texture");
     cl_mem mem = env.cl->create_texture2d(env.context, 0, tex.resource, 0, &err);
     REQUIRE(mem, "clCreateFromD3D10Texture2DKHR: %d", err);
-    if (!strcmp(setting, "1"))
-        check_mode(mem, gpu_mode, "D3D10 2D RGBA8 UINT with DXCL_GPU_D3D10=1");
+    if (strcmp(setting, "0"))
+        check_mode(mem, gpu_mode, "D3D10 2D RGBA8 UINT by default");
     else
         CHECK(mode_of(mem) < DXCL_TRANSFER_GPU,
-              "D3D10 2D RGBA8 UINT without DXCL_GPU_D3D10=1: mode %u", mode_of(mem));
+              "D3D10 2D RGBA8 UINT with DXCL_GPU_D3D10=0: mode %u", mode_of(mem));
     interop_check_hand_overs(&env, mem, &tex);
     clReleaseMemObject(mem);
     test_texture_free(env.api, &tex);
@@ -920,19 +920,21 @@ static int d3d10_child(const char *setting)
     return test_child_finish("gpu_path d3d10");
 }
 
-/* D3D10 textures: on the GPU path with DXCL_GPU_D3D10=1 only (a child process each way). */
-static void d3d10_opt_in(void)
+/* D3D10 textures: on the GPU path by default and with DXCL_GPU_D3D10=1, on the copy engine with
+ * DXCL_GPU_D3D10=0 (a child process each way). */
+static void d3d10_setting(void)
 {
-    static const char *const settings[] = {"0", "1"};
+    static const char *const settings[] = {"0", "1", "unset"};
     char expect[8] = "";
 
     /* The child that must copy must not be held to DXCL_TEST_EXPECT_GPU (interop.c). */
     GetEnvironmentVariableA("DXCL_TEST_EXPECT_GPU", expect, sizeof(expect));
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < ARRAYSIZE(settings); i++) {
         char args[32];
         DWORD code;
 
-        SetEnvironmentVariableA("DXCL_GPU_D3D10", settings[i]);
+        SetEnvironmentVariableA("DXCL_GPU_D3D10",
+                                strcmp(settings[i], "unset") ? settings[i] : NULL);
         SetEnvironmentVariableA("DXCL_TEST_EXPECT_GPU", i && expect[0] ? expect : NULL);
         snprintf(args, sizeof(args), "d3d10 %s", settings[i]);
         code = test_run_child(args, 120000);
@@ -1046,7 +1048,7 @@ int main(int argc, char **argv)
     release_bound(&env);
     release_failed_wait_list(&env);
     exits_pending();
-    d3d10_opt_in();
+    d3d10_setting();
     interop_close(&env);
     return test_finish("gpu_path");
 }

@@ -1,6 +1,6 @@
 /* The D3D10 backend (cl_khr_d3d10_sharing, cl_nv_d3d10_sharing): ID3D10Device and
  * ID3D10Device1, buffers, 2D and 3D textures. Unlike D3D11, the device is its own immediate
- * context and each resource type maps itself. On DXVK with DXCL_GPU_D3D10=1, textures take the
+ * context and each resource type maps itself. On DXVK (unless DXCL_GPU_D3D10=0), textures take the
  * GPU path's twins (gpu/twins.h), which reach DXVK through the D3D11 objects behind its D3D10
  * ones. */
 #include "dxgi/dxgi_resources.h"
@@ -61,23 +61,24 @@ static void unmap(struct dxcl_dxgi_surface *s)
 
 /* ---- The GPU path on DXVK (gpu/twins.h; docs/design.md, "The GPU path") ---- */
 
-/* DXCL_GPU_D3D10=1: D3D10 textures take the GPU path. Off by default until a soak on a GPU
- * meets its target: the first attempt grew 12 KB a cycle beyond the driver on the H100
- * (docs/perf.md, "Tried and taken back: D3D10 on the GPU path"). */
-static bool gpu_path_opted_in(void)
+/* D3D10 textures take the GPU path as D3D11's do (DXVK's D3D10 objects are D3D11's);
+ * DXCL_GPU_D3D10=0 keeps them on the copy engine. The path's soak growth on NVIDIA, which kept
+ * them off until 2026-11-29, is the host heap's warm-up, the same with D3D10 on or off
+ * (docs/perf.md, "The GPU path's soak on NVIDIA levels off"). */
+static bool gpu_path_wanted(void)
 {
     static volatile LONG state; /* 0 unknown, 1 on, 2 off */
     char value[4];
 
     if (!state)
         InterlockedExchange(
-            &state, dxcl_getenv("GPU_D3D10", value, sizeof(value)) && !strcmp(value, "1") ? 1 : 2);
+            &state, dxcl_getenv("GPU_D3D10", value, sizeof(value)) && !strcmp(value, "0") ? 2 : 1);
     return state == 1;
 }
 
 static void d3d10_context_ready(struct dxcl_context *ctx)
 {
-    if (gpu_path_opted_in())
+    if (gpu_path_wanted())
         dxcl_dxgi_share(ctx);
 }
 
@@ -85,9 +86,8 @@ static bool d3d10_device_storage(struct dxcl_surface *surface, struct dxcl_devic
 {
     const struct dxcl_dxgi_surface *s = surface->backend_data;
 
-    if (s->kind != DXCL_DXGI_BUFFER && !gpu_path_opted_in()) {
-        DXCL_LOG("D3D10 resource %p: no GPU path (D3D10 takes it with DXCL_GPU_D3D10=1 only)",
-                 (void *)surface->resource);
+    if (s->kind != DXCL_DXGI_BUFFER && !gpu_path_wanted()) {
+        DXCL_LOG("D3D10 resource %p: no GPU path (DXCL_GPU_D3D10=0)", (void *)surface->resource);
         return false;
     }
     return dxcl_dxgi_device_storage(surface, storage);

@@ -20,8 +20,8 @@ DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 
 #ifdef _WIN64
 #define GPU_PATH_TEXT                                                                              \
-    "the GPU path for D3D11 textures and NV12 planes on DXVK (D3D10 textures with "                \
-    "DXCL_GPU_D3D10=1) through the Unix side and its Vulkan layer, direct for large 2D ones"
+    "the GPU path for D3D10 and D3D11 textures and NV12 planes on DXVK (D3D10's off with "         \
+    "DXCL_GPU_D3D10=0) through the Unix side and its Vulkan layer, direct for large 2D ones"
 #else
 #define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
 #endif
