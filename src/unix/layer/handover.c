@@ -442,6 +442,20 @@ static bool ready_allowed(struct twin *twin)
     return allowed;
 }
 
+/* How many batches were handed over and how many of them were empty (not submitted), for the
+ * log every 256 batches (DXCL_LOG): which rows the empty hand-ins reach (perf.md). */
+static void count_batch(bool empty)
+{
+    static uint64_t batches, empties;
+    uint64_t count = __atomic_add_fetch(&batches, 1, __ATOMIC_RELAXED);
+    uint64_t skipped = empty ? __atomic_add_fetch(&empties, 1, __ATOMIC_RELAXED)
+                             : __atomic_load_n(&empties, __ATOMIC_RELAXED);
+
+    if (count % 256 == 0)
+        layer_note("hand-over batches: %" PRIu64 ", %" PRIu64 " of them empty (not submitted)",
+                   count, skipped);
+}
+
 /* A batch with nothing to do on the GPU: hand-ins only, of the layer's own twins in GENERAL
  * (where they stay between hand-overs) whose contents OpenCL overwrites, with every queue of the
  * device idle. Vulkan wants no ownership transfer where the contents need not survive it (the
@@ -478,7 +492,7 @@ static int32_t run_batch(struct batch *b)
 {
     struct dxcl_hand_over *asked = b->asked;
     uint64_t values[DXCL_HAND_OVER_MAX] = {0}, done = 0;
-    bool skip_ready = false;
+    bool skip_ready = false, empty;
     int32_t result;
 
     if ((result = hold_items(b)))
@@ -490,7 +504,9 @@ static int32_t run_batch(struct batch *b)
                      ((asked->unless_idle && dxcl_progress_idle(b->device->progress)) ||
                       !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
-    if (empty_hand_ins_allowed() && nothing_to_submit(b))
+    empty = empty_hand_ins_allowed() && nothing_to_submit(b);
+    count_batch(empty);
+    if (empty)
         skip_ready = true; /* nothing submitted: done stays 0, nothing to wait for */
     else if (!(result = submit_waits(b, values)) &&
              (result = submit_commands(b, skip_ready, &done)))
