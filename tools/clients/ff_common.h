@@ -17,6 +17,9 @@
 #include <libavutil/hwcontext_opencl.h>
 #include <libavutil/log.h>
 
+/* Frames in each program's pool: a DXVA2 surface pool or one D3D11 texture array. */
+#define POOL_SIZE 4
+
 static const char *check_program;
 
 static int passed, failed;
@@ -199,6 +202,48 @@ static void invert_planes(Opencl *cl, const AVFrame *mapped, int f, int w, int h
               "kernel %d, finish %d",
               f, p ? "UV" : "Y", err, arg0, arg1, run, done);
     }
+}
+
+/* One frame of the pool through OpenCL: each program's own (its frames are surfaces or slices). */
+typedef void (*run_frame_fn)(Opencl *cl, AVBufferRef *cl_frames, AVFrame *hw, int f, int w, int h,
+                             uint8_t *buffer);
+
+/* The derived frames in use: `frames` frames run over the pool of `d3d_frames`, then every
+ * object goes (the frames, the OpenCL objects, the contexts). The program's exit code: 6 when a
+ * frame of the pool could not be had, else finish's. */
+static int run_pool(Opencl *cl, AVBufferRef *d3d_dev, AVBufferRef *cl_dev, AVBufferRef *d3d_frames,
+                    AVBufferRef *cl_frames, int frames, int w, int h, run_frame_fn run_frame)
+{
+    AVFrame *hw[POOL_SIZE] = {0};
+    uint8_t *buffer;
+    int err;
+
+    for (int i = 0; i < POOL_SIZE; i++) {
+        hw[i] = av_frame_alloc();
+        err = av_hwframe_get_buffer(d3d_frames, hw[i], 0);
+        if (err) {
+            check(0, "frame %d of the pool: %s", i, av_error(err));
+            return finish(6);
+        }
+    }
+    buffer = malloc((size_t)w * h);
+    for (int f = 0; f < frames; f++)
+        run_frame(cl, cl_frames, hw[f % POOL_SIZE], f, w, h, buffer);
+    free(buffer);
+
+    for (int i = 0; i < POOL_SIZE; i++)
+        av_frame_free(&hw[i]);
+    for (int p = 0; p < 2; p++)
+        if (cl->scratch[p])
+            clReleaseMemObject(cl->scratch[p]);
+    clReleaseKernel(cl->kernel);
+    clReleaseProgram(cl->program);
+    clReleaseCommandQueue(cl->queue);
+    av_buffer_unref(&cl_frames);
+    av_buffer_unref(&d3d_frames);
+    av_buffer_unref(&cl_dev);
+    av_buffer_unref(&d3d_dev);
+    return finish(0);
 }
 
 #endif

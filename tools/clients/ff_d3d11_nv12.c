@@ -23,8 +23,6 @@
 #include <CL/cl_d3d11.h>
 #include <libavutil/hwcontext_d3d11va.h>
 
-#define POOL_SIZE 4
-
 static void fill_picture(AVFrame *sw, int f)
 {
     for (int y = 0; y < sw->height; y++)
@@ -187,7 +185,6 @@ int main(int argc, char **argv)
     if (argc > 4)
         bind_name = argv[4];
     AVBufferRef *d3d_dev = NULL, *cl_dev = NULL, *d3d_frames = NULL, *cl_frames = NULL;
-    AVFrame *hw[POOL_SIZE] = {0};
     Opencl cl = {0};
     int err;
 
@@ -252,30 +249,5 @@ int main(int argc, char **argv)
         return finish(5);
     }
 
-    for (int i = 0; i < POOL_SIZE; i++) {
-        hw[i] = av_frame_alloc();
-        err = av_hwframe_get_buffer(d3d_frames, hw[i], 0);
-        if (err) {
-            check(0, "frame %d of the pool: %s", i, av_error(err));
-            return finish(6);
-        }
-    }
-    uint8_t *buffer = malloc((size_t)w * h);
-    for (int f = 0; f < frames; f++)
-        run_frame(&cl, cl_frames, hw[f % POOL_SIZE], f, w, h, buffer);
-    free(buffer);
-
-    for (int i = 0; i < POOL_SIZE; i++)
-        av_frame_free(&hw[i]);
-    for (int p = 0; p < 2; p++)
-        if (cl.scratch[p])
-            clReleaseMemObject(cl.scratch[p]);
-    clReleaseKernel(cl.kernel);
-    clReleaseProgram(cl.program);
-    clReleaseCommandQueue(cl.queue);
-    av_buffer_unref(&cl_frames);
-    av_buffer_unref(&d3d_frames);
-    av_buffer_unref(&cl_dev);
-    av_buffer_unref(&d3d_dev);
-    return finish(0);
+    return run_pool(&cl, d3d_dev, cl_dev, d3d_frames, cl_frames, frames, w, h, run_frame);
 }

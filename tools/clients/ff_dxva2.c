@@ -22,8 +22,6 @@
 #include "ff_common.h"
 #include <libavutil/hwcontext_dxva2.h>
 
-#define POOL_SIZE 4
-
 /* Locks the surface and copies the picture in (write) or checks it (read, inverted). */
 static void lock_surface(IDirect3DSurface9 *surface, int f, int w, int h, int write)
 {
@@ -89,7 +87,6 @@ int main(int argc, char **argv)
     int frames = argc > 1 ? atoi(argv[1]) : 30;
     int w = argc > 3 ? atoi(argv[2]) : 640, h = argc > 3 ? atoi(argv[3]) : 360;
     AVBufferRef *dev = NULL, *cl_dev = NULL, *dx_frames = NULL, *cl_frames = NULL;
-    AVFrame *hw[POOL_SIZE] = {0};
     Opencl cl = {0};
     int err;
 
@@ -133,30 +130,5 @@ int main(int argc, char **argv)
     if (err)
         return finish(5);
 
-    for (int i = 0; i < POOL_SIZE; i++) {
-        hw[i] = av_frame_alloc();
-        err = av_hwframe_get_buffer(dx_frames, hw[i], 0);
-        if (err) {
-            check(0, "frame %d of the pool: %s", i, av_error(err));
-            return finish(6);
-        }
-    }
-    uint8_t *buffer = malloc((size_t)w * h);
-    for (int f = 0; f < frames; f++)
-        run_frame(&cl, cl_frames, hw[f % POOL_SIZE], f, w, h, buffer);
-    free(buffer);
-
-    for (int i = 0; i < POOL_SIZE; i++)
-        av_frame_free(&hw[i]);
-    for (int p = 0; p < 2; p++)
-        if (cl.scratch[p])
-            clReleaseMemObject(cl.scratch[p]);
-    clReleaseKernel(cl.kernel);
-    clReleaseProgram(cl.program);
-    clReleaseCommandQueue(cl.queue);
-    av_buffer_unref(&cl_frames);
-    av_buffer_unref(&dx_frames);
-    av_buffer_unref(&cl_dev);
-    av_buffer_unref(&dev);
-    return finish(0);
+    return run_pool(&cl, dev, cl_dev, dx_frames, cl_frames, frames, w, h, run_frame);
 }
