@@ -505,7 +505,6 @@ static int32_t run_batch(struct batch *b)
                       !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
     empty = empty_hand_ins_allowed() && nothing_to_submit(b);
-    count_batch(empty);
     if (empty)
         skip_ready = true; /* nothing submitted: done stays 0, nothing to wait for */
     else if (!(result = submit_waits(b, values)) &&
@@ -516,6 +515,7 @@ static int32_t run_batch(struct batch *b)
     if (!result)
         settle(b, values, done);
     pthread_mutex_unlock(&b->device->submit_lock);
+    count_batch(empty); /* its log line outside the lock */
     asked->done_value = done;
     asked->ready_skipped = skip_ready;
     return result;
