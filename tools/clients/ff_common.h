@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <windows.h>
 
 #include <CL/cl.h>
 #include <libavutil/error.h>
@@ -204,6 +205,115 @@ static void invert_planes(Opencl *cl, const AVFrame *mapped, int f, int w, int h
     }
 }
 
+/* The rate of the map against the program's own copies (FF_RATE_FRAMES=N, default none): N
+ * frames of the pool mapped to OpenCL (read and write, hwmap's default), both planes read by
+ * the kernel into ordinary images, unmapped: FFmpeg's `hwmap=derive_device=opencl` followed by
+ * an OpenCL filter. Then N frames by hand: downloaded from Direct3D (av_hwframe_transfer_data),
+ * written into OpenCL images, the same kernel. Both after a few frames of warm-up; wall time,
+ * one line. The checked frames before it hold the contents. */
+static double now_ms(void)
+{
+    LARGE_INTEGER count, freq;
+    QueryPerformanceCounter(&count);
+    QueryPerformanceFrequency(&freq);
+    return (double)count.QuadPart * 1000.0 / (double)freq.QuadPart;
+}
+
+/* The kernel from `from[p]` into `to[p]` for both planes, queued (no wait). */
+static int invert_queued(Opencl *cl, cl_mem from[2], cl_mem to[2], int w, int h)
+{
+    for (int p = 0; p < 2; p++) {
+        size_t region[2] = {(size_t)(p ? w / 2 : w), (size_t)(p ? h / 2 : h)};
+        if (clSetKernelArg(cl->kernel, 0, sizeof(cl_mem), &from[p]) ||
+            clSetKernelArg(cl->kernel, 1, sizeof(cl_mem), &to[p]) ||
+            clEnqueueNDRangeKernel(cl->queue, cl->kernel, 2, NULL, region, NULL, 0, NULL, NULL))
+            return -1;
+    }
+    return 0;
+}
+
+static int mapped_frame(Opencl *cl, AVBufferRef *cl_frames, AVFrame *hw, cl_mem out[2], int w,
+                        int h)
+{
+    AVFrame *mapped = av_frame_alloc();
+    cl_mem planes[2];
+    int err;
+
+    mapped->format = AV_PIX_FMT_OPENCL;
+    mapped->hw_frames_ctx = av_buffer_ref(cl_frames);
+    err = av_hwframe_map(mapped, hw, AV_HWFRAME_MAP_READ | AV_HWFRAME_MAP_WRITE);
+    if (!err) {
+        planes[0] = (cl_mem)mapped->data[0];
+        planes[1] = (cl_mem)mapped->data[1];
+        err = invert_queued(cl, planes, out, w, h) || clFinish(cl->queue);
+    }
+    av_frame_free(&mapped); /* unmap: FFmpeg releases the planes and waits */
+    return err;
+}
+
+static int by_hand_frame(Opencl *cl, AVFrame *hw, AVFrame *sw, cl_mem out[2], int w, int h)
+{
+    int err = av_hwframe_transfer_data(sw, hw, 0);
+    for (int p = 0; p < 2 && !err; p++) {
+        size_t origin[3] = {0, 0, 0};
+        size_t region[3] = {(size_t)(p ? w / 2 : w), (size_t)(p ? h / 2 : h), 1};
+        err = clEnqueueWriteImage(cl->queue, cl->scratch[p], CL_FALSE, origin, region,
+                                  (size_t)sw->linesize[p], 0, sw->data[p], 0, NULL, NULL);
+    }
+    if (!err)
+        err = invert_queued(cl, cl->scratch, out, w, h);
+    if (!err)
+        err = clFinish(cl->queue);
+    return err;
+}
+
+static void time_rates(Opencl *cl, AVBufferRef *cl_frames, AVFrame **hw, int w, int h)
+{
+    const char *setting = getenv("FF_RATE_FRAMES");
+    int frames = setting ? atoi(setting) : 0, warm = 4, bad = 0;
+    AVFrame *sw;
+    cl_mem out[2] = {NULL, NULL};
+    double start = 0, mapped_ms, by_hand_ms;
+
+    if (frames <= 0 || !cl->scratch[0])
+        return;
+    sw = av_frame_alloc();
+    sw->format = AV_PIX_FMT_NV12;
+    sw->width = w;
+    sw->height = h;
+    bad += av_frame_get_buffer(sw, 0) != 0;
+    for (int p = 0; p < 2; p++) {
+        cl_image_format format;
+        cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D,
+                              .image_width = (size_t)(p ? w / 2 : w),
+                              .image_height = (size_t)(p ? h / 2 : h)};
+        clGetImageInfo(cl->scratch[p], CL_IMAGE_FORMAT, sizeof(format), &format, NULL);
+        out[p] = clCreateImage(cl->context, CL_MEM_READ_WRITE, &format, &desc, NULL, NULL);
+        bad += !out[p];
+    }
+    for (int i = 0; i < frames + warm && !bad; i++) {
+        if (i == warm)
+            start = now_ms();
+        bad += mapped_frame(cl, cl_frames, hw[i % POOL_SIZE], out, w, h) != 0;
+    }
+    mapped_ms = (now_ms() - start) / frames;
+    for (int i = 0; i < frames + warm && !bad; i++) {
+        if (i == warm)
+            start = now_ms();
+        bad += by_hand_frame(cl, hw[i % POOL_SIZE], sw, out, w, h) != 0;
+    }
+    by_hand_ms = (now_ms() - start) / frames;
+    for (int p = 0; p < 2; p++)
+        if (out[p])
+            clReleaseMemObject(out[p]);
+    av_frame_free(&sw);
+    check(!bad,
+          "rate over %d frames %dx%d: mapped (map, kernel, unmap) %.3f ms/frame (%.0f fps); by "
+          "hand (download, write, kernel) %.3f ms/frame (%.0f fps); mapped / by hand %.3f",
+          frames, w, h, mapped_ms, 1000.0 / mapped_ms, by_hand_ms, 1000.0 / by_hand_ms,
+          mapped_ms / by_hand_ms);
+}
+
 /* One frame of the pool through OpenCL: each program's own (its frames are surfaces or slices). */
 typedef void (*run_frame_fn)(Opencl *cl, AVBufferRef *cl_frames, AVFrame *hw, int f, int w, int h,
                              uint8_t *buffer);
@@ -230,6 +340,7 @@ static int run_pool(Opencl *cl, AVBufferRef *d3d_dev, AVBufferRef *cl_dev, AVBuf
     for (int f = 0; f < frames; f++)
         run_frame(cl, cl_frames, hw[f % POOL_SIZE], f, w, h, buffer);
     free(buffer);
+    time_rates(cl, cl_frames, hw, w, h);
 
     for (int i = 0; i < POOL_SIZE; i++)
         av_frame_free(&hw[i]);
