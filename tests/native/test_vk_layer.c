@@ -17,8 +17,8 @@
  *   - hand-overs and releases: a hand-in's timeline value, waited for by the host; a hand-out
  *     holds the queue until its release is told (dxcl_layer_released), or fails, or its bound
  *     passes, or its twin is given up; values end in order;
- *   - idle hand-ins: `ready` is skipped exactly when every batch submitted to the device is
- *     known done;
+ *   - idle hand-ins (DXCL_GPU_IDLE_READY=host): `ready` is skipped exactly when every batch
+ *     submitted to the device is known done; by default it never is;
  *   - threads handing their own twins over at once, and a twin given up under another's use. */
 #define _GNU_SOURCE
 #include "core/twin.h"
@@ -1018,8 +1018,10 @@ static void check_idle_hand_ins(VkPhysicalDevice physical)
     struct dxcl_twin twin;
     VkQueue queue;
 
-    /* Before sharing starts the layer keeps nothing of a submission (it goes straight on), so
+    /* What the layer knows of the queues, through the setting that skips `ready` when idle.
+     * Before sharing starts the layer keeps nothing of a submission (it goes straight on), so
      * the queue is unknown once sharing started, until its next batch. */
+    setenv("DXCL_GPU_IDLE_READY", "host", 1);
     vkGetDeviceQueue(handle, 0, 0, &queue);
     submit_commands_alone(handle, queue);
     device = share(like, NULL);
@@ -1064,6 +1066,10 @@ static void check_idle_hand_ins(VkPhysicalDevice physical)
     check(vkQueueSubmit(queue, 1, &signal_alone, VK_NULL_HANDLE) == VK_SUCCESS, "vkQueueSubmit");
     vkQueueWaitIdle(queue);
     check(hand_in_skipped(device, &twin, true), "the layer's own batches after it: known done");
+    unsetenv("DXCL_GPU_IDLE_READY");
+    check(!hand_in_skipped(device, &twin, true),
+          "by default an idle device's hand-in signals `ready` all the same (OpenCL waits on the "
+          "GPU, not the host)");
     give_up(twin.id);
     vkDeviceWaitIdle(handle);
     vkDestroySemaphore(handle, progress, NULL);

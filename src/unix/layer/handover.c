@@ -488,6 +488,18 @@ static bool empty_hand_ins_allowed(void)
     return !setting || strcmp(setting, "0");
 }
 
+/* DXCL_GPU_IDLE_READY=host: a batch submitted while the device is idle signals no `ready`, and
+ * the host waits for its done_value instead (before 2026-11-29's fifth session, to compare). On
+ * NVIDIA that wait is the submission's whole latency, about 0.3 ms, on the calling thread, once
+ * for each object a command touches first (perf.md); OpenCL's wait on the GPU costs the host
+ * nothing, and the waits of one command's objects overlap. */
+static bool idle_host_waits(void)
+{
+    const char *setting = dxcl_host_setting("DXCL_GPU_IDLE_READY");
+
+    return setting && !strcmp(setting, "host");
+}
+
 static int32_t run_batch(struct batch *b)
 {
     struct dxcl_hand_over *asked = b->asked;
@@ -497,12 +509,13 @@ static int32_t run_batch(struct batch *b)
 
     if ((result = hold_items(b)))
         return result;
-    /* Idle: OpenCL needs no `ready` (the host waits for done_value instead, which comes soon).
-     * After a release that ended early, `ready` may still hold its last signal: the same. */
+    /* After a release that ended early, `ready` may still hold its last signal: OpenCL gets no
+     * `ready` and the host waits for done_value instead. */
     for (uint32_t i = 0; i < b->held && !skip_ready; i++)
-        skip_ready = asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
-                     ((asked->unless_idle && dxcl_progress_idle(b->device->progress)) ||
-                      !ready_allowed(b->twins[i]));
+        skip_ready =
+            asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
+            ((asked->unless_idle && idle_host_waits() && dxcl_progress_idle(b->device->progress)) ||
+             !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
     empty = empty_hand_ins_allowed() && nothing_to_submit(b);
     if (empty)
