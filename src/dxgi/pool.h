@@ -22,7 +22,8 @@ struct dxcl_dxgi_twin {
     /* A hand-in went and no hand-out since (or the hand-out failed): the twin is OpenCL's, as
      * the layer knows it; it is never pooled so, and its next hand-in takes it back first. */
     bool handed_in;
-    /* DXVK was made to submit its texture's initial data (the layer reads the image). */
+    /* DXVK was made to submit its texture's initial data (the layer reads the image): for the
+     * texture of its current object (a pooled ordinary twin's next texture may be another). */
     bool initial_flushed;
     /* Its `ready` imported into the context's driver (once: it stays with the twin in the
      * pool), or NULL. */

@@ -322,8 +322,12 @@ static const char *find_twin(struct dxcl_surface *surface, struct dxcl_device_st
     want->direct_image = direct_image_of(surface, want, storage->host_import, &layout);
     if ((storage->direct = take_direct(surface, storage->flags, want, layout)))
         return NULL;
-    if (dxcl_dxgi_pool_take_twin(surface->context, want, storage->flags))
+    if (dxcl_dxgi_pool_take_twin(surface->context, want, storage->flags)) {
+        /* An ordinary twin serves any texture of its shape: this one's initial data is not yet
+         * known submitted (its last texture may be gone, a new one at its address). */
+        want->twin->initial_flushed = false;
         return NULL;
+    }
     return make_twin(surface, storage->host_import, want);
 }
 
