@@ -7,7 +7,9 @@
  * overwritten, for a first command on a second, out-of-order queue ordered by events, for a
  * whole cycle on one out-of-order queue without events, and for an emulated format (R8G8). The DX9
  * suites run with lazy uploads on and again without. CTest runs it again with DXCL_LAZY=0 (every
- * upload at the acquire: same data, nothing skipped) and with DXCL_ZERO_COPY=0. */
+ * upload at the acquire: same data, nothing skipped) and with DXCL_ZERO_COPY=0; and on the GPU
+ * path, where textures are handed in at the acquire (`.gpu`: nothing skipped for them) unless
+ * DXCL_GPU_LAZY=1 (`.gpu_lazy`: deferred as here, empty hand-ins among them). */
 #include "interop.h"
 
 #include <dxcl/dxcl.h>
@@ -16,7 +18,8 @@
 enum { W = 37, H = 11, BYTES = W * H * 4 }; /* odd sizes: the staging rows are padded */
 
 static dxclGetSkippedUploads_fn skipped_uploads;
-static bool lazy_on;
+static dxclGetTransferMode_fn transfer_mode;
+static bool lazy_on, gpu_lazy;
 static const struct test_texture_desc desc = {W, H, 1, 1, 1, DXGI_FORMAT_R8G8B8A8_UINT, 0, 1};
 static const size_t origin[3] = {0, 0, 0}, whole[3] = {W, H, 1};
 
@@ -42,13 +45,23 @@ static void close_shared(struct interop_env *env, struct shared *s)
     test_texture_free(env->api, &s->tex);
 }
 
-/* The object's skipped uploads grew by `more` (none when lazy uploads are off). */
+/* Whether the acquire defers the object's upload: lazy uploads on, and for an object on the GPU
+ * path (dxclGetTransferMode) only with DXCL_GPU_LAZY=1; else it is handed in at the acquire. */
+static bool deferred(cl_mem mem)
+{
+    cl_uint mode = 0;
+
+    CHECK_ERR(transfer_mode(mem, &mode), CL_SUCCESS);
+    return lazy_on && (mode < DXCL_TRANSFER_GPU || gpu_lazy);
+}
+
+/* The object's skipped uploads grew by `more` (none when its uploads are not deferred). */
 static void check_skipped(struct shared *s, cl_uint more, const char *what)
 {
     cl_uint now = 0;
 
     CHECK_ERR(skipped_uploads(s->mem, &now), CL_SUCCESS);
-    if (!lazy_on)
+    if (!deferred(s->mem))
         more = 0;
     CHECK(now == s->skipped + more, "%s: %u uploads skipped, want %u", what, now - s->skipped,
           more);
@@ -328,7 +341,8 @@ static void buffer(struct interop_env *env)
     CHECK(env->api->read_subresource(resource, 0, got), "buffer read");
     test_same_bytes(got, fresh, sizeof(got), "buffer: whole write");
     CHECK_ERR(skipped_uploads(mem, &after), CL_SUCCESS);
-    CHECK(after == before + (lazy_on ? 1 : 0), "buffer: whole write skipped %u", after - before);
+    CHECK(after == before + (deferred(mem) ? 1 : 0), "buffer: whole write skipped %u",
+          after - before);
 
     CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
     CHECK_ERR(clEnqueueFillBuffer(env->queue, mem, &zero, 1, 16, 32, 0, NULL, NULL), CL_SUCCESS);
@@ -363,7 +377,7 @@ static void emulated(struct interop_env *env)
     write_through(env, mem, tex.resource, origin, whole, fresh, fresh, sizeof(fresh),
                   "RG8: whole write");
     CHECK_ERR(skipped_uploads(mem, &after), CL_SUCCESS);
-    CHECK(after == before + (lazy_on ? 1 : 0), "RG8: whole write skipped %u", after - before);
+    CHECK(after == before + (deferred(mem) ? 1 : 0), "RG8: whole write skipped %u", after - before);
 
     test_fill_bytes(patch, sizeof(patch), 112);
     for (int y = 0; y < 2; y++)
@@ -402,9 +416,14 @@ int main(void)
     DWORD len = GetEnvironmentVariableA("DXCL_LAZY", value, sizeof(value));
 
     lazy_on = !(len && !strcmp(value, "0"));
+    len = GetEnvironmentVariableA("DXCL_GPU_LAZY", value, sizeof(value));
+    gpu_lazy = len && value[0] == '1';
     skipped_uploads = (dxclGetSkippedUploads_fn)(void *)GetProcAddress(test_dxcl_module(),
                                                                        "dxclGetSkippedUploads");
-    REQUIRE(skipped_uploads, "dxcl exports no dxclGetSkippedUploads");
+    transfer_mode =
+        (dxclGetTransferMode_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclGetTransferMode");
+    REQUIRE(skipped_uploads && transfer_mode,
+            "dxcl exports no dxclGetSkippedUploads or dxclGetTransferMode");
     CHECK_ERR(skipped_uploads(NULL, NULL), CL_INVALID_MEM_OBJECT);
     run(&api_d3d11_khr);
     run(&api_d3d10_khr);

@@ -18,10 +18,27 @@ bool dxcl_lazy_allowed(void)
     return state == 1;
 }
 
+/* DXCL_GPU_LAZY=1: objects on the GPU path are deferred too (as before 2026-11-29's fifth
+ * session). By default an acquire hands them in at once, all of its objects in one batch of
+ * the layer's, whose ~0.3 ms on NVIDIA then passes while the program queues its commands; a
+ * first touch is one batch per object, on the calling thread (perf.md, "The H200, fifth
+ * session"). What deferring saves there is small: a copy on the GPU, or a batch for an
+ * overwrite (empty hand-ins). */
+static bool gpu_objects_deferred(void)
+{
+    static LONG state; /* 0 unknown, 1 deferred, 2 at the acquire */
+    char value[8];
+
+    if (!state)
+        InterlockedExchange(
+            &state, dxcl_getenv("GPU_LAZY", value, sizeof(value)) && value[0] == '1' ? 1 : 2);
+    return state == 1;
+}
+
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)
 {
-    (void)mem; /* every family and format: the upload (and its conversion) is what is deferred */
-    return dxcl_lazy_allowed();
+    /* Every family and format: the upload (and its conversion) is what is deferred. */
+    return dxcl_lazy_allowed() && (!dxcl_object_of_const(mem)->on_gpu || gpu_objects_deferred());
 }
 
 /* Brings the surface in for `mem` as an acquire does (with its contents, or only mapped for a

@@ -14,7 +14,8 @@
 
 /* False when DXCL_LAZY=0 turns lazy uploads off for every object. */
 bool dxcl_lazy_allowed(void);
-/* Whether an acquire may defer `mem`'s upload. */
+/* Whether an acquire may defer `mem`'s upload: every object, but one on the GPU path only with
+ * DXCL_GPU_LAZY=1. */
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem);
 /* Before a command that uses the object on `queue` is queued: the first one after the acquire
  * brings in the Direct3D contents and queues their upload on `queue`; a later one on another

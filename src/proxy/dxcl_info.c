@@ -21,7 +21,8 @@ DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 #ifdef _WIN64
 #define GPU_PATH_TEXT                                                                              \
     "the GPU path for D3D10 and D3D11 textures and NV12 planes on DXVK (D3D10's off with "         \
-    "DXCL_GPU_D3D10=0) through the Unix side and its Vulkan layer, direct for large 2D ones"
+    "DXCL_GPU_D3D10=0) through the Unix side and its Vulkan layer, direct for large 2D ones, "     \
+    "handed in at the acquire"
 #else
 #define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
 #endif
