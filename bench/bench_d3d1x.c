@@ -194,18 +194,12 @@ static cl_mem share(const struct setup *s, void *resource, cl_mem_flags flags)
     return mem;
 }
 
-/* How dxcl moves the shared objects' data (include/dxcl/dxcl.h), for the reader of the table:
- * the same figure means different work on the copy engine, zero-copy and the GPU path. */
 static void print_transfer_mode(const struct setup *s, cl_mem mem)
 {
-    static const char *const names[] = {"?", "copies", "zero-copy", "the GPU path",
-                                        "the GPU path with semaphores"};
-    dxclGetTransferMode_fn transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
-        test_dxcl_module(), "dxclGetTransferMode");
-    cl_uint mode = 0;
+    char what[64];
 
-    if (transfer_mode && transfer_mode(mem, &mode) == CL_SUCCESS && mode < 5)
-        bench_note("%s %s 1080p shared objects: %s", s->family->name, s->format_name, names[mode]);
+    snprintf(what, sizeof(what), "%s %s 1080p", s->family->name, s->format_name);
+    bench_note_transfer_mode(what, mem);
 }
 
 static void setup_open(struct setup *s, const struct family *family, struct interop_env *env,

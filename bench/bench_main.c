@@ -57,6 +57,8 @@ int main(int argc, char **argv)
             bench_dx9_nv12();
         if (bench_runs("NV12"))
             bench_d3d11_nv12();
+        if (bench_runs("buffer"))
+            bench_buffer();
         if (bench_runs("many"))
             bench_many();
         if (bench_runs("layer"))

@@ -1,5 +1,6 @@
 /* The benchmark harness: interleaving, medians, result rows, results.txt and perf.png. */
 #include "benchlib.h"
+#include "dxcl/dxcl.h"
 #include "interop.h"
 
 #include <stdarg.h>
@@ -522,4 +523,21 @@ bool bench_write(const char *dir)
     CoUninitialize();
     printf("bench: wrote %s and %ls%s\n", text_path, plot_path, ok ? "" : " (FAILED)");
     return ok;
+}
+
+void bench_note_transfer_mode(const char *what, cl_mem mem)
+{
+    static const char *const names[] = {"?",
+                                        "copies",
+                                        "zero-copy",
+                                        "the GPU path",
+                                        "the GPU path with semaphores",
+                                        "the GPU path, direct"};
+    dxclGetTransferMode_fn transfer_mode = (dxclGetTransferMode_fn)(void (*)(void))GetProcAddress(
+        test_dxcl_module(), "dxclGetTransferMode");
+    cl_uint mode = 0;
+
+    if (transfer_mode && transfer_mode(mem, &mode) == CL_SUCCESS &&
+        mode < sizeof(names) / sizeof(names[0]))
+        bench_note("%s shared objects: %s", what, names[mode]);
 }

@@ -87,6 +87,9 @@ void bench_value(const char *name, struct bench_spread value, const char *unit);
 void bench_value_limit(const char *name, struct bench_spread value, const char *unit, double limit);
 /* A line of context (driver, version): printed and written to results.txt. */
 void bench_note(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
+/* How dxcl moves a shared object's data (dxclGetTransferMode), as a note: the same figure means
+ * different work on the copy engine, zero-copy and the GPU path. */
+void bench_note_transfer_mode(const char *what, cl_mem mem);
 
 /* Writes results.txt and perf.png into `dir` (a Windows or Unix path); false on failure. */
 bool bench_write(const char *dir);
@@ -120,6 +123,7 @@ void bench_many(void);       /* bench_many.c: P3 */
 void bench_plain(void);      /* bench_plain.c: P2 */
 void bench_dx9_nv12(void);   /* bench_dx9.c: the DX9 NV12 row */
 void bench_d3d11_nv12(void); /* bench_d3d11_nv12.c: the D3D11 NV12 row */
+void bench_buffer(void);     /* bench_buffer.c: the 64 MB D3D11 buffer row */
 void bench_layer(void);      /* bench_layer.c: the Vulkan layer's cost without sharing */
 int bench_layer_child(int rounds, const char *file);
 void bench_release(void); /* bench_release.c: P6, the release event's latency */
