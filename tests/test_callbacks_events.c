@@ -245,13 +245,23 @@ static ULONGLONG process_cpu_100ns(void)
     return k.QuadPart + u.QuadPart;
 }
 
+/* The least CPU time of the process over one second, of three seconds in a row: a waiter that
+ * polls uses it in every second; the driver's own threads now and then (on a loaded machine
+ * the H200 rig saw one second of 50 ms in a run of six programs under the validation layer). */
 static ULONGLONG cpu_over_one_second(void)
 {
-    ULONGLONG before = process_cpu_100ns();
+    ULONGLONG least = ~0ull;
 
-    REQUIRE(before > 0, "GetProcessTimes reports no CPU time for a process that has run");
-    Sleep(1000);
-    return process_cpu_100ns() - before;
+    for (int i = 0; i < 3; i++) {
+        ULONGLONG before = process_cpu_100ns(), used;
+
+        REQUIRE(before > 0, "GetProcessTimes reports no CPU time for a process that has run");
+        Sleep(1000);
+        used = process_cpu_100ns() - before;
+        if (used < least)
+            least = used;
+    }
+    return least;
 }
 
 /* Resource checks: with nothing pending the waiter sleeps; with a callback pending on a user
