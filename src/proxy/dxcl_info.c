@@ -22,7 +22,7 @@ DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 #define GPU_PATH_TEXT                                                                              \
     "the GPU path for D3D10 and D3D11 textures and NV12 planes on DXVK (D3D10's off with "         \
     "DXCL_GPU_D3D10=0) through the Unix side and its Vulkan layer, direct for large 2D ones, "     \
-    "handed in at the acquire"
+    "handed in at the acquire (with DXCL_GPU_LAZY=1 at the first command)"
 #else
 #define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
 #endif
