@@ -18,11 +18,21 @@ mkdir -p "$work/bin"
 cat >"$work/bin/wine" <<'STUB'
 #!/usr/bin/env bash
 ulimit -c 0
-# silent: fails at once with no output; silent-once: that the first time, then runs normally.
+# silent: fails at once with no output; silent-once: that the first time, then runs normally;
+# shell-once: fails at once with only Wine's ShellExecuteEx line the first time; shell-error:
+# that line and another of the program's on stderr.
 [ "$FAKE_EXIT" != silent ] || exit 1
 if [ "$FAKE_EXIT" = silent-once ]; then
   [ -f "$FAKE_STATE" ] || { touch "$FAKE_STATE"; exit 1; }
   FAKE_EXIT=0
+fi
+if [ "$FAKE_EXIT" = shell-once ]; then
+  [ -f "$FAKE_STATE" ] || { touch "$FAKE_STATE"; echo "ShellExecuteEx failed: Internal error." >&2; exit 1; }
+  FAKE_EXIT=0
+fi
+if [ "$FAKE_EXIT" = shell-error ]; then
+  printf 'ShellExecuteEx failed: Internal error.\nsomething else\n' >&2
+  exit 1
 fi
 printf '%s\n' "$FAKE_SUMMARY"
 # wine-run.sh starts the program in the background, where a shell ignores SIGQUIT: perl puts
@@ -81,6 +91,9 @@ expect 0 "stub: 5 passed, 0 failed" 0 unix
 # Wine ending at once with no output ran nothing: started once more, and a second such end fails.
 expect 0 "stub: 3 passed, 0 failed" silent-once
 expect 1 "stub: 3 passed, 0 failed" silent
+# Only Wine's "ShellExecuteEx failed" on stderr is the same; with anything else it is a failure.
+expect 0 "stub: 3 passed, 0 failed" shell-once
+expect 1 "stub: 3 passed, 0 failed" shell-error
 
 [ "$failures" = 0 ] || { echo "$failures of the cases above failed"; exit 1; }
-echo "exit rules: 18 cases passed"
+echo "exit rules: 20 cases passed"

@@ -348,8 +348,15 @@ static bool probe_write(const struct probe *p, const cl_image_format *f, const v
     const size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1}, one = 1;
     cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 1, .image_height = 1};
     char name[8] = {'w', 'r', '_', kernel_suffix(f->image_channel_data_type), 0};
+    /* A pixel no probe writes: without it the new image may hold the read probe's freed pixel
+     * (the same value), and a write that went nowhere would look right (seen once in CI). */
+    unsigned char sentinel[16];
     cl_int err;
-    cl_mem image = p->drv->clCreateImage(p->context, CL_MEM_WRITE_ONLY, f, &desc, NULL, &err);
+    cl_mem image;
+
+    memset(sentinel, 0xa5, sizeof(sentinel));
+    image = p->drv->clCreateImage(p->context, CL_MEM_WRITE_ONLY | CL_MEM_COPY_HOST_PTR, f, &desc,
+                                  sentinel, &err);
     cl_kernel kernel = p->drv->clCreateKernel(p->program, name, &err);
     bool ok =
         image && kernel && !p->drv->clSetKernelArg(kernel, 0, sizeof(image), &image) &&
