@@ -73,20 +73,7 @@ static void manual_frame(void *ctx, struct bench_clock *clock)
 /* Each frame's last Direct3D copy finished before the next frame (benchlib.h, settle). */
 static void settle(void *ctx)
 {
-    struct buffers *b = ctx;
-    ID3D11DeviceContext *immediate = immediate_of(b);
-    D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
-    ID3D11Query *query;
-    BOOL done = FALSE;
-
-    if (SUCCEEDED(ID3D11Device_CreateQuery((ID3D11Device *)b->env->d3d, &desc, &query))) {
-        ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
-        while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, &done,
-                                           sizeof(done), 0) == S_FALSE)
-            SwitchToThread();
-        ID3D11Query_Release(query);
-    }
-    ID3D11DeviceContext_Release(immediate);
+    bench_d3d11_settle(((struct buffers *)ctx)->env->d3d);
 }
 
 static ID3D11Buffer *staging_buffer(struct interop_env *env)

@@ -82,19 +82,9 @@ static void d3d11_unmap(void *device, void *staging)
     ID3D11DeviceContext_Unmap(d3d11_immediate(device), staging, 0);
 }
 
-/* An event query, flushed and waited for: the hand-written frame's last copy is done. */
 static void d3d11_settle(void *device)
 {
-    D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
-    ID3D11DeviceContext *immediate = d3d11_immediate(device);
-    ID3D11Query *query;
-
-    BENCH_HR(ID3D11Device_CreateQuery((ID3D11Device *)device, &desc, &query));
-    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
-    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, NULL, 0, 0) ==
-           S_FALSE)
-        Sleep(0);
-    ID3D11Query_Release(query);
+    bench_d3d11_settle(device);
 }
 
 static void d3d10_settle(void *device)

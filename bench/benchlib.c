@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <d3d11.h>
 #include <wincodec.h>
 
 int bench_frames = 60;
@@ -540,4 +541,20 @@ void bench_note_transfer_mode(const char *what, cl_mem mem)
     if (transfer_mode && transfer_mode(mem, &mode) == CL_SUCCESS &&
         mode < sizeof(names) / sizeof(names[0]))
         bench_note("%s shared objects: %s", what, names[mode]);
+}
+
+void bench_d3d11_settle(void *device)
+{
+    D3D11_QUERY_DESC desc = {D3D11_QUERY_EVENT, 0};
+    ID3D11DeviceContext *immediate;
+    ID3D11Query *query;
+
+    ID3D11Device_GetImmediateContext((ID3D11Device *)device, &immediate);
+    BENCH_HR(ID3D11Device_CreateQuery((ID3D11Device *)device, &desc, &query));
+    ID3D11DeviceContext_End(immediate, (ID3D11Asynchronous *)query);
+    while (ID3D11DeviceContext_GetData(immediate, (ID3D11Asynchronous *)query, NULL, 0, 0) ==
+           S_FALSE)
+        Sleep(0);
+    ID3D11Query_Release(query);
+    ID3D11DeviceContext_Release(immediate);
 }

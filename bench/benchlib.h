@@ -90,6 +90,9 @@ void bench_note(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
 /* How dxcl moves a shared object's data (dxclGetTransferMode), as a note: the same figure means
  * different work on the copy engine, zero-copy and the GPU path. */
 void bench_note_transfer_mode(const char *what, cl_mem mem);
+/* An event query on the D3D11 device's immediate context, flushed and waited for: a frame's
+ * last Direct3D copy is done (the variants' settle). */
+void bench_d3d11_settle(void *device);
 
 /* Writes results.txt and perf.png into `dir` (a Windows or Unix path); false on failure. */
 bool bench_write(const char *dir);
