@@ -111,6 +111,11 @@ struct dxcl_backend {
     void (*leave_device)(void *protection);
     /* Frees the backend's per-surface state (the core releases the resource reference). */
     void (*destroy_surface)(struct dxcl_surface *surface);
+    /* destroy_surface keeps the surface's kept driver object (struct dxcl_surface) with the
+     * idle surface, and prepare hands it to the next object of that description
+     * (struct dxcl_shared_desc): the copy engine keeps its driver objects only for such a
+     * backend. */
+    bool keeps_driver_objects;
     /* Optional: true, with its address, when the surface's host copy (the mapping copy_to_host
      * gives) stays at one address across locks, so the driver may use that memory as the
      * object's storage (zero-copy, engine/zerocopy.h). Called under dxcl_device_lock. */

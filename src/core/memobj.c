@@ -107,6 +107,8 @@ static void surface_destroy(struct dxcl_surface *surface)
 {
     dxcl_lock_check_call("a backend's destroy_surface", __func__);
     surface->backend->destroy_surface(surface);
+    if (surface->kept.handle) /* the backend did not keep it */
+        dxcl_driver()->clReleaseMemObject(surface->kept.handle);
     if (surface->release_event) /* the backend's last hand-out did not take it */
         dxcl_driver()->clReleaseEvent(surface->release_event);
     IUnknown_Release(surface->resource);

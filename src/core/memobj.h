@@ -6,6 +6,16 @@
 #include "core/context.h"
 #include "core/table.h"
 
+/* A driver object that outlived its shared object for the next one of the same description
+ * (docs/design.md, "Kept driver objects"): dxcl's only reference, the access flags it was made
+ * with, and the host memory it stands on (zero-copy's staging mapping; NULL for the driver's own
+ * memory or an import). */
+struct dxcl_kept_object {
+    cl_mem handle;
+    cl_mem_flags flags;
+    void *host;
+};
+
 /* One Direct3D resource (or subresource) as the copy engine sees it. Several memobjs share a
  * surface when they are planes of one DX9 surface. */
 struct dxcl_surface {
@@ -27,11 +37,12 @@ struct dxcl_surface {
     bool gpu_synced, ready_signalled;
     uint64_t hand_in_device, hand_in_value;
     cl_event release_event;
-    /* The GPU path: the driver's import of the twin, which its object's teardown gives back
-     * (the program's handle, now dxcl's alone) with the flags it was made with; the backend
-     * keeps it with the pooled twin for the twin's next object (backend.h), else releases it. */
-    cl_mem kept_import;
-    cl_mem_flags kept_flags;
+    /* The driver object its last object's teardown left (the program's handle, now dxcl's
+     * alone): the GPU path's import of the twin, or the copy engine's object, on the staging
+     * memory where zero-copy. A backend that keeps_driver_objects (backend.h) keeps it with the
+     * idle surface for the next object of its description; surface_destroy releases what the
+     * backend leaves. */
+    struct dxcl_kept_object kept;
     struct dxcl_mapping mapping;
     void *backend_data; /* staging resource etc. */
 };
@@ -64,6 +75,11 @@ struct dxcl_shared_desc {
     bool lone_plane;
     /* The backend's per-surface state for a new surface (ownership passes to the core). */
     void *surface_data;
+    /* Asked (set before the backend's prepare): the object's access flags, never 0. */
+    cl_mem_flags access;
+    /* Answered: a driver object the backend's idle surface kept (struct dxcl_kept_object), which
+     * the object takes where it fits and releases otherwise; handle NULL: none. */
+    struct dxcl_kept_object kept;
 };
 
 /* Where a shared object is between OpenCL and Direct3D. Changed only under dxcl_lock held

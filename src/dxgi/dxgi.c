@@ -58,6 +58,8 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
 /* A surface's Direct3D resources, once the pool does not keep them. */
 static void free_staging(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
+    if (s->kept.handle) /* before the staging memory it may stand on */
+        dxcl_driver()->clReleaseMemObject(s->kept.handle);
     if (s->twin)
         dxcl_gpu_hooks()->twin_release(ctx, s);
     else
@@ -193,11 +195,13 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
                                           .lone_plane = desc->lone_plane,
                                           .plane = desc->lone_plane ? desc->plane : 0};
     if (dxcl_fault_hit(DXCL_FAULT_STAGING) ||
-        (!dxcl_dxgi_pool_take(ctx, surface, 0) &&
+        (!dxcl_dxgi_pool_take(ctx, surface, desc->access) &&
          FAILED(create_staging(ctx->device, &info, surface, &surface->staging)))) {
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
+    desc->kept = surface->kept; /* the object takes it or releases it */
+    surface->kept = (struct dxcl_kept_object){0};
     desc->resource = args->resource;
     desc->surface_data = surface;
     return CL_SUCCESS;
@@ -207,16 +211,18 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
 {
     struct dxcl_dxgi_surface *s = surface->backend_data, *next;
 
-    if (surface->kept_import) { /* the GPU path's import goes with the twin, or now */
-        if (s && s->twin && !s->twin->cl_import) {
-            s->twin->cl_import = surface->kept_import;
-            s->twin->cl_import_flags = surface->kept_flags;
-        } else
-            dxcl_driver()->clReleaseMemObject(surface->kept_import);
-        surface->kept_import = NULL;
-    }
     if (!s)
         return;
+    /* The kept driver object goes with the twin (its import) or the staging copy; what finds
+     * its place taken is released by the core. */
+    if (surface->kept.handle && s->twin && !s->twin->cl_import) {
+        s->twin->cl_import = surface->kept.handle;
+        s->twin->cl_import_flags = surface->kept.flags;
+        surface->kept = (struct dxcl_kept_object){0};
+    } else if (surface->kept.handle && !s->twin && !s->kept.handle) {
+        s->kept = surface->kept;
+        surface->kept = (struct dxcl_kept_object){0};
+    }
     surface->backend_data = NULL;
     /* A twin still OpenCL's (a hand-out that failed, or never went) is given up, not pooled. */
     if (s->twin && s->twin->handed_in) {

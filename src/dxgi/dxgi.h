@@ -239,6 +239,7 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         .enter_device = prefix##_enter_device,                                                     \
         .leave_device = dxcl_dxgi_leave_device,                                                    \
         .destroy_surface = dxcl_dxgi_destroy_surface,                                              \
+        .keeps_driver_objects = true,                                                              \
         .close_device = dxcl_dxgi_close_device,                                                    \
         .pooled_surfaces = dxcl_dxgi_pooled_surfaces,                                              \
         .stable_host_copy = dxcl_dxgi_stable_host_copy,                                            \

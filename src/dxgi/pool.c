@@ -17,13 +17,16 @@ static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dx
            a->direct_image == b->direct_image;
 }
 
-/* A pooled twin whose kept import was made with `flags` (an object's access). */
-static bool import_fits(const struct dxcl_dxgi_surface *s, cl_mem_flags flags)
+/* A pooled surface whose kept driver object was made with `flags` (an object's access): a
+ * twin's import, or a staging copy's object. */
+static bool kept_fits(const struct dxcl_dxgi_surface *s, cl_mem_flags flags)
 {
-    return s->twin && s->twin->cl_import && s->twin->cl_import_flags == flags;
+    if (s->twin)
+        return s->twin->cl_import && s->twin->cl_import_flags == flags;
+    return s->kept.handle && s->kept.flags == flags;
 }
 
-/* The first idle surface like `want`; of twins, one whose kept import fits `flags` first. */
+/* The first idle surface like `want`; one whose kept driver object fits `flags` first. */
 bool dxcl_dxgi_pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want,
                          cl_mem_flags flags)
 {
@@ -36,7 +39,7 @@ bool dxcl_dxgi_pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *wan
             continue;
         if (!first)
             first = link;
-        if (!want->twin || import_fits(*link, flags)) {
+        if (kept_fits(*link, flags)) {
             first = link;
             break;
         }
@@ -52,6 +55,7 @@ bool dxcl_dxgi_pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *wan
     want->twin = found->twin;
     want->stable = found->stable;
     want->moved = found->moved;
+    want->kept = found->kept;
     free(found);
     return true;
 }

@@ -6,6 +6,7 @@
 #define DXCL_DXGI_POOL_H
 
 #include "core/backend.h"
+#include "core/memobj.h"
 #include "core/twin.h"
 
 #include <dxgi.h>
@@ -29,7 +30,7 @@ struct dxcl_dxgi_twin {
      * pool), or NULL. */
     cl_semaphore_khr cl_ready;
     /* The driver's import of its memory that its last object left (core/memobj.h, the
-     * surface's kept_import), made with cl_import_flags, for its next object; or NULL. */
+     * surface's kept object), made with cl_import_flags, for its next object; or NULL. */
     cl_mem cl_import;
     cl_mem_flags cl_import_flags;
     /* For dxcl's log when it is given up. */
@@ -54,6 +55,10 @@ struct dxcl_dxgi_surface {
     /* A direct twin's (core/twin.h): the VkImage of the program's texture, which the twin is;
      * part of the pool's key (a direct twin serves only its own texture). 0 for the others. */
     uint64_t direct_image;
+    /* A staging copy's (not a twin's): the copy engine's driver object its last object left
+     * (core/memobj.h), for the next object of this description, or none. Released before the
+     * staging resource, whose memory it may stand on. */
+    struct dxcl_kept_object kept;
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;
@@ -65,8 +70,9 @@ struct dxcl_dxgi_surface {
     void *moved_by_fault;
 };
 
-/* The first idle surface like `want` (true, with its staging and twin moved into `want`); of
- * twins, one whose kept import was made with `flags` first. */
+/* The first idle surface like `want` (true, with its staging, twin and kept driver object
+ * moved into `want`); one whose kept driver object (a twin's import, or a staging copy's
+ * object) was made with `flags` first. */
 bool dxcl_dxgi_pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *want,
                          cl_mem_flags flags);
 unsigned dxcl_dxgi_pooled_surfaces(struct dxcl_context *ctx);

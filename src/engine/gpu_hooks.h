@@ -12,12 +12,11 @@
 struct dxcl_dxgi_surface;
 
 struct dxcl_gpu_hooks {
-    /* Creation and end of an object (engine/lifetime.c; gpu/gpu_path.h says what each does). */
+    /* Creation of an object (engine/lifetime.c; gpu/gpu_path.h says what each does). */
     bool (*probe)(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                   struct dxcl_device_storage *storage);
     cl_mem (*import)(struct dxcl_context *ctx, cl_mem_flags flags, const struct dxcl_memobj *mem,
                      const struct dxcl_device_storage *storage, cl_int *err);
-    void (*let_go)(struct dxcl_memobj *mem);
     /* An imported object's hand-overs, instead of zero-copy's unmap and map
      * (engine/zerocopy.c; gpu/handover.h). */
     cl_int (*hand_in)(cl_command_queue queue, struct dxcl_memobj *mem, cl_uint num_events,

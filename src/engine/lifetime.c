@@ -2,6 +2,7 @@
 #include "engine/lifetime.h"
 #include "core/api.h"
 #include "core/driver.h"
+#include "core/env.h"
 #include "core/event.h"
 #include "core/fault.h"
 #include "core/registry.h"
@@ -14,6 +15,7 @@
 #include "formats/formats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 cl_int dxcl_check_shared_flags(cl_mem_flags flags)
 {
@@ -145,18 +147,43 @@ static cl_mem create_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                                   : create_image(ctx, flags, mem, err);
 }
 
-/* The driver object: on the surface's host copy when it can be (zero-copy), else its own. */
+/* The driver object the surface kept from its last object, where it was made for this one's
+ * access and stands on the memory this one would (the staging mapping for zero-copy, else the
+ * driver's own); released otherwise. */
+static cl_mem take_kept(struct dxcl_kept_object *kept, cl_mem_flags flags, const void *host)
+{
+    struct dxcl_kept_object was = *kept;
+
+    if (!was.handle)
+        return NULL;
+    *kept = (struct dxcl_kept_object){0};
+    if (was.flags == flags && was.host == host) {
+        DXCL_LOG("driver object %p: kept from the last object of this description, taken again",
+                 (void *)was.handle);
+        return was.handle;
+    }
+    dxcl_driver()->clReleaseMemObject(was.handle);
+    return NULL;
+}
+
+/* The driver object: on the surface's host copy when it can be (zero-copy), else its own; a
+ * kept one of the last object of the same description where it fits. */
 static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
                                    struct dxcl_memobj *mem, cl_int *err)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
+    struct dxcl_kept_object kept = mem->desc.kept;
     struct dxcl_device_storage twin;
     cl_mem handle;
 
+    mem->desc.kept = (struct dxcl_kept_object){0};
     flags = flags ? flags : CL_MEM_READ_WRITE;
-    if ((*err = choose_backing_once(ctx, flags, mem)) != CL_SUCCESS)
+    if ((*err = choose_backing_once(ctx, flags, mem)) != CL_SUCCESS) {
+        take_kept(&kept, 0, NULL);
         return NULL;
+    }
     if (dxcl_gpu_hooks()->probe(ctx, mem, &twin)) {
+        take_kept(&kept, 0, NULL); /* a staging copy's: the twin replaced it */
         obj->on_gpu = true;
         obj->imported = !twin.host_import;
         obj->direct = twin.direct;
@@ -176,16 +203,24 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         return handle;
     }
     if (mem->desc.lone_plane) { /* the copy engine copies whole slices: planes share them */
+        take_kept(&kept, 0, NULL);
         *err = DXCL_FAIL(CL_OUT_OF_RESOURCES,
                          "plane %u of resource %p has no twin on the GPU (see above)",
                          mem->desc.plane, (void *)mem->desc.resource);
         return NULL;
     }
     if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
-        if ((handle = create_object(ctx, flags, mem, err)))
+        if ((handle = take_kept(&kept, flags, obj->host_copy.data)) ||
+            (handle = create_object(ctx, flags, mem, err))) {
+            *err = CL_SUCCESS;
             return handle;
+        }
         DXCL_LOG("the driver refused CL_MEM_USE_HOST_PTR on the staging copy (%d): copies", *err);
         obj->host_copy = (struct dxcl_mapping){0};
+    }
+    if ((handle = take_kept(&kept, flags, NULL))) {
+        *err = CL_SUCCESS;
+        return handle;
     }
     if (!(handle = create_object(ctx, flags, mem, err)))
         *err = DXCL_FAIL(*err, "the driver could not create the %s of resource %p (%ux%ux%u)",
@@ -198,6 +233,11 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
 static cl_mem fail_memobj(struct dxcl_context *ctx, const struct dxcl_shared_desc *desc,
                           struct dxcl_memobj *mem, cl_int err, cl_int *errcode_ret)
 {
+    /* Not taken yet (the object failed before its driver object): released. */
+    cl_mem kept = mem ? mem->desc.kept.handle : desc->kept.handle;
+
+    if (kept)
+        dxcl_driver()->clReleaseMemObject(kept);
     if (desc->surface_data) {
         struct dxcl_surface temp = {.backend = desc->backend,
                                     .context = ctx,
@@ -222,6 +262,7 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
 
     if (!mem)
         return fail_memobj(ctx, desc, NULL, CL_OUT_OF_HOST_MEMORY, errcode_ret);
+    mem->desc = *desc;
     duplicate = desc->unique && dxcl_memobj_exists(ctx, desc);
     if (duplicate)
         return fail_memobj(ctx, desc, mem,
@@ -229,7 +270,6 @@ cl_mem dxcl_memobj_create(struct dxcl_context *ctx, cl_mem_flags flags,
                                      "a cl_mem of resource %p subresource %u plane %u exists",
                                      (void *)desc->resource, desc->subresource, desc->plane),
                            errcode_ret);
-    mem->desc = *desc;
     mem->flags = flags;
     mem->context = ctx;
     mem->mirror.app_refs = 1;
@@ -267,7 +307,7 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
                           cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
                           cl_int *errcode_ret)
 {
-    struct dxcl_shared_desc desc = {0};
+    struct dxcl_shared_desc desc = {.access = flags ? flags : CL_MEM_READ_WRITE};
     struct dxcl_context *ctx;
     cl_mem mem = NULL;
     cl_int err;
@@ -328,17 +368,55 @@ static void fence(struct dxcl_memobj *mem)
         dxcl_driver()->clFlush(obj->queue), obj->fence_count++;
 }
 
+/* DXCL_KEEP_DRIVER_OBJECTS=0: the copy engine's driver objects die with their objects (for
+ * comparison; the GPU path's imports are kept either way). */
+static bool keeping_allowed(void)
+{
+    static volatile LONG state; /* 0 unknown, 1 allowed, 2 off */
+    char value[8];
+
+    if (!state) {
+        DWORD len = dxcl_getenv("KEEP_DRIVER_OBJECTS", value, sizeof(value));
+        InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
+    }
+    return state == 1;
+}
+
+/* Whether the object's driver object may outlive it for the next object of its description
+ * (docs/design.md, "Kept driver objects"): the GPU path's imports, and the copy engine's
+ * objects where the backend keeps driver objects with its idle surfaces; never one the program
+ * watches (its destructor callback runs at its end), nor one whose storage is memory that
+ * zero-copy left behind (the staging mapping moved). */
+static bool may_keep(const struct dxcl_memobj *mem)
+{
+    const struct dxcl_object *obj = dxcl_object_of_const(mem);
+
+    if (mem->watched || obj->moved)
+        return false;
+    return obj->on_gpu || (mem->desc.backend->keeps_driver_objects && keeping_allowed());
+}
+
+/* A copied object (the driver's own memory) that may be kept: the next object's upload into
+ * that memory must not overtake a command of this one still queued. */
+static bool copied_and_kept(struct dxcl_memobj *mem)
+{
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    return !obj->on_gpu && !obj->host_copy.data && may_keep(mem);
+}
+
 /* Whether the teardown waits for the driver's commands (the fences). dxcl's memory under the
- * driver object (a host copy) must outlive them. An imported object's memory is the driver's
- * import, which keeps it alive (Vulkan's external-memory payloads are counted), and the next
- * user of the texture waits for this object's release on the GPU (its hand-out): only an import
- * the driver still holds (released while acquired) or with `ready` signalled for it is handed
- * back first, and that waits (dxcl_zero_copy_hand_back). */
+ * driver object (a host copy) must outlive them, and a kept driver object must be done with
+ * them before the next object uses it. An imported object's memory is the driver's import,
+ * which keeps it alive (Vulkan's external-memory payloads are counted), and the next user of
+ * the texture waits for this object's release on the GPU (its hand-out): only an import the
+ * driver still holds (released while acquired) or with `ready` signalled for it is handed back
+ * first, and that waits (dxcl_zero_copy_hand_back). */
 static bool needs_fences(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
 
-    if (obj->host_copy.data)
+    if (obj->host_copy.data || copied_and_kept(mem))
         return true;
     return obj->imported && (obj->device_held || mem->surface->ready_signalled);
 }
@@ -376,10 +454,12 @@ static bool driver_busy_for_long(struct dxcl_memobj *mem)
 {
     struct dxcl_object *obj = dxcl_object_of(mem);
 
-    /* The GPU path: the release did not wait for the commands, which complete by themselves
-     * while the context has no user event unset; waiting for them here costs less than polls
-     * that sleep (objects made and destroyed every frame). */
-    if (obj->imported && needs_fences(mem) && dxcl_unset_user_events(mem->context->handle) == 0) {
+    /* The GPU path, and a copied object to be kept: the commands complete by themselves while
+     * the context has no user event unset (a release waited for them, or the GPU path's did
+     * not); waiting for them here costs less than polls that sleep (objects made and destroyed
+     * every frame). */
+    if ((obj->imported || copied_and_kept(mem)) && needs_fences(mem) &&
+        dxcl_unset_user_events(mem->context->handle) == 0) {
         if (!obj->fenced)
             fence(mem);
         DXCL_LOG("memobj %p: its teardown waits for %zu fences", (void *)mem->handle,
@@ -418,6 +498,39 @@ static void give_surface_back(struct dxcl_memobj *mem)
     dxcl_device_leave(surface->backend, protection);
 }
 
+/* The driver object stays with the surface for the next object of its description
+ * (may_keep), unless something else may still see it: the driver's count is above dxcl's one
+ * reference (an image or sub-buffer the program made from it), or the program left it mapped.
+ * The driver is done with the object's commands when this is asked (the fences). */
+static bool keep_driver_object(struct dxcl_memobj *mem)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_uint refs = 0, maps = 0;
+
+    if (!may_keep(mem) || mem->surface->kept.handle)
+        return false;
+    return drv->clGetMemObjectInfo(mem->handle, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs,
+                                   NULL) == CL_SUCCESS &&
+           refs == 1 &&
+           drv->clGetMemObjectInfo(mem->handle, CL_MEM_MAP_COUNT, sizeof(maps), &maps, NULL) ==
+               CL_SUCCESS &&
+           maps == 0;
+}
+
+/* dxcl's reference on the driver object, at the end of the teardown: kept with the surface, or
+ * released. */
+static void let_go(struct dxcl_memobj *mem)
+{
+    struct dxcl_object *obj = dxcl_object_of(mem);
+
+    if (keep_driver_object(mem)) {
+        mem->surface->kept = (struct dxcl_kept_object){
+            mem->handle, mem->flags ? mem->flags : CL_MEM_READ_WRITE, obj->host_copy.data};
+        return;
+    }
+    dxcl_driver()->clReleaseMemObject(mem->handle);
+}
+
 /* Everything the object owns goes: dxcl's driver object before the staging memory it may stand
  * on returns to the pool, and the context's record last (dxcl's driver reference holds the
  * driver's context until then). */
@@ -434,7 +547,7 @@ static void finish(struct dxcl_memobj *mem)
         dxcl_driver()->clReleaseCommandQueue(obj->held_on);
     if (obj->queue)
         dxcl_driver()->clReleaseCommandQueue(obj->queue);
-    dxcl_gpu_hooks()->let_go(mem);
+    let_go(mem);
     dxcl_surface_unref(surface);
     dxcl_context_unref(ctx);
     free(obj->fences);

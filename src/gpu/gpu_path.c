@@ -203,38 +203,6 @@ cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
     return image_object;
 }
 
-/* The driver's external-memory acquire of the object on `own`, dxcl's own queue of the
- * context, with no wait list: it does not wait for the program's events, which the driver may
- * wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
- * return until the event is set). Where the twin's `ready` was signalled, OpenCL's wait for it
- * comes first. A marker where the driver has no acquire. */
-/* The import stays with the twin for its next object unless the handle must die now: the
- * program watches for its destruction (a destructor callback), or the driver object is still
- * held by something else of the program's (an image made from it: the driver's count is more
- * than dxcl's one reference). The fences are done when this is asked. */
-static bool keep_import(const struct dxcl_memobj *mem)
-{
-    cl_uint refs = 0;
-
-    if (!dxcl_object_of_const(mem)->on_gpu || mem->watched)
-        return false;
-    return dxcl_driver()->clGetMemObjectInfo(mem->handle, CL_MEM_REFERENCE_COUNT, sizeof(refs),
-                                             &refs, NULL) == CL_SUCCESS &&
-           refs == 1;
-}
-
-void dxcl_gpu_path_let_go(struct dxcl_memobj *mem)
-{
-    struct dxcl_surface *surface = mem->surface;
-
-    if (keep_import(mem) && !surface->kept_import) {
-        surface->kept_import = mem->handle;
-        surface->kept_flags = mem->flags ? mem->flags : CL_MEM_READ_WRITE;
-        return;
-    }
-    dxcl_driver()->clReleaseMemObject(mem->handle);
-}
-
 cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, cl_event *waited)
 {
     cl_int err;
@@ -250,6 +218,11 @@ cl_int dxcl_gpu_path_wait_ready(cl_command_queue own, struct dxcl_memobj *mem, c
     return CL_SUCCESS;
 }
 
+/* The driver's external-memory acquire of the object on `own`, dxcl's own queue of the
+ * context, with no wait list: it does not wait for the program's events, which the driver may
+ * wait for in the call itself (NVIDIA's acquire with a user event in its wait list does not
+ * return until the event is set). Where the twin's `ready` was signalled, OpenCL's wait for it
+ * comes first. A marker where the driver has no acquire. */
 cl_int dxcl_gpu_path_acquire_now(cl_command_queue own, struct dxcl_memobj *mem, cl_event *done)
 {
     struct dxcl_external_functions fn = dxcl_driver_external(mem->context->handle);

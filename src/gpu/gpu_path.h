@@ -37,11 +37,6 @@ bool dxcl_gpu_path_may_serve(struct dxcl_context *ctx);
 bool dxcl_gpu_path_probe(struct dxcl_context *ctx, const struct dxcl_memobj *mem,
                          struct dxcl_device_storage *storage);
 /* The driver object on the twin's memory: the fd imported (clCreateImageWithProperties). */
-/* dxcl's reference on the object's driver object, at the end of its teardown: an import is
- * kept for the twin's next object (the surface's kept_import, which the backend takes with the
- * pooled twin) where nothing else can still see the handle; anything else is released. */
-void dxcl_gpu_path_let_go(struct dxcl_memobj *mem);
-
 cl_mem dxcl_gpu_path_import(struct dxcl_context *ctx, cl_mem_flags flags,
                             const struct dxcl_memobj *mem,
                             const struct dxcl_device_storage *storage, cl_int *err);

@@ -13,7 +13,6 @@ static bool serves_resource(struct dxcl_context *ctx, void *resource)
 static const struct dxcl_gpu_hooks hooks = {
     .probe = dxcl_gpu_path_probe,
     .import = dxcl_gpu_path_import,
-    .let_go = dxcl_gpu_path_let_go,
     .hand_in = dxcl_gpu_hand_in,
     .hand_out = dxcl_gpu_hand_out,
     .give_back = dxcl_gpu_give_back,
