@@ -375,6 +375,10 @@ static int lazy_child(void)
 {
     struct interop_env env;
 
+    /* The copy engine's deferred uploads: where the GPU path would take these textures (DXVK on a
+     * GPU that imports), the acquire hands them in (no first-touch upload to fail); its faults are
+     * test_gpu_path's twin_fault, deferred (DXCL_GPU_LAZY=1) and not. */
+    SetEnvironmentVariableA("DXCL_PATH", "engine");
     fault_arm = (dxclFaultArm_fn)(void *)GetProcAddress(test_dxcl_module(), "dxclFaultArm");
     REQUIRE(fault_arm, "dxcl exports no dxclFaultArm");
     interop_open(&env, &api_d3d11_khr, INTEROP_NO_USER_SYNC, 0);
