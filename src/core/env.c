@@ -1,6 +1,8 @@
 /* dxcl's settings (env.h): the environment with the build's prefix (DXCL_, or DXCL_BACK_ for the
  * tests' dxcl_back.dll), else the config file, read once. */
 #include "core/env.h"
+
+#include <string.h>
 #include "core/config.h"
 
 #include <stdio.h>
@@ -95,6 +97,18 @@ DWORD dxcl_getenv(const char *name, char *value, DWORD size)
         return 0;
     strcpy(value, from_file);
     return (DWORD)strlen(from_file);
+}
+
+bool dxcl_setting_is(volatile LONG *cache, const char *name, const char *value)
+{
+    char found[32];
+
+    if (!*cache) {
+        DWORD len = dxcl_getenv(name, found, sizeof(found));
+
+        InterlockedExchange(cache, len && !strcmp(found, value) ? 1 : 2);
+    }
+    return *cache == 1;
 }
 
 DWORD dxcl_getenv_size(const char *name)

@@ -21,6 +21,9 @@
 /* The value of DXCL_ENV_PREFIX + name in `value` (at most size bytes): its length, or 0 when it
  * is unset, empty or too long. The environment wins over the config file. */
 DWORD dxcl_getenv(const char *name, char *value, DWORD size);
+/* Whether DXCL_ENV_PREFIX + name is set to exactly `value`, read once into *cache (0: unread,
+ * 1: it is, 2: it is not): the switches that calls on hot paths ask. */
+bool dxcl_setting_is(volatile LONG *cache, const char *name, const char *value);
 /* The size a value of DXCL_ENV_PREFIX + name needs, its terminating 0 included; 0 when unset. */
 DWORD dxcl_getenv_size(const char *name);
 

@@ -67,13 +67,9 @@ static void unmap(struct dxcl_dxgi_surface *s)
  * (docs/perf.md, "The GPU path's soak on NVIDIA levels off"). */
 static bool gpu_path_wanted(void)
 {
-    static volatile LONG state; /* 0 unknown, 1 on, 2 off */
-    char value[4];
+    static volatile LONG off;
 
-    if (!state)
-        InterlockedExchange(
-            &state, dxcl_getenv("GPU_D3D10", value, sizeof(value)) && !strcmp(value, "0") ? 2 : 1);
-    return state == 1;
+    return !dxcl_setting_is(&off, "GPU_D3D10", "0");
 }
 
 static void d3d10_context_ready(struct dxcl_context *ctx)

@@ -35,14 +35,9 @@ struct dxcl_device_convert {
  * grew 6-14 KB a cycle with these transfers and 0.4 KB without (docs/perf.md). */
 static bool device_allowed(void)
 {
-    static LONG state; /* 0 unknown, 1 allowed, 2 off */
-    char value[8];
+    static volatile LONG on_device;
 
-    if (!state)
-        InterlockedExchange(
-            &state,
-            dxcl_getenv("CONVERT", value, sizeof(value)) && !strcmp(value, "device") ? 1 : 2);
-    return state == 1;
+    return dxcl_setting_is(&on_device, "CONVERT", "device");
 }
 
 static double now_ms(void)

@@ -9,13 +9,9 @@
 
 bool dxcl_lazy_allowed(void)
 {
-    static LONG state; /* 0 unknown, 1 allowed, 2 off */
-    char value[8];
+    static volatile LONG off;
 
-    if (!state)
-        InterlockedExchange(&state,
-                            dxcl_getenv("LAZY", value, sizeof(value)) && value[0] == '0' ? 2 : 1);
-    return state == 1;
+    return !dxcl_setting_is(&off, "LAZY", "0");
 }
 
 /* DXCL_GPU_LAZY=1: objects on the GPU path are deferred too (as before 2026-11-29's fifth
@@ -26,13 +22,9 @@ bool dxcl_lazy_allowed(void)
  * overwrite (empty hand-ins). */
 static bool gpu_objects_deferred(void)
 {
-    static LONG state; /* 0 unknown, 1 deferred, 2 at the acquire */
-    char value[8];
+    static volatile LONG deferred;
 
-    if (!state)
-        InterlockedExchange(
-            &state, dxcl_getenv("GPU_LAZY", value, sizeof(value)) && value[0] == '1' ? 1 : 2);
-    return state == 1;
+    return dxcl_setting_is(&deferred, "GPU_LAZY", "1");
 }
 
 bool dxcl_lazy_eligible(const struct dxcl_memobj *mem)

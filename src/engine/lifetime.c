@@ -372,14 +372,9 @@ static void fence(struct dxcl_memobj *mem)
  * comparison; the GPU path's imports are kept either way). */
 static bool keeping_allowed(void)
 {
-    static volatile LONG state; /* 0 unknown, 1 allowed, 2 off */
-    char value[8];
+    static volatile LONG off;
 
-    if (!state) {
-        DWORD len = dxcl_getenv("KEEP_DRIVER_OBJECTS", value, sizeof(value));
-        InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
-    }
-    return state == 1;
+    return !dxcl_setting_is(&off, "KEEP_DRIVER_OBJECTS", "0");
 }
 
 /* Whether the object's driver object may outlive it for the next object of its description

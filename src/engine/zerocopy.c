@@ -14,14 +14,9 @@
 /* DXCL_ZERO_COPY=0 turns zero-copy off (for comparison, and as an escape hatch). */
 bool dxcl_zero_copy_allowed(void)
 {
-    static LONG state; /* 0 unknown, 1 allowed, 2 off */
-    char value[8];
+    static volatile LONG off;
 
-    if (state == 0) {
-        DWORD len = dxcl_getenv("ZERO_COPY", value, sizeof(value));
-        InterlockedExchange(&state, len && !strcmp(value, "0") ? 2 : 1);
-    }
-    return state == 1;
+    return !dxcl_setting_is(&off, "ZERO_COPY", "0");
 }
 
 bool dxcl_host_unified(cl_context context)

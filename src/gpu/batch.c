@@ -98,14 +98,9 @@ static bool take_back(struct dxcl_surface *surface)
  * host waits for the hand-in's end instead, as where the driver imports no semaphore. */
 static bool host_waits_hand_ins(void)
 {
-    static LONG state; /* 0 unread, 1 the GPU waits, 2 the host */
-    char value[8];
+    static volatile LONG host;
 
-    if (!state)
-        InterlockedExchange(
-            &state,
-            dxcl_getenv("GPU_READY", value, sizeof(value)) && !strcmp(value, "host") ? 2 : 1);
-    return state == 2;
+    return dxcl_setting_is(&host, "GPU_READY", "host");
 }
 
 cl_int dxcl_dxgi_twin_in(struct dxcl_surface *surface, bool contents)

@@ -504,18 +504,19 @@ static int32_t run_batch(struct batch *b)
 {
     struct dxcl_hand_over *asked = b->asked;
     uint64_t values[DXCL_HAND_OVER_MAX] = {0}, done = 0;
-    bool skip_ready = false, empty;
+    bool skip_ready = false, empty, idle_host_wait;
     int32_t result;
 
     if ((result = hold_items(b)))
         return result;
     /* After a release that ended early, `ready` may still hold its last signal: OpenCL gets no
-     * `ready` and the host waits for done_value instead. */
+     * `ready` and the host waits for done_value instead. The idle rule is the batch's, asked
+     * once. */
+    idle_host_wait =
+        asked->unless_idle && idle_host_waits() && dxcl_progress_idle(b->device->progress);
     for (uint32_t i = 0; i < b->held && !skip_ready; i++)
-        skip_ready =
-            asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
-            ((asked->unless_idle && idle_host_waits() && dxcl_progress_idle(b->device->progress)) ||
-             !ready_allowed(b->twins[i]));
+        skip_ready = asked->items[i].op == DXCL_HAND_IN && asked->items[i].signal_ready &&
+                     (idle_host_wait || !ready_allowed(b->twins[i]));
     pthread_mutex_lock(&b->device->submit_lock);
     empty = empty_hand_ins_allowed() && nothing_to_submit(b);
     if (empty)
