@@ -28,7 +28,7 @@ static void note_dxcl(void)
 {
     dxclGetInfo_fn get_info =
         (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
-    char version[64] = "?", data_path[512] = "?";
+    char version[64] = "?", data_path[1024] = "?";
 
     REQUIRE(get_info != NULL, "dxclGetInfo is not exported: is OpenCL.dll dxcl?");
     BENCH_CL(get_info(DXCL_INFO_VERSION, sizeof(version), version, NULL));

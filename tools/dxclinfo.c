@@ -727,7 +727,7 @@ static void show_host_drivers(void)
 int main(int argc, char **argv)
 {
     bool formats = true;
-    char version[64], driver[MAX_PATH], route[MAX_PATH + 64], data_path[512];
+    char version[64], driver[MAX_PATH], route[MAX_PATH + 64], data_path[1024];
     cl_platform_id platforms[16];
     cl_uint num_platforms = 0;
     cl_int err;

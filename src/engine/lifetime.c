@@ -370,7 +370,7 @@ static void fence(struct dxcl_memobj *mem)
 
 /* DXCL_KEEP_DRIVER_OBJECTS=0: the copy engine's driver objects die with their objects (for
  * comparison; the GPU path's imports are kept either way). */
-static bool keeping_allowed(void)
+bool dxcl_keeping_allowed(void)
 {
     static volatile LONG off;
 
@@ -388,7 +388,7 @@ static bool may_keep(const struct dxcl_memobj *mem)
 
     if (mem->watched || obj->moved)
         return false;
-    return obj->on_gpu || (mem->desc.backend->keeps_driver_objects && keeping_allowed());
+    return obj->on_gpu || (mem->desc.backend->keeps_driver_objects && dxcl_keeping_allowed());
 }
 
 /* A copied object (the driver's own memory) that may be kept: the next object's upload into

@@ -23,6 +23,10 @@ cl_mem dxcl_create_shared(const char *name, cl_context context, const struct dxc
                           cl_mem_flags flags, dxcl_prepare_fn prepare, const void *args,
                           cl_int *errcode_ret);
 
+/* Driver objects outlive their objects for the next of their description (docs/design.md,
+ * "Kept driver objects"); false with DXCL_KEEP_DRIVER_OBJECTS=0. */
+bool dxcl_keeping_allowed(void);
+
 /* Drops a hold on a shared object's record (core/memobj.h); the last one tears the object
  * down, at once or, while the driver still uses dxcl's memory for it, later: never waiting. */
 void dxcl_memobj_put(struct dxcl_memobj *mem);

@@ -5,6 +5,7 @@
 #include "core/route.h"
 #include "core/driver.h"
 #include "engine/lazy.h"
+#include "engine/lifetime.h"
 #include "engine/zerocopy.h"
 #include "dxcl_version.h" /* generated at build time: cmake/version.cmake */
 
@@ -27,28 +28,34 @@ DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 #define GPU_PATH_TEXT "no GPU path (32-bit: no Unix side, no Vulkan layer)"
 #endif
 
-/* The copy engine's choices that hold for every object (docs/design.md, "The copy engine");
- * which transfer an object got: dxclGetTransferMode. */
-#define ENGINE_TEXT(reads)                                                                         \
-    "copy engine: staging kept per object and pooled, " reads                                      \
-    ", back only what a command may have written"
-#define ZERO_COPY_TEXT                                                                             \
-    "zero-copy for D3D10/D3D11 buffers and 2D textures of native formats where the context's "     \
-    "devices share host memory"
+/* The copy engine's choices that hold for every object (docs/design.md, "The copy engine"),
+ * written once from the settings; which transfer an object got: dxclGetTransferMode. */
+static char data_path[1024];
 
-#define READ_LAZY "read at the first command, none for a whole overwrite"
-#define READ_EAGER "read at each acquire (DXCL_LAZY=0)"
-#define ZERO_COPY_OFF "zero-copy off (DXCL_ZERO_COPY=0)"
+static BOOL CALLBACK write_data_path(INIT_ONCE *once, void *param, void **context)
+{
+    (void)once, (void)param, (void)context;
+    snprintf(data_path, sizeof(data_path),
+             "copy engine: staging kept per object and pooled, %s, %s, back only what a command "
+             "may have written; %s; %s",
+             dxcl_keeping_allowed() ? "driver objects kept with it for the next object"
+                                    : "driver objects not kept (DXCL_KEEP_DRIVER_OBJECTS=0)",
+             dxcl_lazy_allowed() ? "read at the first command, none for a whole overwrite"
+                                 : "read at each acquire (DXCL_LAZY=0)",
+             dxcl_zero_copy_allowed()
+                 ? "zero-copy for D3D10/D3D11 buffers and 2D textures of native formats where "
+                   "the context's devices share host memory"
+                 : "zero-copy off (DXCL_ZERO_COPY=0)",
+             GPU_PATH_TEXT);
+    return TRUE;
+}
 
 static const char *data_path_text(void)
 {
-    static const char *const texts[2][2] = {
-        {ENGINE_TEXT(READ_EAGER) "; " ZERO_COPY_OFF "; " GPU_PATH_TEXT,
-         ENGINE_TEXT(READ_EAGER) "; " ZERO_COPY_TEXT "; " GPU_PATH_TEXT},
-        {ENGINE_TEXT(READ_LAZY) "; " ZERO_COPY_OFF "; " GPU_PATH_TEXT,
-         ENGINE_TEXT(READ_LAZY) "; " ZERO_COPY_TEXT "; " GPU_PATH_TEXT}};
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
 
-    return texts[dxcl_lazy_allowed()][dxcl_zero_copy_allowed()];
+    InitOnceExecuteOnce(&once, write_data_path, NULL, NULL);
+    return data_path;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_value_size,
