@@ -4,12 +4,14 @@
  * dxcl's waiter ends it once its downloads are done, which completes the program's event), and
  * one without, where the release ends in the call (it waits for its downloads itself). Each
  * frame: acquire a shared 64x64 texture, a kernel that spins for about 20 ms, a fill of the
- * shared image, the release with an event, and the program's marker waiting for that event.
- * A frame's time is the marker's end minus the fill's end, on the device's clock (a profiling
- * queue): the release's transfer (the download, the hand-back to Direct3D) and, when pending,
- * the waiter's wake-up. The pending frame's time beyond the in-call one is what waiting on
- * another thread costs. Target: 1 ms. (Before issue 40 the waiter found the downloads' end by
- * polling with a backoff: up to the backoff's step late, about 10 ms after a 20 ms kernel.) */
+ * shared image, the release with an event, and the program's one-item kernel waiting for that
+ * event. A frame's time is that kernel's start minus the fill's end, on the device's clock (a
+ * profiling queue; a kernel, not a marker: NVIDIA's markers report times that are no
+ * execution's, 20-60 ms before the fill's end on the H200): the release's transfer (the download,
+ * the hand-back to Direct3D) and, when pending, the waiter's wake-up. The pending frame's time
+ * beyond the in-call one is what waiting on another thread costs. Target: 1 ms. (Before issue 40
+ * the waiter found the downloads' end by polling with a backoff: up to the backoff's step late,
+ * about 10 ms after a 20 ms kernel.) */
 #include "benchlib.h"
 #include "interop.h"
 
@@ -40,13 +42,15 @@ static double profile_ms(cl_event event, cl_profiling_info what)
     return ns / 1e6;
 }
 
-static void enqueue_spin(struct release_bench *b, cl_uint spins, cl_event *event)
+static void enqueue_spin(struct release_bench *b, cl_uint spins, const cl_event *after,
+                         cl_event *event)
 {
     const size_t one = 1;
 
     BENCH_CL(clSetKernelArg(b->spin, 0, sizeof(cl_mem), &b->counter));
     BENCH_CL(clSetKernelArg(b->spin, 1, sizeof(spins), &spins));
-    BENCH_CL(clEnqueueNDRangeKernel(b->env.queue, b->spin, 1, NULL, &one, NULL, 0, NULL, event));
+    BENCH_CL(clEnqueueNDRangeKernel(b->env.queue, b->spin, 1, NULL, &one, NULL, after ? 1 : 0,
+                                    after, event));
 }
 
 /* The iterations that take about SPIN_MS on this device. */
@@ -56,7 +60,7 @@ static cl_uint calibrate(struct release_bench *b)
     cl_event event;
     double ms;
 
-    enqueue_spin(b, probe, &event);
+    enqueue_spin(b, probe, NULL, &event);
     BENCH_CL(clWaitForEvents(1, &event));
     ms =
         profile_ms(event, CL_PROFILING_COMMAND_END) - profile_ms(event, CL_PROFILING_COMMAND_START);
@@ -106,13 +110,13 @@ static double release_frame(struct release_bench *b, cl_uint frame)
     double latency;
 
     BENCH_CL(b->env.cl->acquire(b->env.queue, 1, &b->shared, 0, NULL, NULL));
-    enqueue_spin(b, b->spins, NULL);
+    enqueue_spin(b, b->spins, NULL, NULL);
     BENCH_CL(clEnqueueFillImage(b->env.queue, b->shared, &color, origin, region, 0, NULL, &filled));
     BENCH_CL(b->env.cl->release(b->env.queue, 1, &b->shared, 0, NULL, &released));
-    BENCH_CL(clEnqueueMarkerWithWaitList(b->env.queue, 1, &released, &after));
+    enqueue_spin(b, 0, &released, &after);
     BENCH_CL(clWaitForEvents(1, &after));
-    latency =
-        profile_ms(after, CL_PROFILING_COMMAND_END) - profile_ms(filled, CL_PROFILING_COMMAND_END);
+    latency = profile_ms(after, CL_PROFILING_COMMAND_START) -
+              profile_ms(filled, CL_PROFILING_COMMAND_END);
     clReleaseEvent(after);
     clReleaseEvent(released);
     clReleaseEvent(filled);
