@@ -12,6 +12,7 @@
  * set alone: the driver is called outside it), and retained until it completed. */
 #include "core/watch.h"
 #include "core/driver.h"
+#include "core/env.h"
 #include "core/lock.h"
 #include "core/log.h"
 #include "core/table.h"
@@ -36,6 +37,14 @@ typedef cl_int(WINAPI *pair_watch_fn)(cl_event event);
 typedef DWORD(WINAPI *pair_wait_fn)(DWORD timeout_ms, cl_event *events, BOOL *woken);
 static pair_watch_fn pair_watch;
 static pair_wait_fn pair_wait;
+
+/* A thread asleep in dxcl_watch_wait until `event` completes; on the calling thread's stack. */
+struct sleeper {
+    cl_event event;
+    HANDLE wake;
+    struct sleeper *next;
+};
+static struct sleeper *sleepers; /* guarded by watch_lock */
 
 /* An event the driver's callback delivered, on its way to dxcl_watch_collect. */
 struct fired {
@@ -65,6 +74,16 @@ static void forget(cl_event event)
     dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
 }
 
+/* The threads asleep until `event` completes wake (it did, or failed). */
+static void wake_sleepers(cl_event event)
+{
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, false, __func__);
+    for (struct sleeper *s = sleepers; s; s = s->next)
+        if (s->event == event)
+            SetEvent(s->wake);
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, false, __func__);
+}
+
 /* The Unix side's watch thread: forgets what completed, and wakes the waiter. */
 static DWORD WINAPI watch_thread(void *unused)
 {
@@ -80,8 +99,10 @@ static DWORD WINAPI watch_thread(void *unused)
             InterlockedExchange(&route, ROUTE_NONE);
             return 0;
         }
-        for (DWORD i = 0; i < count; i++)
+        for (DWORD i = 0; i < count; i++) {
             forget(events[i]);
+            wake_sleepers(events[i]);
+        }
         if (count)
             dxcl_waiter_wake();
     }
@@ -131,7 +152,8 @@ static void CL_CALLBACK callback_fired(cl_event event, cl_int status, void *data
 {
     struct fired *fired = data;
 
-    (void)event, (void)status;
+    (void)status;
+    wake_sleepers(event);
     InterlockedPushEntrySList(&fired_events, &fired->entry);
     dxcl_waiter_wake();
 }
@@ -163,6 +185,7 @@ static DWORD WINAPI wait_in_thread(void *param)
 
     dxcl_driver()->clWaitForEvents(1, &event);
     forget(event);
+    wake_sleepers(event);
     dxcl_driver()->clReleaseEvent(event);
     dxcl_waiter_wake();
     return 0;
@@ -245,6 +268,50 @@ static bool collect_fired(DWORD *max_wait_ms)
 }
 static struct dxcl_waiter_source collect_source = {collect_fired, NULL};
 DXCL_WAITER_SOURCE(collect_source)
+
+static bool asleep_wanted(void)
+{
+    static volatile LONG sleep;
+
+    return dxcl_setting_is(&sleep, "RELEASE_WAIT", "sleep");
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                                  NULL);
+    return status;
+}
+
+cl_int dxcl_watch_wait(cl_event event)
+{
+    struct sleeper me = {event, NULL, NULL}, **link;
+    cl_int status;
+
+    if (!asleep_wanted() || !(me.wake = CreateEventW(NULL, FALSE, FALSE, NULL)))
+        return dxcl_driver()->clWaitForEvents(1, &event);
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    me.next = sleepers;
+    sleepers = &me;
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    /* Registered before the watch and before each look at the status: a watch that fires in
+     * between leaves the wake set. The timeout is a backstop only. */
+    if (dxcl_watch_event(event))
+        while ((status = event_status(event)) > CL_COMPLETE)
+            WaitForSingleObject(me.wake, 20);
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    for (link = &sleepers; *link != &me; link = &(*link)->next)
+        ;
+    *link = me.next;
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    CloseHandle(me.wake);
+    status = event_status(event);
+    if (status > CL_COMPLETE) /* no watch could be set */
+        return dxcl_driver()->clWaitForEvents(1, &event);
+    return status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
+}
 
 const char *dxcl_watch_route(void)
 {

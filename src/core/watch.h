@@ -15,6 +15,12 @@ bool dxcl_watch_event(cl_event event);
  * not at the backoff's next step. */
 bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event);
 
+/* Waits for `event` (the driver's own work, never the program's) as clWaitForEvents does. With
+ * DXCL_RELEASE_WAIT=sleep the calling thread sleeps until the event's watch fires instead of
+ * waiting in the driver (whose wait may spin: NVIDIA's), where a watch can be set. Calls the
+ * driver: no dxcl lock may be held. */
+cl_int dxcl_watch_wait(cl_event event);
+
 /* How the watches reach the driver, in words, for the log and the tests: "not used yet",
  * "the Unix side's event watches", "the driver's event callbacks", "threads waiting in
  * clWaitForEvents" or "none". */

@@ -801,7 +801,7 @@ static void join_pending(cl_mem handle)
         return;
     }
     if (status > CL_COMPLETE && !p->taken)
-        dxcl_driver()->clWaitForEvents(1, &p->final); /* the driver's own work */
+        dxcl_watch_wait(p->final); /* the driver's own work */
     protection = enter_protection(t->backend, t->ctx);
     if (!pending_end(p))
         WaitForSingleObject(p->done, INFINITE); /* another thread runs it: never a wait for us */
@@ -865,7 +865,7 @@ static cl_int do_release(struct transfer *t, cl_uint num_events, const cl_event 
     }
     drv->clFlush(t->queue);
     if (!ordered_on_gpu(t))
-        drv->clWaitForEvents(1, &final);
+        dxcl_watch_wait(final);
     err = release_end(t, final);
     t->moved = true; /* the objects are released, whether or not the resources got the data */
     if (err != CL_SUCCESS) {
