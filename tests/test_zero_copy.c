@@ -110,6 +110,17 @@ static void hand_overs(struct interop_env *env)
     test_texture_free(api, &tex);
 }
 
+static dxclGetKeptDriverObject_fn kept_driver_object;
+
+/* Whether `mem` took a driver object kept from an earlier object (dxclGetKeptDriverObject). */
+static bool was_kept(cl_mem mem)
+{
+    cl_bool kept = CL_FALSE;
+
+    CHECK_ERR(kept_driver_object(mem, &kept), CL_SUCCESS);
+    return kept == CL_TRUE;
+}
+
 /* A destructor callback's count (a watched object is never kept: the callback runs at its end). */
 static void CL_CALLBACK destroyed(cl_mem mem, void *called)
 {
@@ -120,11 +131,13 @@ static void CL_CALLBACK destroyed(cl_mem mem, void *called)
 /* Kept driver objects (docs/design.md, "Kept driver objects"): a frame's two objects, made and
  * dropped every frame (a read-only source and a write-only destination of one size), each take
  * the driver object the last frame's object of its access left, zero-copy or copied: their
- * handles come back. Every frame is exact both ways: the source reads what Direct3D wrote this
- * frame, and the destination, written whole by a copy on even frames and in part on odd ones,
- * reaches Direct3D with the rest of it as Direct3D wrote it this frame (nothing of a kept
- * object's last frame shows). An object with a destructor callback is not kept: the callback
- * runs. */
+ * handles come back (dxclGetKeptDriverObject says so; none with DXCL_KEEP_DRIVER_OBJECTS=0).
+ * Then OpenCV's shape, one object at a time, a read-only and a write-only one in turn: each
+ * access finds its own kept object on the one pooled staging copy. Every frame is exact both ways:
+ * the source reads what Direct3D wrote this frame, and the destination, written whole by a copy on
+ * even frames and in part on odd ones, reaches Direct3D with the rest of it as Direct3D wrote it
+ * this frame (nothing of a kept object's last frame shows). An object with a destructor callback is
+ * not kept: the callback runs. */
 static void kept_objects(struct interop_env *env)
 {
     const struct test_api *api = env->api;
@@ -133,10 +146,7 @@ static void kept_objects(struct interop_env *env)
     const size_t part_origin[3] = {3, 2, 0}, part_region[3] = {W / 2, H / 2, 1};
     unsigned char *got = malloc(W * H * 4), *want = malloc(W * H * 4), *part = malloc(W * H * 4);
     struct test_texture src, dst;
-    const cl_image_format format = {CL_RGBA, CL_UNORM_INT8};
-    const cl_image_desc plain = {
-        .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = W, .image_height = H};
-    cl_mem last[2] = {NULL, NULL}, churn[2] = {NULL, NULL};
+    cl_mem last[2] = {NULL, NULL};
     volatile LONG called = 0;
     cl_uint kept = 0;
     cl_int err;
@@ -149,10 +159,8 @@ static void kept_objects(struct interop_env *env)
             env->cl->create_texture2d(env->context, CL_MEM_READ_ONLY, src.resource, 0, &err),
             env->cl->create_texture2d(env->context, CL_MEM_WRITE_ONLY, dst.resource, 0, &err)};
         REQUIRE(mems[0] && mems[1], "frame %d: objects", frame);
-        kept += mems[0] == last[0] && mems[1] == last[1];
-        for (int i = 0; i < 2; i++)
-            if (churn[i])
-                clReleaseMemObject(churn[i]);
+        kept += was_kept(mems[0]) && was_kept(mems[1]);
+        CHECK(!was_kept(mems[0]) || mems[0] == last[0], "a kept object's handle is its last one's");
         test_fill_bytes(src.data[0], W * H * 4, 700 + frame);
         test_fill_bytes(dst.data[0], W * H * 4, 800 + frame);
         test_fill_bytes(part, W * H * 4, 900 + frame);
@@ -188,19 +196,60 @@ static void kept_objects(struct interop_env *env)
             last[i] = mems[i];
             CHECK_ERR(clReleaseMemObject(mems[i]), CL_SUCCESS);
         }
-        /* Plain images of the same size made now take what the driver freed: a handle that
-         * comes back was kept, not the driver's reuse of a freed address. */
-        for (int i = 0; i < 2; i++)
-            churn[i] = clCreateImage(env->context, CL_MEM_READ_WRITE, &format, &plain, NULL, &err);
     }
-    for (int i = 0; i < 2; i++)
-        if (churn[i])
-            clReleaseMemObject(churn[i]);
     printf("%s: both driver objects kept for %u of 11 frames\n", api->name, kept);
     /* A teardown that found the driver busy finishes on the waiter, after the next frame's
-     * creation: a frame or two of 11 may miss (without keeping: 0 to 5 here). */
+     * creation: a frame or two of 11 may miss (none with DXCL_KEEP_DRIVER_OBJECTS=0). */
     CHECK(kept >= 8, "%s: both driver objects kept for %u of 11 frames (at least 8)", api->name,
           kept);
+
+    /* OpenCV's shape: one object at a time, a read-only one of the source, then a write-only
+     * one of the destination, each released before the next is made; each access gets its own
+     * kept driver object back from the one pooled staging copy. */
+    kept = 0;
+    last[0] = last[1] = NULL;
+    for (int frame = 0; frame < 12; frame++) {
+        for (int i = 0; i < 2; i++) {
+            cl_mem mem =
+                env->cl->create_texture2d(env->context, i ? CL_MEM_WRITE_ONLY : CL_MEM_READ_ONLY,
+                                          i ? dst.resource : src.resource, 0, &err);
+
+            REQUIRE(mem, "frame %d: object %d: %d", frame, i, err);
+            kept += was_kept(mem);
+            if (i == 0) {
+                test_fill_bytes(src.data[0], W * H * 4, 1000 + frame);
+                REQUIRE(api->write_subresource(src.resource, 0, src.data[0]), "D3D write");
+            }
+            CHECK_ERR(env->cl->acquire(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+            if (i == 0) {
+                CHECK_ERR(clEnqueueReadImage(env->queue, mem, CL_TRUE, origin, region, 0, 0, got, 0,
+                                             NULL, NULL),
+                          CL_SUCCESS);
+                if (!test_same_bytes(got, src.data[0], W * H * 4, "one at a time: the source"))
+                    printf("frame %d: the source differs\n", frame);
+            } else {
+                test_fill_bytes(part, W * H * 4, 1100 + frame);
+                CHECK_ERR(clEnqueueWriteImage(env->queue, mem, CL_TRUE, origin, region, W * 4, 0,
+                                              part, 0, NULL, NULL),
+                          CL_SUCCESS);
+            }
+            CHECK_ERR(env->cl->release(env->queue, 1, &mem, 0, NULL, NULL), CL_SUCCESS);
+            CHECK_ERR(clFinish(env->queue), CL_SUCCESS);
+            if (i == 1) {
+                REQUIRE(api->read_subresource(dst.resource, 0, got), "D3D read");
+                if (!test_same_bytes(got, part, W * H * 4, "one at a time: the destination"))
+                    printf("frame %d: the destination differs\n", frame);
+            }
+            CHECK(!was_kept(mem) || !last[i] || mem == last[i],
+                  "a kept object's handle is its last one's");
+            last[i] = mem;
+            CHECK_ERR(clReleaseMemObject(mem), CL_SUCCESS);
+        }
+    }
+    printf("%s: one at a time, driver objects kept for %u of 24 objects\n", api->name, kept);
+    /* With one kept driver object for all accesses (before): none. */
+    CHECK(kept >= 18, "%s: one at a time, driver objects kept for %u of 24 objects (at least 18)",
+          api->name, kept);
 
     cl_mem watched =
         env->cl->create_texture2d(env->context, CL_MEM_READ_ONLY, src.resource, 0, &err);
@@ -238,7 +287,10 @@ int main(void)
                                                                            "dxclGetTransferMode");
     backing_format = (dxclGetBackingFormat_fn)(void (*)(void))GetProcAddress(
         test_dxcl_module(), "dxclGetBackingFormat");
-    REQUIRE(transfer_mode && backing_format, "dxclGetTransferMode and dxclGetBackingFormat");
+    kept_driver_object = (dxclGetKeptDriverObject_fn)(void (*)(void))GetProcAddress(
+        test_dxcl_module(), "dxclGetKeptDriverObject");
+    REQUIRE(transfer_mode && backing_format && kept_driver_object,
+            "dxclGetTransferMode, dxclGetBackingFormat and dxclGetKeptDriverObject");
     run(&api_d3d11_khr);
     run(&api_d3d10_khr);
     return test_finish("zero_copy");

@@ -15,7 +15,7 @@ extern "C" {
 #define DXCL_INFO_VERSION 0x1
 #define DXCL_INFO_DRIVER_PATH 0x2 /* char[]: the OpenCL driver dxcl forwards to ("" if none) */
 /* char[]: how the copy engine moves data, and where zero-copy applies (for every object; which
- * transfer one object got: dxclGetTransferMode). Up to 200 bytes. */
+ * transfer one object got: dxclGetTransferMode). Up to 1 KB. */
 #define DXCL_INFO_DATA_PATH 0x3
 #define DXCL_INFO_DRIVER_ROUTE                                                                     \
     0x4 /* char[]: how dxcl reaches the driver: "the Unix side (dxclunix, host <library>)",        \
@@ -52,6 +52,11 @@ typedef cl_int(CL_API_CALL *dxclGetTransferMode_fn)(cl_mem mem, cl_uint *mode);
  * resource and uploading it, because the first command overwrote the whole object or no
  * command touched it. CL_INVALID_MEM_OBJECT when `mem` is not shared through dxcl. */
 typedef cl_int(CL_API_CALL *dxclGetSkippedUploads_fn)(cl_mem mem, cl_uint *count);
+/* Kept driver objects (docs/design.md): *kept is CL_TRUE when the driver object behind `mem`
+ * (its handle) outlived an earlier shared object of the same description and access and was
+ * taken again, CL_FALSE when it was made for `mem`. CL_INVALID_MEM_OBJECT when `mem` is not
+ * shared through dxcl. */
+typedef cl_int(CL_API_CALL *dxclGetKeptDriverObject_fn)(cl_mem mem, cl_bool *kept);
 /* The idle staging resources a D3D10/D3D11 context keeps for reuse (each holds a reference on
  * the Direct3D device until the context goes). CL_INVALID_CONTEXT for other contexts. */
 typedef cl_int(CL_API_CALL *dxclGetPooledStagingCount_fn)(cl_context context, cl_uint *count);

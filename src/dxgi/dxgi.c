@@ -58,8 +58,7 @@ cl_int dxcl_dxgi_device_ids(const struct dxcl_dxgi_tokens *tokens, cl_platform_i
 /* A surface's Direct3D resources, once the pool does not keep them. */
 static void free_staging(struct dxcl_context *ctx, struct dxcl_dxgi_surface *s)
 {
-    if (s->kept.handle) /* before the staging memory it may stand on */
-        dxcl_driver()->clReleaseMemObject(s->kept.handle);
+    dxcl_dxgi_release_kept(s); /* before the staging memory they may stand on */
     if (s->twin)
         dxcl_gpu_hooks()->twin_release(ctx, s);
     else
@@ -200,8 +199,9 @@ cl_int dxcl_dxgi_prepare(struct dxcl_context *ctx, const struct dxcl_dxgi_args *
         free(surface);
         return DXCL_FAIL(CL_OUT_OF_RESOURCES, "cannot create a staging copy of %p", args->resource);
     }
-    desc->kept = surface->kept; /* the object takes it or releases it */
-    surface->kept = (struct dxcl_kept_object){0};
+    /* The object takes the kept driver object of its access or releases it; the others stay. */
+    desc->kept = surface->kept[dxcl_dxgi_kept_slot(desc->access)];
+    surface->kept[dxcl_dxgi_kept_slot(desc->access)] = (struct dxcl_kept_object){0};
     desc->resource = args->resource;
     desc->surface_data = surface;
     return CL_SUCCESS;
@@ -219,8 +219,9 @@ void dxcl_dxgi_destroy_surface(struct dxcl_surface *surface)
         s->twin->cl_import = surface->kept.handle;
         s->twin->cl_import_flags = surface->kept.flags;
         surface->kept = (struct dxcl_kept_object){0};
-    } else if (surface->kept.handle && !s->twin && !s->kept.handle) {
-        s->kept = surface->kept;
+    } else if (surface->kept.handle && !s->twin &&
+               !s->kept[dxcl_dxgi_kept_slot(surface->kept.flags)].handle) {
+        s->kept[dxcl_dxgi_kept_slot(surface->kept.flags)] = surface->kept;
         surface->kept = (struct dxcl_kept_object){0};
     }
     surface->backend_data = NULL;

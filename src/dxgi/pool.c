@@ -1,8 +1,10 @@
 /* The staging pool of a D3D1x context (dxgi/pool.h). */
 #include "dxgi/pool.h"
 #include "core/context.h"
+#include "core/driver.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The per-context staging pool (ctx->backend_data: a list of idle surfaces). */
 #define DXCL_DXGI_POOL_MAX 8
@@ -17,13 +19,21 @@ static bool same_staging(const struct dxcl_dxgi_surface *a, const struct dxcl_dx
            a->direct_image == b->direct_image;
 }
 
+void dxcl_dxgi_release_kept(struct dxcl_dxgi_surface *s)
+{
+    for (unsigned i = 0; i < ARRAYSIZE(s->kept); i++)
+        if (s->kept[i].handle)
+            dxcl_driver()->clReleaseMemObject(s->kept[i].handle);
+    memset(s->kept, 0, sizeof(s->kept));
+}
+
 /* A pooled surface whose kept driver object was made with `flags` (an object's access): a
  * twin's import, or a staging copy's object. */
 static bool kept_fits(const struct dxcl_dxgi_surface *s, cl_mem_flags flags)
 {
     if (s->twin)
         return s->twin->cl_import && s->twin->cl_import_flags == flags;
-    return s->kept.handle && s->kept.flags == flags;
+    return s->kept[dxcl_dxgi_kept_slot(flags)].handle != NULL;
 }
 
 /* The first idle surface like `want`; one whose kept driver object fits `flags` first. */
@@ -55,7 +65,7 @@ bool dxcl_dxgi_pool_take(struct dxcl_context *ctx, struct dxcl_dxgi_surface *wan
     want->twin = found->twin;
     want->stable = found->stable;
     want->moved = found->moved;
-    want->kept = found->kept;
+    memcpy(want->kept, found->kept, sizeof(want->kept));
     free(found);
     return true;
 }

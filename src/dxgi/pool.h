@@ -55,10 +55,12 @@ struct dxcl_dxgi_surface {
     /* A direct twin's (core/twin.h): the VkImage of the program's texture, which the twin is;
      * part of the pool's key (a direct twin serves only its own texture). 0 for the others. */
     uint64_t direct_image;
-    /* A staging copy's (not a twin's): the copy engine's driver object its last object left
-     * (core/memobj.h), for the next object of this description, or none. Released before the
-     * staging resource, whose memory it may stand on. */
-    struct dxcl_kept_object kept;
+    /* A staging copy's (not a twin's): the copy engine's driver objects its last objects left
+     * (core/memobj.h), one for each access (dxcl_dxgi_kept_slot), for the next object of this
+     * description: a program that alternates a read-only and a write-only object of one size
+     * (OpenCV's convertFrom and convertTo) finds each its own. Released before the staging
+     * resource, whose memory they may stand on. */
+    struct dxcl_kept_object kept[3];
     struct dxcl_dxgi_surface *next_pooled;
     /* The staging resource's mapping, once seen to stay put (data NULL: not yet checked). */
     struct dxcl_mapping stable;
@@ -69,6 +71,15 @@ struct dxcl_dxgi_surface {
      * hands out a temporary copy of it, as a Direct3D that maps through other memory would. */
     void *moved_by_fault;
 };
+
+/* The slot of kept[] for an object's access flags (never 0): READ_ONLY, WRITE_ONLY, READ_WRITE. */
+static inline unsigned dxcl_dxgi_kept_slot(cl_mem_flags flags)
+{
+    return flags == CL_MEM_READ_ONLY ? 0 : flags == CL_MEM_WRITE_ONLY ? 1 : 2;
+}
+
+/* Releases a staging copy's kept driver objects (before its staging resource goes). */
+void dxcl_dxgi_release_kept(struct dxcl_dxgi_surface *s);
 
 /* The first idle surface like `want` (true, with its staging, twin and kept driver object
  * moved into `want`); one whose kept driver object (a twin's import, or a staging copy's

@@ -192,6 +192,7 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         obj->layer_device = twin.layer_device;
         if (twin.import) { /* the pooled twin's, its last object's handle, dxcl's alone now */
             *err = CL_SUCCESS;
+            obj->from_kept = true;
             return twin.import;
         }
         if (twin.host_import && !(handle = create_object(ctx, flags, mem, err)))
@@ -210,15 +211,18 @@ static cl_mem create_driver_object(struct dxcl_context *ctx, cl_mem_flags flags,
         return NULL;
     }
     if (dxcl_zero_copy_probe(ctx, mem, &obj->host_copy)) {
-        if ((handle = take_kept(&kept, flags, obj->host_copy.data)) ||
-            (handle = create_object(ctx, flags, mem, err))) {
+        if ((handle = take_kept(&kept, flags, obj->host_copy.data))) {
+            obj->from_kept = true;
             *err = CL_SUCCESS;
             return handle;
         }
+        if ((handle = create_object(ctx, flags, mem, err)))
+            return handle;
         DXCL_LOG("the driver refused CL_MEM_USE_HOST_PTR on the staging copy (%d): copies", *err);
         obj->host_copy = (struct dxcl_mapping){0};
     }
     if ((handle = take_kept(&kept, flags, NULL))) {
+        obj->from_kept = true;
         *err = CL_SUCCESS;
         return handle;
     }

@@ -53,7 +53,9 @@ struct dxcl_object {
      * by the driver's external-memory acquire and release instead of unmap and map; or, with
      * the test-only import, host_copy (a zero-copy object's, the same in every way). */
     bool on_gpu, imported;
-    bool direct;      /* on_gpu: the storage is the texture's own memory (a direct twin) */
+    bool direct; /* on_gpu: the storage is the texture's own memory (a direct twin) */
+    /* The driver object was kept from an earlier object of this description (lifetime.c). */
+    bool from_kept;
     bool device_held; /* imported: the driver's acquire of the memory has no release yet */
     /* The event of that acquire where it went to the program's queue (retained, with that
      * queue), or NULL: a release on dxcl's own queue must come after it (the queues are not

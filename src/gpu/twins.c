@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define VK_IMAGE_TYPE_2D 1
 #define VK_IMAGE_LAYOUT_GENERAL 1
@@ -296,10 +297,13 @@ static void set_staging_aside(struct dxcl_context *ctx, struct dxcl_dxgi_surface
 
     if (aside) {
         *aside = *s;
+        memset(s->kept, 0, sizeof(s->kept)); /* the kept driver objects go with the staging */
         if (dxcl_dxgi_pool_put(ctx, aside))
             return;
+        memcpy(s->kept, aside->kept, sizeof(s->kept));
         free(aside);
     }
+    dxcl_dxgi_release_kept(s);
     IUnknown_Release(s->staging);
 }
 
@@ -338,6 +342,7 @@ bool dxcl_dxgi_device_storage(struct dxcl_surface *surface, struct dxcl_device_s
 
     want.twin = NULL;
     want.direct_image = 0;
+    memset(want.kept, 0, sizeof(want.kept)); /* the staging copy's, which stay with it */
     if (!(why = find_twin(surface, storage, &want)) && !storage->host_import &&
         memcmp(want.twin->vk.device_uuid, storage->device_uuid, sizeof(storage->device_uuid)))
         why = "Direct3D and OpenCL are on different GPUs (device UUIDs)";

@@ -16,6 +16,7 @@ DXCL_DECLARE_EXPORT(dxclGetInfo);
 DXCL_DECLARE_EXPORT(dxclGetBackingFormat);
 DXCL_DECLARE_EXPORT(dxclGetTransferMode);
 DXCL_DECLARE_EXPORT(dxclGetSkippedUploads);
+DXCL_DECLARE_EXPORT(dxclGetKeptDriverObject);
 DXCL_DECLARE_EXPORT(dxclGetPooledStagingCount);
 DXCL_DECLARE_EXPORT(dxclGetExtensionPath);
 
@@ -123,6 +124,18 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetSkippedUploads(cl_mem mem, cl_uint *count)
                          (void *)mem);
     if (count)
         *count = (cl_uint)dxcl_object_of(record)->skipped_uploads;
+    return CL_SUCCESS;
+}
+
+DXCL_EXPORT cl_int CL_API_CALL dxclGetKeptDriverObject(cl_mem mem, cl_bool *kept)
+{
+    struct dxcl_memobj *record = dxcl_memobj_get(mem);
+
+    if (!record)
+        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetKeptDriverObject: %p is not shared",
+                         (void *)mem);
+    if (kept)
+        *kept = dxcl_object_of(record)->from_kept ? CL_TRUE : CL_FALSE;
     return CL_SUCCESS;
 }
 
