@@ -74,9 +74,13 @@ static void forget(cl_event event)
     dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
 }
 
-/* The threads asleep until `event` completes wake (it did, or failed). */
+/* The threads asleep until `event` completes wake (it did, or failed). No lock where none sleeps
+ * (without DXCL_RELEASE_WAIT=sleep, always): a sleeper that registers after this look sees the
+ * event complete before it sleeps. */
 static void wake_sleepers(cl_event event)
 {
+    if (!InterlockedCompareExchangePointer((void *volatile *)&sleepers, NULL, NULL))
+        return;
     dxcl_take(&watch_lock, DXCL_LOCK_WATCH, false, __func__);
     for (struct sleeper *s = sleepers; s; s = s->next)
         if (s->event == event)
