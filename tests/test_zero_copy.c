@@ -16,6 +16,7 @@ enum { W = 61, H = 17 }; /* odd sizes: the staging rows are padded */
 
 static dxclGetTransferMode_fn transfer_mode;
 static dxclGetBackingFormat_fn backing_format;
+static dxclGetKeptDriverObject_fn kept_driver_object;
 
 static bool zero_copy_allowed(void)
 {
@@ -80,6 +81,7 @@ static void check_modes(struct interop_env *env)
     check_mode(m3, DXCL_TRANSFER_COPY, "3D (staging memory moves on wined3d)");
     check_mode(mrg, native_format(mrg, "2D RG8") ? fast : DXCL_TRANSFER_COPY, "2D RG8");
     CHECK_ERR(transfer_mode(NULL, NULL), CL_INVALID_MEM_OBJECT);
+    CHECK_ERR(kept_driver_object(NULL, NULL), CL_INVALID_MEM_OBJECT);
     cl_mem m[] = {mb, m2, m3, mrg};
     for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
         clReleaseMemObject(m[i]);
@@ -109,8 +111,6 @@ static void hand_overs(struct interop_env *env)
     interop_check_hand_overs(env, mem, &tex);
     test_texture_free(api, &tex);
 }
-
-static dxclGetKeptDriverObject_fn kept_driver_object;
 
 /* Whether `mem` took a driver object kept from an earlier object (dxclGetKeptDriverObject). */
 static bool was_kept(cl_mem mem)

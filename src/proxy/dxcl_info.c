@@ -99,43 +99,53 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetBackingFormat(cl_mem image, cl_image_forma
     return CL_SUCCESS;
 }
 
-DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
+/* The engine's object of a shared `mem` for the per-object exports, or NULL (logged as
+ * `export`'s CL_INVALID_MEM_OBJECT). */
+static struct dxcl_object *shared_object(cl_mem mem, const char *export)
 {
     struct dxcl_memobj *record = dxcl_memobj_get(mem);
 
-    if (!record)
-        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetTransferMode: %p is not shared",
-                         (void *)mem);
+    if (!record) {
+        (void)DXCL_FAIL(CL_INVALID_MEM_OBJECT, "%s: %p is not shared", export, (void *)mem);
+        return NULL;
+    }
+    return dxcl_object_of(record);
+}
+
+DXCL_EXPORT cl_int CL_API_CALL dxclGetTransferMode(cl_mem mem, cl_uint *mode)
+{
+    struct dxcl_object *obj = shared_object(mem, "dxclGetTransferMode");
+
+    if (!obj)
+        return CL_INVALID_MEM_OBJECT;
     if (mode)
-        *mode = !dxcl_memobj_zero_copy(record)   ? DXCL_TRANSFER_COPY
-                : dxcl_object_of(record)->direct ? DXCL_TRANSFER_GPU_DIRECT
-                : record->surface->gpu_synced    ? DXCL_TRANSFER_GPU_SEMAPHORES
-                : dxcl_object_of(record)->on_gpu ? DXCL_TRANSFER_GPU
-                                                 : DXCL_TRANSFER_ZERO_COPY;
+        *mode = !dxcl_memobj_zero_copy(&obj->record) ? DXCL_TRANSFER_COPY
+                : obj->direct                        ? DXCL_TRANSFER_GPU_DIRECT
+                : obj->record.surface->gpu_synced    ? DXCL_TRANSFER_GPU_SEMAPHORES
+                : obj->on_gpu                        ? DXCL_TRANSFER_GPU
+                                                     : DXCL_TRANSFER_ZERO_COPY;
     return CL_SUCCESS;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL dxclGetSkippedUploads(cl_mem mem, cl_uint *count)
 {
-    struct dxcl_memobj *record = dxcl_memobj_get(mem);
+    struct dxcl_object *obj = shared_object(mem, "dxclGetSkippedUploads");
 
-    if (!record)
-        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetSkippedUploads: %p is not shared",
-                         (void *)mem);
+    if (!obj)
+        return CL_INVALID_MEM_OBJECT;
     if (count)
-        *count = (cl_uint)dxcl_object_of(record)->skipped_uploads;
+        *count = (cl_uint)obj->skipped_uploads;
     return CL_SUCCESS;
 }
 
 DXCL_EXPORT cl_int CL_API_CALL dxclGetKeptDriverObject(cl_mem mem, cl_bool *kept)
 {
-    struct dxcl_memobj *record = dxcl_memobj_get(mem);
+    struct dxcl_object *obj = shared_object(mem, "dxclGetKeptDriverObject");
 
-    if (!record)
-        return DXCL_FAIL(CL_INVALID_MEM_OBJECT, "dxclGetKeptDriverObject: %p is not shared",
-                         (void *)mem);
+    if (!obj)
+        return CL_INVALID_MEM_OBJECT;
     if (kept)
-        *kept = dxcl_object_of(record)->from_kept ? CL_TRUE : CL_FALSE;
+        *kept = obj->from_kept ? CL_TRUE : CL_FALSE;
     return CL_SUCCESS;
 }
 
