@@ -24,7 +24,9 @@
  * failed check); the watch then sets the user event itself, so that the test goes on and
  * reports the rest, and ends the process (exit code 3) if the call still does not return.
  * The last part races a release against clReleaseMemObject (below, "release racing"). Each
- * case runs in a child process, so that a crash in one cannot hide the others' results.
+ * case runs in a child process, so that a crash in one cannot hide the others' results. The CI
+ * variants run it with each of DXCL_RELEASE_WAIT's waits: dxcl's data path must name the one in
+ * force.
  *   test_release_nonblocking          everything
  *   test_release_nonblocking case IN_FLIGHT OTHER_THREAD PROTECTION   one case (each 0 or 1)
  *   test_release_nonblocking racing   the racing rounds */
@@ -32,6 +34,7 @@
 #include "threads.h"
 
 #include <d3d10.h>
+#include <dxcl/dxcl.h>
 #include <stdlib.h>
 #include <CL/cl_d3d11.h>
 
@@ -523,6 +526,25 @@ static void release_racing(cl_platform_id platform, cl_device_id device)
     test_progress("release_nonblocking: %s: done", s.name);
 }
 
+/* dxclGetInfo's data path names the release wait that DXCL_RELEASE_WAIT chose. */
+static void check_wait_named(void)
+{
+    dxclGetInfo_fn info =
+        (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+    char setting[16] = "", text[1024] = "";
+    const char *expected = "waits in the driver";
+
+    GetEnvironmentVariableA("DXCL_RELEASE_WAIT", setting, sizeof(setting));
+    if (!strcmp(setting, "sleep"))
+        expected = "(DXCL_RELEASE_WAIT=sleep)";
+    else if (!strcmp(setting, "poll"))
+        expected = "(DXCL_RELEASE_WAIT=poll)";
+    REQUIRE(info && info(DXCL_INFO_DATA_PATH, sizeof(text), text, NULL) == CL_SUCCESS,
+            "dxclGetInfo(DXCL_INFO_DATA_PATH)");
+    CHECK(strstr(text, expected) != NULL, "the data path names the release wait \"%s\" (%s)",
+          expected, text);
+}
+
 /* Every case in a child process: a crash or hang in one must not hide the others' results. */
 static void run_children(void)
 {
@@ -555,6 +577,7 @@ int main(int argc, char **argv)
     } else if (argc == 5 && !strcmp(argv[1], "case")) {
         run_case(platform, device, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     } else {
+        check_wait_named();
         run_children();
     }
     watch.stop = 1;

@@ -280,6 +280,13 @@ static bool asleep_wanted(void)
     return dxcl_setting_is(&sleep, "RELEASE_WAIT", "sleep");
 }
 
+static bool polling_wanted(void)
+{
+    static volatile LONG poll;
+
+    return dxcl_setting_is(&poll, "RELEASE_WAIT", "poll");
+}
+
 static cl_int event_status(cl_event event)
 {
     cl_int status = CL_COMPLETE;
@@ -289,11 +296,44 @@ static cl_int event_status(cl_event event)
     return status;
 }
 
+/* The step between two looks at the event's status in a polling wait: short against a release's
+ * downloads (a 1080p image takes 0.5-2 ms), long against a look (a few microseconds). */
+#define POLL_STEP_US 50
+
+typedef LONG(NTAPI *delay_fn)(BOOLEAN alertable, const LARGE_INTEGER *interval);
+
+/* DXCL_RELEASE_WAIT=poll: the calling thread looks at the event's status, and sleeps
+ * POLL_STEP_US between looks. NtDelayExecution, not Sleep: Sleep's unit is the millisecond, and
+ * a wait that is not alertable sleeps in the host's kernel (no Wine server round trip). The
+ * event's queue is flushed first, since a look, unlike clWaitForEvents, does not flush. False
+ * where ntdll has no NtDelayExecution (the caller waits in the driver). */
+static bool poll_wait(cl_event event, cl_int *status)
+{
+    static delay_fn delay;
+    LARGE_INTEGER step = {.QuadPart = -(LONGLONG)POLL_STEP_US * 10}; /* relative, 100 ns units */
+    cl_command_queue queue = NULL;
+
+    if (!delay)
+        delay = (delay_fn)(void *)GetProcAddress(GetModuleHandleA("ntdll.dll"),
+                                                 "NtDelayExecution");
+    if (!delay)
+        return false;
+    if (dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue,
+                                      NULL) == CL_SUCCESS &&
+        queue)
+        dxcl_driver()->clFlush(queue);
+    while ((*status = event_status(event)) > CL_COMPLETE)
+        delay(FALSE, &step);
+    return true;
+}
+
 cl_int dxcl_watch_wait(cl_event event)
 {
     struct sleeper me = {event, NULL, NULL}, **link;
     cl_int status;
 
+    if (polling_wanted() && poll_wait(event, &status))
+        return status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
     if (!asleep_wanted() || !(me.wake = CreateEventW(NULL, FALSE, FALSE, NULL)))
         return dxcl_driver()->clWaitForEvents(1, &event);
     dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
@@ -315,6 +355,17 @@ cl_int dxcl_watch_wait(cl_event event)
     if (status > CL_COMPLETE) /* no watch could be set */
         return dxcl_driver()->clWaitForEvents(1, &event);
     return status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
+}
+
+const char *dxcl_watch_wait_text(void)
+{
+    if (polling_wanted())
+        return "a release that waits for its downloads looks at them every 50 us and sleeps in "
+               "between (DXCL_RELEASE_WAIT=poll)";
+    if (asleep_wanted())
+        return "a release that waits for its downloads sleeps until their watch fires "
+               "(DXCL_RELEASE_WAIT=sleep)";
+    return "a release that waits for its downloads waits in the driver";
 }
 
 const char *dxcl_watch_route(void)

@@ -17,9 +17,14 @@ bool dxcl_waiter_poll_event(bool (*poll)(void *arg), void *arg, cl_event event);
 
 /* Waits for `event` (the driver's own work, never the program's) as clWaitForEvents does. With
  * DXCL_RELEASE_WAIT=sleep the calling thread sleeps until the event's watch fires instead of
- * waiting in the driver (whose wait may spin: NVIDIA's), where a watch can be set. Calls the
- * driver: no dxcl lock may be held. */
+ * waiting in the driver (whose wait may spin: NVIDIA's), where a watch can be set; with
+ * DXCL_RELEASE_WAIT=poll it looks at the event's status every 50 microseconds and sleeps in
+ * between (no callback to wait for: NVIDIA's come late). Calls the driver: no dxcl lock may be
+ * held. */
 cl_int dxcl_watch_wait(cl_event event);
+
+/* How dxcl_watch_wait waits, in words, for dxclGetInfo's data path. */
+const char *dxcl_watch_wait_text(void);
 
 /* How the watches reach the driver, in words, for the log and the tests: "not used yet",
  * "the Unix side's event watches", "the driver's event callbacks", "threads waiting in

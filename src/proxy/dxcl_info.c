@@ -3,6 +3,7 @@
 #include "core/memobj.h"
 #include "engine/object.h"
 #include "core/route.h"
+#include "core/watch.h"
 #include "core/driver.h"
 #include "engine/lazy.h"
 #include "engine/lifetime.h"
@@ -38,7 +39,7 @@ static BOOL CALLBACK write_data_path(INIT_ONCE *once, void *param, void **contex
     (void)once, (void)param, (void)context;
     snprintf(data_path, sizeof(data_path),
              "copy engine: staging kept per object and pooled, %s, %s, back only what a command "
-             "may have written; %s; %s",
+             "may have written; %s; %s; %s",
              dxcl_keeping_allowed() ? "driver objects kept with it for the next object"
                                     : "driver objects not kept (DXCL_KEEP_DRIVER_OBJECTS=0)",
              dxcl_lazy_allowed() ? "read at the first command, none for a whole overwrite"
@@ -47,7 +48,7 @@ static BOOL CALLBACK write_data_path(INIT_ONCE *once, void *param, void **contex
                  ? "zero-copy for D3D10/D3D11 buffers and 2D textures of native formats where "
                    "the context's devices share host memory"
                  : "zero-copy off (DXCL_ZERO_COPY=0)",
-             GPU_PATH_TEXT);
+             dxcl_watch_wait_text(), GPU_PATH_TEXT);
     return TRUE;
 }
 
