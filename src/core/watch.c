@@ -314,12 +314,11 @@ static bool poll_wait(cl_event event, cl_int *status)
     cl_command_queue queue = NULL;
 
     if (!delay)
-        delay = (delay_fn)(void *)GetProcAddress(GetModuleHandleA("ntdll.dll"),
-                                                 "NtDelayExecution");
+        delay = (delay_fn)(void *)GetProcAddress(GetModuleHandleA("ntdll.dll"), "NtDelayExecution");
     if (!delay)
         return false;
-    if (dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue,
-                                      NULL) == CL_SUCCESS &&
+    if (dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) ==
+            CL_SUCCESS &&
         queue)
         dxcl_driver()->clFlush(queue);
     while ((*status = event_status(event)) > CL_COMPLETE)
