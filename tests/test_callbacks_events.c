@@ -209,7 +209,7 @@ static void test_many(void)
 {
     const int most = 100000;
     cl_event *events = calloc(most, sizeof(*events));
-    DWORD start = GetTickCount();
+    DWORD start = GetTickCount(), registered, set;
     int count = 0;
     cl_int err;
 
@@ -223,12 +223,16 @@ static void test_many(void)
             clSetEventCallback(events[count], CL_COMPLETE, count_call, NULL) != CL_SUCCESS)
             break;
     }
+    registered = GetTickCount();
     CHECK(count >= 10000, "at least 10,000 callbacks registered (%d)", count);
     for (int i = 0; i < count; i++)
         clSetUserEventStatus(events[i], CL_COMPLETE);
+    set = GetTickCount();
     CHECK(test_wait_count(&many_calls, count, 60000), "%ld of %d callbacks ran", many_calls, count);
-    printf("%d user events with a callback: all ran %lu ms after the first registration\n", count,
-           GetTickCount() - start);
+    printf("%d user events with a callback: all ran %lu ms after the first registration (made "
+           "and registered in %lu ms, set in %lu ms, the callbacks %lu ms after the last set)\n",
+           count, GetTickCount() - start, registered - start, set - registered,
+           GetTickCount() - set);
     for (int i = 0; i < count; i++)
         clReleaseEvent(events[i]);
     free(events);
