@@ -5,6 +5,7 @@
 #define PSAPI_VERSION 2
 #include "testlib.h"
 
+#include <dxcl/dxcl.h>
 #include <psapi.h>
 #include <stdlib.h>
 
@@ -238,6 +239,26 @@ static void test_many(void)
     free(events);
 }
 
+/* How dxcl learns of completed events (DXCL_INFO_WATCH_ROUTE), once it watched some: with
+ * DXCL_WATCH_POLL=1, where threads would wait in clWaitForEvents, one thread looks at the events
+ * instead. */
+static void check_watch_route(void)
+{
+    dxclGetInfo_fn info =
+        (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
+    char route[256] = "", forced[4] = "";
+
+    REQUIRE(info && info(DXCL_INFO_WATCH_ROUTE, sizeof(route), route, NULL) == CL_SUCCESS,
+            "dxclGetInfo(DXCL_INFO_WATCH_ROUTE)");
+    printf("watches: %s\n", route);
+    CHECK(strcmp(route, "not used yet") && strcmp(route, "none"),
+          "dxcl watches the events of its callbacks (%s)", route);
+    GetEnvironmentVariableA("DXCL_WATCH_POLL", forced, sizeof(forced));
+    if (!strcmp(forced, "1"))
+        CHECK(!strstr(route, "threads waiting"),
+              "DXCL_WATCH_POLL=1: no thread waits in clWaitForEvents (%s)", route);
+}
+
 static ULONGLONG process_cpu_100ns(void)
 {
     FILETIME created, exited, kernel, user;
@@ -359,6 +380,7 @@ int main(int argc, char **argv)
     test_opencv_pattern();
     test_progress("callbacks_events: many user events");
     test_many();
+    check_watch_route();
     test_progress("callbacks_events: idle CPU time");
     test_idle_cpu();
     test_progress("callbacks_events: a child exits with callbacks pending");

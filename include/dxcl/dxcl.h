@@ -20,6 +20,11 @@ extern "C" {
 #define DXCL_INFO_DRIVER_ROUTE                                                                     \
     0x4 /* char[]: how dxcl reaches the driver: "the Unix side (dxclunix, host <library>)",        \
            "Wine's opencl.dll", "the system OpenCL.dll" or "DXCL_DRIVER" ("" if none) */
+/* char[]: how dxcl learns that an event completed (the callbacks it delivers, its waiter, pending
+ * releases), chosen at the first watch: "not used yet", "the Unix side's event watches", "the
+ * driver's event callbacks", "threads waiting in clWaitForEvents", "one thread looking at the
+ * events" (where the driver's clWaitForEvents spins, or DXCL_WATCH_POLL=1) or "none". */
+#define DXCL_INFO_WATCH_ROUTE 0x5
 
 /* The clGet*Info convention: CL_INVALID_VALUE for an unknown param_name or a buffer that is
  * too small. */

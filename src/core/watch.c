@@ -7,7 +7,10 @@
  *   - a driver whose clSetEventCallback works (a Windows driver, another dxcl): its callback
  *     queues the event and wakes the waiter;
  *   - otherwise (Wine's opencl.dll refuses callbacks): a thread-pool thread blocks in
- *     clWaitForEvents on the event, then wakes the waiter.
+ *     clWaitForEvents on the event, then wakes the waiter; but where that wait spins (NVIDIA's:
+ *     a core for every pending event), one thread looks at every watched event's status instead,
+ *     from 50 us to 500 us apart (the spin probe at the first such watch decides; DXCL_WATCH_POLL
+ *     =1 chooses that thread at once, =0 never).
  * Each event is watched once at a time (a set of them, under the watch lock, which guards the
  * set alone: the driver is called outside it), and retained until it completed. */
 #include "core/watch.h"
@@ -21,10 +24,13 @@
 #include <malloc.h>
 #include <stdlib.h>
 
-enum route { ROUTE_UNKNOWN, ROUTE_UNIX, ROUTE_CALLBACK, ROUTE_THREAD, ROUTE_NONE };
-static const char *const route_names[] = {"not used yet", "the Unix side's event watches",
+enum route { ROUTE_UNKNOWN, ROUTE_UNIX, ROUTE_CALLBACK, ROUTE_THREAD, ROUTE_POLL, ROUTE_NONE };
+static const char *const route_names[] = {"not used yet",
+                                          "the Unix side's event watches",
                                           "the driver's event callbacks",
-                                          "threads waiting in clWaitForEvents", "none"};
+                                          "threads waiting in clWaitForEvents",
+                                          "one thread looking at the events",
+                                          "none"};
 
 static volatile LONG route = ROUTE_UNKNOWN;
 static INIT_ONCE route_once = INIT_ONCE_STATIC_INIT;
@@ -52,6 +58,49 @@ struct fired {
     cl_event event;
 };
 static SLIST_HEADER fired_events;
+
+/* DXCL_WATCH_POLL: 1 looks from the start (the thread route is never taken), 0 never probes. */
+static bool looks_forced(void)
+{
+    static volatile LONG forced;
+
+    return dxcl_setting_is(&forced, "WATCH_POLL", "1");
+}
+
+static bool probe_off(void)
+{
+    static volatile LONG off;
+
+    return dxcl_setting_is(&off, "WATCH_POLL", "0");
+}
+
+static cl_int event_status(cl_event event)
+{
+    cl_int status = CL_COMPLETE;
+
+    dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                                  NULL);
+    return status;
+}
+
+typedef LONG(NTAPI *delay_fn)(BOOLEAN alertable, const LARGE_INTEGER *interval);
+
+/* Sleeps `us` microseconds (0: only says whether it can): NtDelayExecution, not Sleep, whose unit
+ * is the millisecond; a wait that is not alertable sleeps in the host's kernel, with no Wine
+ * server round trip. False where ntdll has none. */
+static bool sleep_us(unsigned us)
+{
+    static delay_fn delay;
+    LARGE_INTEGER interval = {.QuadPart = -(LONGLONG)us * 10}; /* relative, 100 ns units */
+
+    if (!delay)
+        delay = (delay_fn)(void *)GetProcAddress(GetModuleHandleA("ntdll.dll"), "NtDelayExecution");
+    if (!delay)
+        return false;
+    if (us)
+        delay(FALSE, &interval);
+    return true;
+}
 
 /* Adds `event` to the set: 1 when it was not there, 0 when it is watched already, -1 when out
  * of memory. */
@@ -137,7 +186,7 @@ static BOOL CALLBACK choose_route(INIT_ONCE *once, void *param, void **context)
     else if (drv->clSetEventCallback && drv->clRetainEvent && drv->clReleaseEvent)
         route = ROUTE_CALLBACK; /* until the driver refuses one */
     else if (drv->clWaitForEvents && drv->clRetainEvent && drv->clReleaseEvent)
-        route = ROUTE_THREAD;
+        route = looks_forced() ? ROUTE_POLL : ROUTE_THREAD;
     else
         route = ROUTE_NONE;
     DXCL_LOG("watches: the waiter learns of completed events through %s", route_names[route]);
@@ -147,9 +196,10 @@ static BOOL CALLBACK choose_route(INIT_ONCE *once, void *param, void **context)
 /* The driver cannot call back: threads wait for the events from now on. */
 static void fall_back(LONG from)
 {
-    if (InterlockedCompareExchange(&route, ROUTE_THREAD, from) == from)
-        DXCL_LOG("watches: %s refused a watch; threads wait in clWaitForEvents instead",
-                 route_names[from]);
+    LONG to = looks_forced() ? ROUTE_POLL : ROUTE_THREAD;
+
+    if (InterlockedCompareExchange(&route, to, from) == from)
+        DXCL_LOG("watches: %s refused a watch; %s instead", route_names[from], route_names[to]);
 }
 
 static void CL_CALLBACK callback_fired(cl_event event, cl_int status, void *data)
@@ -195,10 +245,199 @@ static DWORD WINAPI wait_in_thread(void *param)
     return 0;
 }
 
+/* ---- One thread looking at the events, where the driver's wait spins ---- */
+
+/* The looks' steps: from the first, doubled while nothing completes, to the last (which bounds
+ * how late a completion is seen, and what a pending event costs: a look every 500 us). */
+#define LOOK_FIRST_US 50
+#define LOOK_LAST_US 500
+
+struct looked_at {
+    cl_event event; /* retained */
+    struct looked_at *next;
+};
+static struct looked_at *new_looks; /* guarded by watch_lock */
+static HANDLE looks_wake;           /* set when new_looks gets one */
+static INIT_ONCE looker_once = INIT_ONCE_STATIC_INIT;
+
+/* Takes the new watches into `mine`; true when there were any. */
+static bool take_new_looks(struct looked_at **mine)
+{
+    struct looked_at *taken, *last;
+
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    taken = new_looks;
+    new_looks = NULL;
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    if (!taken)
+        return false;
+    for (last = taken; last->next; last = last->next)
+        ;
+    last->next = *mine;
+    *mine = taken;
+    return true;
+}
+
+/* Looks at each event of `mine` once; those that completed (or failed) end as a fired watch's
+ * do. True when one did. */
+static bool look_once(struct looked_at **mine)
+{
+    struct looked_at **link = mine, *done;
+    bool progress = false;
+
+    while (*link) {
+        if (event_status((*link)->event) > CL_COMPLETE) {
+            link = &(*link)->next;
+            continue;
+        }
+        done = *link;
+        *link = done->next;
+        forget(done->event);
+        wake_sleepers(done->event);
+        dxcl_driver()->clReleaseEvent(done->event);
+        free(done);
+        progress = true;
+    }
+    return progress;
+}
+
+static DWORD WINAPI looker_thread(void *unused)
+{
+    struct looked_at *mine = NULL;
+    unsigned step = LOOK_FIRST_US;
+
+    (void)unused;
+    for (;;) {
+        if (take_new_looks(&mine))
+            step = LOOK_FIRST_US;
+        if (!mine) {
+            WaitForSingleObject(looks_wake, INFINITE);
+            continue;
+        }
+        if (look_once(&mine)) {
+            dxcl_waiter_wake();
+            step = LOOK_FIRST_US;
+        } else {
+            step = step * 2 > LOOK_LAST_US ? LOOK_LAST_US : step * 2;
+        }
+        if (mine)
+            sleep_us(step);
+    }
+    return 0;
+}
+
+static BOOL CALLBACK start_looker(INIT_ONCE *once, void *param, void **context)
+{
+    HANDLE thread = NULL;
+
+    (void)once, (void)param, (void)context;
+    if (sleep_us(0) && (looks_wake = CreateEventW(NULL, FALSE, FALSE, NULL)) &&
+        (thread = CreateThread(NULL, 0, looker_thread, NULL, 0, NULL)))
+        CloseHandle(thread);
+    return thread != NULL;
+}
+
+static bool watch_by_looks(cl_event event)
+{
+    struct looked_at *look;
+
+    if (!InitOnceExecuteOnce(&looker_once, start_looker, NULL, NULL) ||
+        !(look = malloc(sizeof(*look))))
+        return false;
+    if (dxcl_driver()->clRetainEvent(event) != CL_SUCCESS) {
+        free(look);
+        return false;
+    }
+    look->event = event;
+    dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    look->next = new_looks;
+    new_looks = look;
+    dxcl_leave(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
+    SetEvent(looks_wake);
+    return true;
+}
+
+/* The spin probe: how much CPU a thread uses in 40 ms of clWaitForEvents on a user event of the
+ * context. GetThreadTimes counts in the host's clock ticks (10 ms), so 20 ms or more of the 40 is
+ * a wait that spins: from then on one thread looks at the events. */
+#define PROBE_MS 40
+#define PROBE_SPINS_100NS (20 * 10000)
+
+static DWORD WINAPI probe_waits(void *param)
+{
+    cl_event user = param;
+
+    dxcl_driver()->clWaitForEvents(1, &user);
+    return 0;
+}
+
+static ULONGLONG thread_cpu_100ns(HANDLE thread)
+{
+    FILETIME created, exited, kernel, user;
+    ULARGE_INTEGER k, u;
+
+    if (!GetThreadTimes(thread, &created, &exited, &kernel, &user))
+        return 0;
+    k.LowPart = kernel.dwLowDateTime, k.HighPart = kernel.dwHighDateTime;
+    u.LowPart = user.dwLowDateTime, u.HighPart = user.dwHighDateTime;
+    return k.QuadPart + u.QuadPart;
+}
+
+static DWORD WINAPI probe_spin(void *param)
+{
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_context context = param;
+    ULONGLONG used = 0;
+    HANDLE waiter = NULL;
+    cl_event user;
+    cl_int err;
+
+    user = drv->clCreateUserEvent(context, &err);
+    if (user && (waiter = CreateThread(NULL, 0, probe_waits, user, 0, NULL))) {
+        Sleep(PROBE_MS);
+        used = thread_cpu_100ns(waiter);
+    }
+    if (user)
+        drv->clSetUserEventStatus(user, CL_COMPLETE);
+    if (waiter) {
+        WaitForSingleObject(waiter, INFINITE);
+        CloseHandle(waiter);
+    }
+    if (user)
+        drv->clReleaseEvent(user);
+    drv->clReleaseContext(context);
+    if (used >= PROBE_SPINS_100NS &&
+        InterlockedCompareExchange(&route, ROUTE_POLL, ROUTE_THREAD) == ROUTE_THREAD)
+        DXCL_LOG("watches: the driver's clWaitForEvents spins (%llu ms of CPU in a %d ms wait): "
+                 "from now on %s",
+                 used / 10000, PROBE_MS, route_names[ROUTE_POLL]);
+    return 0;
+}
+
+/* Once, at the first watch by a thread: the spin probe on the event's context, on a pool thread
+ * of its own (the watch itself goes on at once). */
+static void probe_once(cl_event event)
+{
+    static volatile LONG probed;
+    const struct dxcl_driver *drv = dxcl_driver();
+    cl_context context = NULL;
+
+    if (probe_off() || !drv->clCreateUserEvent || !drv->clSetUserEventStatus ||
+        !drv->clRetainContext || !drv->clReleaseContext ||
+        InterlockedCompareExchange(&probed, 1, 0) ||
+        drv->clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof(context), &context, NULL) !=
+            CL_SUCCESS ||
+        !context || drv->clRetainContext(context) != CL_SUCCESS)
+        return;
+    if (!QueueUserWorkItem(probe_spin, context, WT_EXECUTELONGFUNCTION))
+        drv->clReleaseContext(context);
+}
+
 static bool watch_by_thread(cl_event event)
 {
     const struct dxcl_driver *drv = dxcl_driver();
 
+    probe_once(event);
     if (drv->clRetainEvent(event) != CL_SUCCESS)
         return false;
     if (QueueUserWorkItem(wait_in_thread, event, WT_EXECUTELONGFUNCTION))
@@ -226,6 +465,8 @@ static bool watch_by_route(cl_event event)
             break;
         case ROUTE_THREAD:
             return watch_by_thread(event);
+        case ROUTE_POLL:
+            return watch_by_looks(event);
         default:
             return false;
         }
@@ -287,42 +528,26 @@ static bool polling_wanted(void)
     return dxcl_setting_is(&poll, "RELEASE_WAIT", "poll");
 }
 
-static cl_int event_status(cl_event event)
-{
-    cl_int status = CL_COMPLETE;
-
-    dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
-                                  NULL);
-    return status;
-}
-
 /* The step between two looks at the event's status in a polling wait: short against a release's
  * downloads (a 1080p image takes 0.5-2 ms), long against a look (a few microseconds). */
 #define POLL_STEP_US 50
 
-typedef LONG(NTAPI *delay_fn)(BOOLEAN alertable, const LARGE_INTEGER *interval);
-
 /* DXCL_RELEASE_WAIT=poll: the calling thread looks at the event's status, and sleeps
- * POLL_STEP_US between looks. NtDelayExecution, not Sleep: Sleep's unit is the millisecond, and
- * a wait that is not alertable sleeps in the host's kernel (no Wine server round trip). The
- * event's queue is flushed first, since a look, unlike clWaitForEvents, does not flush. False
- * where ntdll has no NtDelayExecution (the caller waits in the driver). */
+ * POLL_STEP_US between looks (sleep_us). The event's queue is flushed first, since a look,
+ * unlike clWaitForEvents, does not flush. False where ntdll has no NtDelayExecution (the caller
+ * waits in the driver). */
 static bool poll_wait(cl_event event, cl_int *status)
 {
-    static delay_fn delay;
-    LARGE_INTEGER step = {.QuadPart = -(LONGLONG)POLL_STEP_US * 10}; /* relative, 100 ns units */
     cl_command_queue queue = NULL;
 
-    if (!delay)
-        delay = (delay_fn)(void *)GetProcAddress(GetModuleHandleA("ntdll.dll"), "NtDelayExecution");
-    if (!delay)
+    if (!sleep_us(0))
         return false;
     if (dxcl_driver()->clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue, NULL) ==
             CL_SUCCESS &&
         queue)
         dxcl_driver()->clFlush(queue);
     while ((*status = event_status(event)) > CL_COMPLETE)
-        delay(FALSE, &step);
+        sleep_us(POLL_STEP_US);
     return true;
 }
 

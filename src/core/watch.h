@@ -26,9 +26,9 @@ cl_int dxcl_watch_wait(cl_event event);
 /* How dxcl_watch_wait waits, in words, for dxclGetInfo's data path. */
 const char *dxcl_watch_wait_text(void);
 
-/* How the watches reach the driver, in words, for the log and the tests: "not used yet",
- * "the Unix side's event watches", "the driver's event callbacks", "threads waiting in
- * clWaitForEvents" or "none". */
+/* How the watches reach the driver, in words, for the log and the tests (DXCL_INFO_WATCH_ROUTE):
+ * "not used yet", "the Unix side's event watches", "the driver's event callbacks", "threads
+ * waiting in clWaitForEvents", "one thread looking at the events" or "none". */
 const char *dxcl_watch_route(void);
 
 #endif

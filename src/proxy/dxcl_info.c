@@ -78,6 +78,9 @@ DXCL_EXPORT cl_int CL_API_CALL dxclGetInfo(cl_uint param_name, size_t param_valu
     case DXCL_INFO_DATA_PATH:
         text = data_path_text();
         break;
+    case DXCL_INFO_WATCH_ROUTE:
+        text = dxcl_watch_route();
+        break;
     default:
         return DXCL_FAIL(CL_INVALID_VALUE, "dxclGetInfo: unknown param 0x%x", param_name);
     }
