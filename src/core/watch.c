@@ -301,12 +301,23 @@ static bool look_once(struct looked_at **mine)
     return progress;
 }
 
+/* How long the thread sleeps after a round of looks that took `round_us`: the step, or three
+ * times the round where many events are pending (each look is a driver call: 10,000 pending
+ * events take NVIDIA 10-20 ms a round), so that looking takes at most a quarter of a core and
+ * leaves the driver's lock to the program's own calls most of the time. */
+static unsigned rest_us(unsigned step, ULONGLONG round_us)
+{
+    return round_us * 3 > step ? (unsigned)(round_us * 3 > 1000000 ? 1000000 : round_us * 3) : step;
+}
+
 static DWORD WINAPI looker_thread(void *unused)
 {
     struct looked_at *mine = NULL;
     unsigned step = LOOK_FIRST_US;
+    LARGE_INTEGER frequency, start, end;
 
     (void)unused;
+    QueryPerformanceFrequency(&frequency);
     for (;;) {
         if (take_new_looks(&mine))
             step = LOOK_FIRST_US;
@@ -314,14 +325,17 @@ static DWORD WINAPI looker_thread(void *unused)
             WaitForSingleObject(looks_wake, INFINITE);
             continue;
         }
+        QueryPerformanceCounter(&start);
         if (look_once(&mine)) {
             dxcl_waiter_wake();
             step = LOOK_FIRST_US;
         } else {
             step = step * 2 > LOOK_LAST_US ? LOOK_LAST_US : step * 2;
         }
+        QueryPerformanceCounter(&end);
         if (mine)
-            sleep_us(step);
+            sleep_us(rest_us(step, (ULONGLONG)(end.QuadPart - start.QuadPart) * 1000000 /
+                                       (ULONGLONG)frequency.QuadPart));
     }
     return 0;
 }
