@@ -246,7 +246,7 @@ static void check_watch_route(void)
 {
     dxclGetInfo_fn info =
         (dxclGetInfo_fn)(void (*)(void))GetProcAddress(test_dxcl_module(), "dxclGetInfo");
-    char route[256] = "", forced[4] = "";
+    char route[256] = "", forced[4] = "", spins[4] = "";
 
     REQUIRE(info && info(DXCL_INFO_WATCH_ROUTE, sizeof(route), route, NULL) == CL_SUCCESS,
             "dxclGetInfo(DXCL_INFO_WATCH_ROUTE)");
@@ -257,6 +257,12 @@ static void check_watch_route(void)
     if (!strcmp(forced, "1"))
         CHECK(!strstr(route, "threads waiting"),
               "DXCL_WATCH_POLL=1: no thread waits in clWaitForEvents (%s)", route);
+    /* In front of quirks_cl.dll with QUIRKS_WAIT_SPINS=1 (a wait that spins, as NVIDIA's): dxcl's
+     * probe must find it, and one thread look at the events. */
+    GetEnvironmentVariableA("QUIRKS_WAIT_SPINS", spins, sizeof(spins));
+    if (!strcmp(spins, "1"))
+        CHECK(!strcmp(route, "one thread looking at the events"),
+              "a driver whose wait spins: one thread looks at the events (%s)", route);
 }
 
 static ULONGLONG process_cpu_100ns(void)

@@ -480,9 +480,53 @@ __declspec(dllexport) cl_int CL_API_CALL
     return err;
 }
 
+/* QUIRKS_WAIT_SPINS=1 (quirks_driver.h). */
+static bool wait_spins(void)
+{
+    static volatile LONG spins = -1;
+    char value[4] = "";
+
+    if (spins < 0) {
+        GetEnvironmentVariableA("QUIRKS_WAIT_SPINS", value, sizeof(value));
+        InterlockedExchange(&spins, !strcmp(value, "1"));
+    }
+    return spins == 1;
+}
+
+/* Spins until every event completed (or failed), as NVIDIA's wait does: each queue is flushed
+ * first, as clWaitForEvents does, then the statuses are read in a loop with no sleep. */
+static cl_int spin_on(cl_uint num_events, const cl_event *events)
+{
+    cl_int status, err = CL_SUCCESS;
+
+    if (!num_events || !events)
+        return CL_INVALID_VALUE;
+    for (cl_uint i = 0; i < num_events; i++) {
+        cl_command_queue queue = NULL;
+
+        if (forward_clGetEventInfo(events[i], CL_EVENT_COMMAND_QUEUE, sizeof(queue), &queue,
+                                   NULL) != CL_SUCCESS)
+            return CL_INVALID_EVENT;
+        if (queue)
+            clFlush(queue);
+    }
+    for (cl_uint i = 0; i < num_events; i++) {
+        do {
+            if (forward_clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                       &status, NULL) != CL_SUCCESS)
+                return CL_INVALID_EVENT;
+            YieldProcessor();
+        } while (status > CL_COMPLETE);
+        if (status < 0)
+            err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    return err;
+}
+
 __declspec(dllexport) cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *events)
 {
-    cl_int err = forward_clWaitForEvents(num_events, events);
+    cl_int err =
+        wait_spins() ? spin_on(num_events, events) : forward_clWaitForEvents(num_events, events);
 
     for (cl_uint i = 0; err == CL_SUCCESS && events && i < num_events; i++)
         if (is_dropped(events[i]))

@@ -22,6 +22,10 @@
  *   on a user event lost its data on the H200 once the program released the queue (issue 39):
  *   whoever still needs a queue's work must hold the queue.
  *
+ * - With QUIRKS_WAIT_SPINS=1, clWaitForEvents spins until the events complete, as NVIDIA's does
+ *   (measured on the H200 through Wine's opencl.dll, 2026-11-29: a thread waiting on a user event
+ *   used a core), instead of sleeping in the system driver.
+ *
  * dxcl loads it with DXCL_DRIVER (the CTest variants <test>.quirks). It exports the OpenCL 1.x
  * functions of src/core/cl_api.h, the API of Wine's 1.2 opencl.dll. */
 #ifndef DXCL_QUIRKS_DRIVER_H
