@@ -59,19 +59,22 @@ struct fired {
 };
 static SLIST_HEADER fired_events;
 
-/* DXCL_WATCH_POLL: 1 looks from the start (the thread route is never taken), 0 never probes. */
-static bool looks_forced(void)
+/* This file's switches, each read once: DXCL_RELEASE_WAIT=sleep and =poll (a release's own wait:
+ * asleep on the watch, or looking every POLL_STEP_US), DXCL_WATCH_POLL=1 (one thread looks at
+ * the events from the start, the thread route never taken) and =0 (no spin probe). */
+enum watch_switch { RELEASE_ASLEEP, RELEASE_POLLING, LOOKS_FORCED, PROBE_OFF, WATCH_SWITCHES };
+
+static bool switched_on(enum watch_switch which)
 {
-    static volatile LONG forced;
+    static const struct {
+        const char *name, *value;
+    } switches[WATCH_SWITCHES] = {{"RELEASE_WAIT", "sleep"},
+                                  {"RELEASE_WAIT", "poll"},
+                                  {"WATCH_POLL", "1"},
+                                  {"WATCH_POLL", "0"}};
+    static volatile LONG cached[WATCH_SWITCHES];
 
-    return dxcl_setting_is(&forced, "WATCH_POLL", "1");
-}
-
-static bool probe_off(void)
-{
-    static volatile LONG off;
-
-    return dxcl_setting_is(&off, "WATCH_POLL", "0");
+    return dxcl_setting_is(&cached[which], switches[which].name, switches[which].value);
 }
 
 static cl_int event_status(cl_event event)
@@ -186,7 +189,7 @@ static BOOL CALLBACK choose_route(INIT_ONCE *once, void *param, void **context)
     else if (drv->clSetEventCallback && drv->clRetainEvent && drv->clReleaseEvent)
         route = ROUTE_CALLBACK; /* until the driver refuses one */
     else if (drv->clWaitForEvents && drv->clRetainEvent && drv->clReleaseEvent)
-        route = looks_forced() ? ROUTE_POLL : ROUTE_THREAD;
+        route = switched_on(LOOKS_FORCED) ? ROUTE_POLL : ROUTE_THREAD;
     else
         route = ROUTE_NONE;
     DXCL_LOG("watches: the waiter learns of completed events through %s", route_names[route]);
@@ -196,7 +199,7 @@ static BOOL CALLBACK choose_route(INIT_ONCE *once, void *param, void **context)
 /* The driver cannot call back: threads wait for the events from now on. */
 static void fall_back(LONG from)
 {
-    LONG to = looks_forced() ? ROUTE_POLL : ROUTE_THREAD;
+    LONG to = switched_on(LOOKS_FORCED) ? ROUTE_POLL : ROUTE_THREAD;
 
     if (InterlockedCompareExchange(&route, to, from) == from)
         DXCL_LOG("watches: %s refused a watch; %s instead", route_names[from], route_names[to]);
@@ -436,7 +439,7 @@ static void probe_once(cl_event event)
     const struct dxcl_driver *drv = dxcl_driver();
     cl_context context = NULL;
 
-    if (probe_off() || !drv->clCreateUserEvent || !drv->clSetUserEventStatus ||
+    if (switched_on(PROBE_OFF) || !drv->clCreateUserEvent || !drv->clSetUserEventStatus ||
         !drv->clRetainContext || !drv->clReleaseContext ||
         InterlockedCompareExchange(&probed, 1, 0) ||
         drv->clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof(context), &context, NULL) !=
@@ -528,20 +531,6 @@ static bool collect_fired(DWORD *max_wait_ms)
 static struct dxcl_waiter_source collect_source = {collect_fired, NULL};
 DXCL_WAITER_SOURCE(collect_source)
 
-static bool asleep_wanted(void)
-{
-    static volatile LONG sleep;
-
-    return dxcl_setting_is(&sleep, "RELEASE_WAIT", "sleep");
-}
-
-static bool polling_wanted(void)
-{
-    static volatile LONG poll;
-
-    return dxcl_setting_is(&poll, "RELEASE_WAIT", "poll");
-}
-
 /* The step between two looks at the event's status in a polling wait: short against a release's
  * downloads (a 1080p image takes 0.5-2 ms), long against a look (a few microseconds). */
 #define POLL_STEP_US 50
@@ -570,9 +559,9 @@ cl_int dxcl_watch_wait(cl_event event)
     struct sleeper me = {event, NULL, NULL}, **link;
     cl_int status;
 
-    if (polling_wanted() && poll_wait(event, &status))
+    if (switched_on(RELEASE_POLLING) && poll_wait(event, &status))
         return status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
-    if (!asleep_wanted() || !(me.wake = CreateEventW(NULL, FALSE, FALSE, NULL)))
+    if (!switched_on(RELEASE_ASLEEP) || !(me.wake = CreateEventW(NULL, FALSE, FALSE, NULL)))
         return dxcl_driver()->clWaitForEvents(1, &event);
     dxcl_take(&watch_lock, DXCL_LOCK_WATCH, true, __func__);
     me.next = sleepers;
@@ -597,10 +586,10 @@ cl_int dxcl_watch_wait(cl_event event)
 
 const char *dxcl_watch_wait_text(void)
 {
-    if (polling_wanted())
+    if (switched_on(RELEASE_POLLING))
         return "a release that waits for its downloads looks at them every 50 us and sleeps in "
                "between (DXCL_RELEASE_WAIT=poll)";
-    if (asleep_wanted())
+    if (switched_on(RELEASE_ASLEEP))
         return "a release that waits for its downloads sleeps until their watch fires "
                "(DXCL_RELEASE_WAIT=sleep)";
     return "a release that waits for its downloads waits in the driver";
