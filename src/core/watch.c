@@ -374,11 +374,16 @@ static bool watch_by_looks(cl_event event)
     return true;
 }
 
-/* The spin probe: how much CPU a thread uses in 40 ms of clWaitForEvents on a user event of the
- * context. GetThreadTimes counts in the host's clock ticks (10 ms), so 20 ms or more of the 40 is
- * a wait that spins: from then on one thread looks at the events. */
-#define PROBE_MS 40
-#define PROBE_SPINS_100NS (20 * 10000)
+/* The spin probe: how much CPU a thread uses in 50 ms of clWaitForEvents on a user event of the
+ * context. A wait that sleeps uses none; one that spins gets a fifth of a core or more even on a
+ * busy machine (two other programs on two cores). GetThreadTimes counts in the host's clock ticks
+ * (10 ms), so one tick or more is a wait that spins: from then on one thread looks at the events.
+ * While the probe runs, watches are looked at too (right for any driver): threads that spin would
+ * take the CPU the probe's own thread needs to show it spins. */
+#define PROBE_MS 50
+#define PROBE_SPINS_100NS (10 * 10000)
+
+static volatile LONG probe_state; /* 0: not started, 1: under way, 2: decided */
 
 static DWORD WINAPI probe_waits(void *param)
 {
@@ -428,26 +433,34 @@ static DWORD WINAPI probe_spin(void *param)
         DXCL_LOG("watches: the driver's clWaitForEvents spins (%llu ms of CPU in a %d ms wait): "
                  "from now on %s",
                  used / 10000, PROBE_MS, route_names[ROUTE_POLL]);
+    else
+        DXCL_LOG("watches: the driver's clWaitForEvents sleeps (%llu ms of CPU in a %d ms wait)",
+                 used / 10000, PROBE_MS);
+    InterlockedExchange(&probe_state, 2);
     return 0;
 }
 
 /* Once, at the first watch by a thread: the spin probe on the event's context, on a pool thread
- * of its own (the watch itself goes on at once). */
+ * of its own (the watch itself goes on at once, looked at). Where it cannot run, threads wait. */
 static void probe_once(cl_event event)
 {
-    static volatile LONG probed;
     const struct dxcl_driver *drv = dxcl_driver();
     cl_context context = NULL;
 
+    if (InterlockedCompareExchange(&probe_state, 1, 0) != 0)
+        return;
     if (switched_on(PROBE_OFF) || !drv->clCreateUserEvent || !drv->clSetUserEventStatus ||
         !drv->clRetainContext || !drv->clReleaseContext ||
-        InterlockedCompareExchange(&probed, 1, 0) ||
         drv->clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof(context), &context, NULL) !=
             CL_SUCCESS ||
-        !context || drv->clRetainContext(context) != CL_SUCCESS)
+        !context || drv->clRetainContext(context) != CL_SUCCESS) {
+        InterlockedExchange(&probe_state, 2);
         return;
-    if (!QueueUserWorkItem(probe_spin, context, WT_EXECUTELONGFUNCTION))
+    }
+    if (!QueueUserWorkItem(probe_spin, context, WT_EXECUTELONGFUNCTION)) {
         drv->clReleaseContext(context);
+        InterlockedExchange(&probe_state, 2);
+    }
 }
 
 static bool watch_by_thread(cl_event event)
@@ -455,6 +468,8 @@ static bool watch_by_thread(cl_event event)
     const struct dxcl_driver *drv = dxcl_driver();
 
     probe_once(event);
+    if (probe_state != 2) /* the probe is under way */
+        return watch_by_looks(event);
     if (drv->clRetainEvent(event) != CL_SUCCESS)
         return false;
     if (QueueUserWorkItem(wait_in_thread, event, WT_EXECUTELONGFUNCTION))
